@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The real-time boundary is a module boundary: `Lockfree`, `DSP` and `Render` import no Foundation and
+// hold everything the audio thread runs. `Engine`, `AudioFile` and `AudioIO` are control-thread code.
+let realtimeSettings: [SwiftSetting] = [
+    // Dynamic exclusivity checks are not allocations, but they are code with a worst case we do not
+    // want on the audio thread; the render modules are written so static checking suffices.
+    .unsafeFlags(["-enforce-exclusivity=unchecked"]),
+]
+
+let package = Package(
+    name: "Staccato",
+    products: [
+        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "Render", "DSP", "Lockfree"]),
+        .executable(name: "staccato", targets: ["staccato"]),
+        .executable(name: "staccato-bench", targets: ["staccato-bench"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+
+        .target(name: "Lockfree", swiftSettings: realtimeSettings),
+        .target(name: "DSP", swiftSettings: realtimeSettings),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP"], swiftSettings: realtimeSettings),
+        .target(name: "AudioFile", dependencies: ["CSndFile"]),
+        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile"]),
+        .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
+        .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render"]),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),
+
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "CAllocationCounter"]),
+        .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO"]),
+    ]
+)

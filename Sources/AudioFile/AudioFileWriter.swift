@@ -1,0 +1,63 @@
+import CSndFile
+
+/// Writes interleaved float frames to a sound file through libsndfile.
+///
+/// - Thread: control (or a dedicated writer thread). Not real-time safe: does file I/O.
+public final class AudioFileWriter {
+    public let path: String
+    public let sampleRate: Int
+    public let channelCount: Int
+    public private(set) var frameCount = 0
+    private var handle: OpaquePointer?
+
+    /// Creates (or truncates) `path`.
+    /// - Throws: `AudioFileError` naming the path when the format is unknown or the file can't be made.
+    public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat? = nil) throws {
+        guard let format = format ?? AudioFileFormat(path: path) else {
+            throw AudioFileError(path: path, reason: "unknown file type (use .wav, .flac or .ogg)")
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = format.rawValue
+        guard sf_format_check(&info) != 0 else {
+            throw AudioFileError(path: path, reason: "libsndfile cannot write \(channelCount) channels at \(sampleRate) Hz in this format")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioFileError(path: path, reason: "cannot create: \(String(cString: sf_strerror(nil)))")
+        }
+        self.path = path
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.handle = handle
+        // Clip float input to the integer range rather than wrapping, for the integer formats.
+        sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+    }
+
+    deinit { try? close() }
+
+    /// Appends `frameCount` interleaved frames.
+    public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
+        guard let handle else { throw AudioFileError(path: path, reason: "already closed") }
+        let written = sf_writef_float(handle, samples, sf_count_t(frameCount))
+        self.frameCount += Int(written)
+        guard written == frameCount else {
+            throw AudioFileError(path: path, reason: "write failed: \(String(cString: sf_strerror(handle)))")
+        }
+    }
+
+    /// Appends interleaved samples (a whole number of frames).
+    public func write(_ samples: [Float]) throws {
+        precondition(samples.count % channelCount == 0, "samples must hold whole frames")
+        try samples.withUnsafeBufferPointer { try write($0.baseAddress!, frameCount: $0.count / channelCount) }
+    }
+
+    /// Finishes the header and closes the file. Safe to call twice.
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        guard sf_close(handle) == 0 else {
+            throw AudioFileError(path: path, reason: "close failed: \(String(cString: sf_strerror(nil)))")
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import CALSA
+import Glibc
+
+/// Which way a PCM moves audio (`snd_pcm_stream_t`).
+public struct PCMDirection: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: snd_pcm_stream_t
+    public init(rawValue: snd_pcm_stream_t) { self.rawValue = rawValue }
+    /// `SND_PCM_STREAM_PLAYBACK`
+    public static let playback = PCMDirection(rawValue: SND_PCM_STREAM_PLAYBACK)
+    /// `SND_PCM_STREAM_CAPTURE`
+    public static let capture = PCMDirection(rawValue: SND_PCM_STREAM_CAPTURE)
+    public var description: String { self == .playback ? "playback" : "capture" }
+}
+
+/// An open ALSA PCM (`snd_pcm_t`), wrapped thinly. Each alsa-lib call has exactly one funnel in
+/// this type, which turns negative returns into `ALSAError` and retries `EINTR` where a call can
+/// be interrupted.
+///
+/// - Thread: `open` and `configure` are control-thread calls (they allocate). The transfer funnels
+///   (`availableFrameCount`, `wait`, `write`, `recover…`, `state`) belong to the one device thread.
+final class PCM: @unchecked Sendable {
+    let name: String
+    let direction: PCMDirection
+    let handle: OpaquePointer
+
+    private init(name: String, direction: PCMDirection, handle: OpaquePointer) {
+        self.name = name
+        self.direction = direction
+        self.handle = handle
+    }
+
+    deinit { snd_pcm_close(handle) }
+
+    /// Opens `name` non-blocking (`snd_pcm_open` with `SND_PCM_NONBLOCK`): a busy hardware device
+    /// then answers `EBUSY` at once instead of making us wait for it.
+    static func open(_ name: String, direction: PCMDirection) throws(DeviceError) -> PCM {
+        LibraryDiagnostics.quietOnce()
+        var handle: OpaquePointer?
+        let result = snd_pcm_open(&handle, name, direction.rawValue, SND_PCM_NONBLOCK)
+        guard result >= 0, let handle else { throw .openFailure(name, ALSAError(returned: result)) }
+        return PCM(name: name, direction: direction, handle: handle)
+    }
+
+    /// Negotiates format, channels, rate, period and buffer, and returns what the device granted.
+    /// The rate and channel count must be granted exactly; period and buffer may be rounded.
+    func configure(_ request: StreamConfiguration) throws(DeviceError) -> GrantedConfiguration {
+        var hardware: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&hardware) >= 0, let hardware else {
+            throw DeviceError(device: name, message: "out of memory for hardware parameters")
+        }
+        defer { snd_pcm_hw_params_free(hardware) }
+
+        try check(snd_pcm_hw_params_any(handle, hardware), "cannot read its capabilities")
+        try check(snd_pcm_hw_params_set_access(handle, hardware, SND_PCM_ACCESS_RW_INTERLEAVED),
+                  "does not support interleaved read/write access")
+
+        guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, $0.rawValue) == 0 }) else {
+            let wanted = request.formats.map(\.description).joined(separator: ", ")
+            throw DeviceError(device: name, message: "supports none of the sample formats \(wanted)")
+        }
+        try check(snd_pcm_hw_params_set_format(handle, hardware, format.rawValue), "refused format \(format)")
+
+        if snd_pcm_hw_params_set_channels(handle, hardware, UInt32(request.channelCount)) < 0 {
+            var minimum: UInt32 = 0, maximum: UInt32 = 0
+            snd_pcm_hw_params_get_channels_min(hardware, &minimum)
+            snd_pcm_hw_params_get_channels_max(hardware, &maximum)
+            throw DeviceError(device: name, message: "cannot do \(request.channelCount) \(direction) channels (it supports \(minimum)-\(maximum))",
+                              code: .invalid)
+        }
+
+        var rate = UInt32(request.sampleRate)
+        var direction: Int32 = 0
+        try check(snd_pcm_hw_params_set_rate_near(handle, hardware, &rate, &direction), "refused rate \(request.sampleRate) Hz")
+        guard rate == UInt32(request.sampleRate) else {
+            throw DeviceError(device: name, message: "runs at \(rate) Hz, not the \(request.sampleRate) Hz asked for (try --rate \(rate))",
+                              code: .invalid)
+        }
+
+        var period = snd_pcm_uframes_t(request.periodFrameCount)
+        try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, &direction),
+                  "refused a period of \(request.periodFrameCount) frames")
+        var buffer = period * snd_pcm_uframes_t(max(2, request.periodCount))
+        try check(snd_pcm_hw_params_set_buffer_size_near(handle, hardware, &buffer),
+                  "refused a buffer of \(request.periodCount) periods")
+        try check(snd_pcm_hw_params(handle, hardware), "refused the configuration")
+        snd_pcm_hw_params_get_period_size(hardware, &period, &direction)
+        snd_pcm_hw_params_get_buffer_size(hardware, &buffer)
+
+        var software: OpaquePointer?
+        guard snd_pcm_sw_params_malloc(&software) >= 0, let software else {
+            throw DeviceError(device: name, message: "out of memory for software parameters")
+        }
+        defer { snd_pcm_sw_params_free(software) }
+        try check(snd_pcm_sw_params_current(handle, software), "cannot read its software parameters")
+        // Playback starts once the buffer is full, so the first period has the whole buffer of
+        // headroom; capture starts at once. The thread wakes when a whole period is free.
+        let threshold = self.direction == .playback ? buffer : 1
+        try check(snd_pcm_sw_params_set_start_threshold(handle, software, threshold), "refused the start threshold")
+        try check(snd_pcm_sw_params_set_avail_min(handle, software, period), "refused the wake-up size")
+        try check(snd_pcm_sw_params(handle, software), "refused the software parameters")
+
+        return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: request.channelCount,
+                                    periodFrameCount: Int(period), bufferFrameCount: Int(buffer))
+    }
+
+    private func check(_ result: Int32, _ what: String) throws(DeviceError) {
+        if result < 0 {
+            let code = ALSAError(returned: result)
+            throw DeviceError(device: name, message: "\(what): \(code)", code: code)
+        }
+    }
+
+    // MARK: Transfer funnels (device thread)
+
+    /// Frames that can be written (playback) or read (capture) now, or the error
+    /// (`snd_pcm_avail_update`).
+    func availableFrameCount() -> Result<Int, ALSAError> {
+        let available = snd_pcm_avail_update(handle)
+        return available < 0 ? .failure(ALSAError(returned: available)) : .success(available)
+    }
+
+    /// Waits until the device is ready for a period or `milliseconds` pass (`snd_pcm_wait`),
+    /// retrying `EINTR`. Returns `true` when ready, `false` on timeout.
+    func wait(milliseconds: Int32) -> Result<Bool, ALSAError> {
+        while true {
+            let result = snd_pcm_wait(handle, milliseconds)
+            if result == -EINTR { continue }
+            if result < 0 { return .failure(ALSAError(returned: result)) }
+            return .success(result > 0)
+        }
+    }
+
+    /// Writes up to `frameCount` interleaved frames (`snd_pcm_writei`), retrying `EINTR`.
+    /// Returns the frames written, which may be fewer.
+    func write(_ frames: UnsafeRawPointer, frameCount: Int) -> Result<Int, ALSAError> {
+        while true {
+            let written = snd_pcm_writei(handle, frames, snd_pcm_uframes_t(frameCount))
+            if written == -Int(EINTR) { continue }
+            return written < 0 ? .failure(ALSAError(returned: written)) : .success(written)
+        }
+    }
+
+    /// After an xrun: back to the prepared state (`snd_pcm_prepare`).
+    func prepare() -> ALSAError? {
+        let result = snd_pcm_prepare(handle)
+        return result < 0 ? ALSAError(returned: result) : nil
+    }
+
+    /// After a suspend: resume (`snd_pcm_resume`), returning `wouldBlock` while the device wakes.
+    func resume() -> ALSAError? {
+        let result = snd_pcm_resume(handle)
+        return result < 0 ? ALSAError(returned: result) : nil
+    }
+
+    /// `snd_pcm_state`
+    func state() -> snd_pcm_state_t { snd_pcm_state(handle) }
+
+    /// Frames between the application pointer and the sound coming out (`snd_pcm_delay`).
+    func delay() -> Result<Int, ALSAError> {
+        var frames: snd_pcm_sframes_t = 0
+        let result = snd_pcm_delay(handle, &frames)
+        return result < 0 ? .failure(ALSAError(returned: result)) : .success(frames)
+    }
+
+    /// Starts draining without blocking (`snd_pcm_drain` on a non-blocking handle returns `EAGAIN`
+    /// and leaves the PCM in DRAINING until the last frame has played).
+    func beginDrain() -> ALSAError? {
+        let result = snd_pcm_drain(handle)
+        return result < 0 ? ALSAError(returned: result) : nil
+    }
+
+    /// Stops at once, discarding what is queued (`snd_pcm_drop`).
+    func drop() { snd_pcm_drop(handle) }
+}

@@ -1,0 +1,51 @@
+/// What a stream asks a device for. Every field has a default, so adding one breaks no caller.
+public struct StreamConfiguration: Sendable, Equatable {
+    public var sampleRate = 48_000
+    public var channelCount = 2
+    /// Frames per period: one wake-up of the device thread, one render block.
+    public var periodFrameCount = 64
+    /// Periods in the device buffer; with `periodFrameCount`, this sets the output latency.
+    public var periodCount = 3
+    /// Formats to try, best first; the engine converts from float at the boundary.
+    public var formats: [SampleFormat] = SampleFormat.preferred
+    /// Try to run the device thread with SCHED_FIFO at this priority (1...99); 0 skips the attempt.
+    public var realtimePriority: Int32 = 70
+
+    public init(sampleRate: Int = 48_000, channelCount: Int = 2, periodFrameCount: Int = 64,
+                periodCount: Int = 3, formats: [SampleFormat] = SampleFormat.preferred,
+                realtimePriority: Int32 = 70) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.periodFrameCount = periodFrameCount
+        self.periodCount = periodCount
+        self.formats = formats
+        self.realtimePriority = realtimePriority
+    }
+}
+
+/// What the device actually granted, which is what sets latency and what a user needs to see.
+public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible {
+    public var format: SampleFormat
+    public var sampleRate: Int
+    public var channelCount: Int
+    public var periodFrameCount: Int
+    public var bufferFrameCount: Int
+    public var periodCount: Int { bufferFrameCount / max(1, periodFrameCount) }
+
+    public func milliseconds(_ frameCount: Int) -> Double { Double(frameCount) * 1_000 / Double(sampleRate) }
+
+    public var description: String {
+        func ms(_ frames: Int) -> String { String(format2: milliseconds(frames)) }
+        return "\(sampleRate) Hz, \(channelCount) ch, \(format), period \(periodFrameCount) frames (\(ms(periodFrameCount)) ms)"
+            + " x \(periodCount), buffer \(bufferFrameCount) frames (\(ms(bufferFrameCount)) ms)"
+    }
+}
+
+extension String {
+    /// A number with two decimals, without Foundation.
+    init(format2 value: Double) {
+        let hundredths = Int((abs(value) * 100).rounded())
+        let fraction = hundredths % 100
+        self = (value < 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+}

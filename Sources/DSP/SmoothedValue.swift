@@ -1,0 +1,50 @@
+/// A value that moves to its target along a straight line over a fixed number of frames, so gain
+/// changes, starts and stops never make a step (a click) in the output.
+public struct SmoothedValue: Sendable {
+    /// The value of the last frame.
+    @inlinable public var current: Float { currentValue }
+    /// Where the value is heading.
+    @inlinable public var target: Float { targetValue }
+    @usableFromInline var currentValue: Float
+    @usableFromInline var targetValue: Float
+    @usableFromInline var step: Float = 0
+    @usableFromInline var remainingFrameCount: Int = 0
+    /// How many frames a full move takes.
+    public var rampFrameCount: Int
+
+    public init(_ value: Float, rampFrameCount: Int) {
+        currentValue = value
+        targetValue = value
+        self.rampFrameCount = max(1, rampFrameCount)
+    }
+
+    /// True while a move is under way.
+    @inlinable public var isMoving: Bool { remainingFrameCount > 0 }
+
+    /// Starts a move from the current value to `newTarget`.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func move(to newTarget: Float) {
+        guard newTarget != targetValue || isMoving else { return }
+        targetValue = newTarget
+        remainingFrameCount = rampFrameCount
+        step = (newTarget - currentValue) / Float(rampFrameCount)
+    }
+
+    /// Jumps to `value` at once. Only for a value nothing is sounding through yet.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func reset(to value: Float) {
+        currentValue = value
+        targetValue = value
+        remainingFrameCount = 0
+    }
+
+    /// Advances one frame and returns the value for it.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func next() -> Float {
+        if remainingFrameCount > 0 {
+            remainingFrameCount -= 1
+            currentValue = remainingFrameCount == 0 ? targetValue : currentValue + step
+        }
+        return currentValue
+    }
+}

@@ -1,0 +1,71 @@
+import DSP
+import Lockfree
+import Render
+
+/// The control-thread face of the engine: it owns the sending half of the command ring and the
+/// receiving half of the event ring, and builds the `Renderer` that one audio thread runs.
+///
+/// - Thread: control, for every member unless its comment says otherwise. One control thread at a
+///   time: the rings have a single producer and a single consumer.
+public final class Engine {
+    public let configuration: EngineConfiguration
+    /// The audio-thread half. Hand it to exactly one device stream or offline render.
+    public let renderer: Renderer
+    /// Master volume, 0...1, applied smoothly on the audio thread.
+    public let masterVolume: ParameterCell
+
+    private var commands: SPSCRing<RenderCommand>.Producer
+    private var events: SPSCRing<RenderEvent>.Consumer
+    /// Commands refused because the ring was full: each one is a note or change that did not happen.
+    public private(set) var refusedCommandCount = 0
+    /// Xruns the audio thread reported, as drained by `processEvents()`.
+    public private(set) var xrunCount = 0
+
+    /// Not real-time safe: allocates the rings and the renderer.
+    public init(configuration: EngineConfiguration = EngineConfiguration()) {
+        self.configuration = configuration
+        masterVolume = ParameterCell(configuration.initialMasterVolume, range: 0...1)
+        let commandRing = SPSCRing<RenderCommand>.make(capacity: configuration.commandCapacity)
+        let eventRing = SPSCRing<RenderEvent>.make(capacity: configuration.eventCapacity)
+        commands = commandRing.producer
+        events = eventRing.consumer
+        renderer = Renderer(configuration: configuration.render, commands: commandRing.consumer,
+                            events: eventRing.producer, masterVolume: masterVolume)
+    }
+
+    deinit { processEvents() }
+
+    /// Frames per second the engine renders at.
+    public var sampleRate: Double { configuration.render.sampleRate }
+
+    /// The frame the audio thread will render next, as last published (the engine's "now").
+    public var renderedFrameTime: FrameTime { renderer.renderedFrameTime }
+
+    /// Queues `action` to take effect at `frameTime` (pass `renderedFrameTime` or 0 for "as soon as
+    /// possible"). Returns `false`, and counts the refusal, when the command ring is full.
+    @discardableResult
+    public func send(_ action: RenderCommand.Action, at frameTime: FrameTime = 0) -> Bool {
+        if commands.tryPush(RenderCommand(at: frameTime, action)) { return true }
+        refusedCommandCount += 1
+        return false
+    }
+
+    /// Room left in the command ring.
+    public func freeCommandSlots() -> Int { commands.freeCount() }
+
+    /// Drains the event ring: releases retired objects (freeing them here, off the audio thread),
+    /// counts xruns, and passes every event to `handler`. Returns how many events there were.
+    @discardableResult
+    public func processEvents(_ handler: (RenderEvent) -> Void = { _ in }) -> Int {
+        var count = 0
+        while let event = events.tryPop() {
+            count += 1
+            handler(event)
+            switch event {
+            case .xrun: xrunCount += 1
+            case let .retired(object): object.release()
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,21 @@
+import AudioIO
+import Engine
+import Render
+
+extension DeviceOptions {
+    /// Reads `--rate`, `--period` and `--periods` into a stream request.
+    static func streamConfiguration(_ options: ParsedOptions) throws -> StreamConfiguration {
+        StreamConfiguration(
+            sampleRate: try options.integer("rate", default: 48_000, in: 8_000...384_000),
+            periodFrameCount: try options.integer("period", default: 64, in: 16...8_192),
+            periodCount: try options.integer("periods", default: 3, in: 2...16))
+    }
+
+    /// An engine whose renderer matches `stream`.
+    static func engine(for stream: StreamConfiguration, masterVolume: Float) -> Engine {
+        Engine(configuration: EngineConfiguration(
+            render: RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
+                                        maxFrameCount: max(4_096, stream.periodFrameCount)),
+            initialMasterVolume: masterVolume))
+    }
+}

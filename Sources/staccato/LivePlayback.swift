@@ -1,0 +1,51 @@
+import AudioIO
+import Engine
+import Glibc
+import Synchronization
+
+/// Set by SIGINT/SIGTERM/SIGHUP; the control loop turns it into a clean stop.
+let stopSignalReceived = Atomic<Int32>(0)
+
+/// Runs a started stream from the control thread: drains engine events, honours Ctrl-C, and
+/// reports the outcome. Returns the exit code (0 played, 1 device failure, 130 interrupted).
+enum LivePlayback {
+    static func installSignalHandlers() {
+        _ = stopSignalReceived.load(ordering: .relaxed)  // initialise the global before any signal
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber) { received in stopSignalReceived.store(received, ordering: .relaxed) }
+        }
+    }
+
+    static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int) throws -> Int32 {
+        installSignalHandlers()
+        print("playing on '\(stream.device)': \(stream.granted)")
+        try stream.start(frameLimit: frameLimit)
+        print("audio thread: \(stream.realtimeScheduling)")
+        while !stream.isDone {
+            if stopSignalReceived.load(ordering: .relaxed) != 0 { stream.stop() }
+            engine.processEvents()
+            usleep(10_000)
+        }
+        let outcome = stream.join()
+        engine.processEvents()
+        let rate = Double(stream.granted.sampleRate)
+        let played = Double(stream.framesWritten) / rate
+        print("played \(stream.framesWritten) frames (\(String(format3: played)) s of audio) in \(String(format3: stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
+        switch outcome {
+        case .finished: return 0
+        case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? 130 : 0
+        case let .failed(error):
+            printError("staccato: \(error)")
+            return 1
+        }
+    }
+}
+
+extension String {
+    /// A number with three decimals, without Foundation.
+    init(format3 value: Double) {
+        let thousandths = Int((abs(value) * 1_000).rounded())
+        let fraction = String(thousandths % 1_000)
+        self = (value < 0 ? "-" : "") + "\(thousandths / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,54 @@
+import AudioFile
+import AudioIO
+import Glibc
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let topUsage = """
+usage: staccato <command> [options]
+
+Staccato: a real-time audio engine for Linux.
+
+commands:
+\(Commands.all.map { "  " + $0.name.padding(8) + $0.summary.split(separator: "\n").first! }.joined(separator: "\n"))
+
+'staccato <command> --help' shows a command's options.
+"""
+
+extension String {
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(1, width - count)) }
+}
+
+guard let commandName = arguments.first else {
+    printError(topUsage)
+    exit(2)
+}
+if commandName == "--help" || commandName == "-h" || commandName == "help" {
+    print(topUsage)
+    exit(0)
+}
+guard let command = Commands.all.first(where: { $0.name == commandName }) else {
+    printError("staccato: unknown command '\(commandName)' (commands: \(Commands.all.map(\.name).joined(separator: ", ")))")
+    exit(2)
+}
+let rest = Array(arguments.dropFirst())
+if rest.contains("--help") || rest.contains("-h") {
+    print(command.help, terminator: "")
+    exit(0)
+}
+do {
+    let options = try ParsedOptions(command: command.name, arguments: rest, specs: command.options,
+                                    allowsPositionals: command.allowsPositionals)
+    exit(try command.run(options))
+} catch let error as UsageError {
+    printError("staccato \(command.name): \(error) (see 'staccato \(command.name) --help')")
+    exit(2)
+} catch let error as DeviceError {
+    printError("staccato: \(error)")
+    exit(1)
+} catch let error as AudioFileError {
+    printError("staccato: \(error)")
+    exit(1)
+} catch {
+    printError("staccato: \(error)")
+    exit(1)
+}
