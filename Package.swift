@@ -30,8 +30,9 @@ let package = Package(
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "CAllocationCounter"]),
-        .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "CAllocationCounter", "TestSupport"]),
+        .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "TestSupport"]),
     ]
 )

@@ -12,6 +12,22 @@ extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
 
+#if defined(__has_feature)
+#  if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#    define STACCATO_SANITIZED 1
+#  endif
+#endif
+
+#ifdef STACCATO_SANITIZED
+// Sanitizers own the allocator; interposing it too crashes at start. Counting is unavailable.
+int staccato_allocation_counting_available(void) { return 0; }
+void staccato_allocation_counting_begin(void) {}
+void staccato_allocation_counting_end(void) {}
+long staccato_allocation_count(void) { return -1; }
+long staccato_free_count(void) { return -1; }
+#else
+int staccato_allocation_counting_available(void) { return 1; }
+
 static __thread int counting;
 static __thread long allocations;
 static __thread long frees;
@@ -39,3 +55,4 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     *result = pointer;
     return 0;
 }
+#endif

@@ -1,1 +1,30 @@
-print("todo")
+import Foundation
+
+let usage = """
+usage: staccato-bench <benchmark> [options]
+
+benchmarks:
+  ring [--items N] [--runs R]   SPSC ring throughput between two threads (default 20000000 items, 5 runs)
+
+Benchmarks report medians measured side by side in one run; they never fail on a figure.
+"""
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, default value: Int, in arguments: [String] = arguments) -> Int {
+    guard let index = arguments.firstIndex(of: "--\(name)") else { return value }
+    guard index + 1 < arguments.count, let parsed = Int(arguments[index + 1]), parsed > 0 else {
+        FileHandle.standardError.write("staccato-bench: --\(name) expects a positive whole number\n".data(using: .utf8)!)
+        exit(2)
+    }
+    return parsed
+}
+
+switch arguments.first {
+case "ring":
+    RingBenchmark.run(itemCount: option("items", default: 20_000_000), runs: option("runs", default: 5))
+case "--help", "-h", "help":
+    print(usage)
+case let other:
+    FileHandle.standardError.write("staccato-bench: \(other.map { "unknown benchmark '\($0)'" } ?? "which benchmark?") (see --help)\n".data(using: .utf8)!)
+    exit(2)
+}

@@ -4,6 +4,8 @@
 // The test binary interposes malloc and friends (see counter.c); counting is per thread, so the
 // XCTest machinery on other threads does not disturb the count.
 
+/// 1 when counting works; 0 in a sanitizer build, where the sanitizer owns the allocator.
+int staccato_allocation_counting_available(void);
 /// Starts counting on the calling thread from zero.
 void staccato_allocation_counting_begin(void);
 /// Stops counting on the calling thread.

@@ -1,0 +1,44 @@
+# The two commands a new machine needs: `make demo` and `make test`. Both install missing system
+# packages first (Debian/Ubuntu, as root or through sudo).
+SWIFT ?= swift
+
+.PHONY: all deps demo test build release tsan realtime-gate bench devices-start devices-stop clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Plays the demo through the default ALSA device, or renders it to demo.wav when nothing can play.
+demo: release
+	.build/release/staccato demo
+
+## Runs every test against the virtual audio devices (scripts/test-audio), then the ThreadSanitizer
+## ring stress and the real-time build gate.
+test: deps
+	scripts/run-tests
+
+tsan: deps
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test -c release --scratch-path .build/tsan --sanitize=thread \
+	    --disable-swift-testing --filter LockfreeTests
+
+realtime-gate:
+	scripts/check-realtime-gate
+
+bench: release
+	.build/release/staccato-bench ring
+
+devices-start: deps
+	scripts/test-audio start
+
+devices-stop:
+	scripts/test-audio stop
+
+clean:
+	rm -rf .build demo.wav

@@ -1,0 +1,38 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The virtual devices from scripts/test-audio. `make test` starts them and sets
+/// STACCATO_REQUIRE_DEVICES=1, so there a missing device fails the run instead of skipping.
+enum TestDevices {
+    static var configurationLoaded: Bool {
+        (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "").contains("staccato.conf")
+    }
+
+    static var serverRunning: Bool {
+        (try? CommandRunner.shell("'\(CommandRunner.repositoryRoot.path)/scripts/test-audio' status >/dev/null").exitCode) == 0
+    }
+
+    /// Skips (or, under `make test`, fails) when the virtual devices are not up.
+    static func require() throws {
+        guard configurationLoaded, serverRunning else {
+            let message = "virtual audio devices are not running: eval \"$(scripts/test-audio env)\" && scripts/test-audio start"
+            if ProcessInfo.processInfo.environment["STACCATO_REQUIRE_DEVICES"] == "1" {
+                XCTFail(message)
+                throw XCTSkip(message)
+            }
+            throw XCTSkip(message)
+        }
+        guard FileManager.default.isExecutableFile(atPath: CommandRunner.staccatoExecutable.path) else {
+            XCTFail("build the staccato executable first (swift build): \(CommandRunner.staccatoExecutable.path)")
+            throw XCTSkip("no staccato executable")
+        }
+    }
+
+    /// A fresh path for a recording.
+    static func temporaryFile(_ name: String) -> String {
+        let path = NSTemporaryDirectory() + "staccato-\(getpid())-\(name)"
+        unlink(path)
+        return path
+    }
+}

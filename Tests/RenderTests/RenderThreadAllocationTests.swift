@@ -1,0 +1,78 @@
+import CAllocationCounter
+import DSP
+import Engine
+import Foundation
+import Render
+import XCTest
+
+/// The audio thread never allocates or frees: a render thread in steady state, fed commands and
+/// volume changes by the control thread, makes zero heap calls. The allocator is interposed in
+/// the test binary (Tests/CAllocationCounter) and counts per thread.
+final class RenderThreadAllocationTests: XCTestCase {
+    final class Outcome: @unchecked Sendable {
+        var allocations = -1
+        var frees = -1
+        var renderedBlocks = 0
+    }
+
+    override func setUpWithError() throws {
+        try XCTSkipIf(staccato_allocation_counting_available() == 0, "allocation counting is off under sanitizers")
+    }
+
+    func testSteadyStateRenderThreadMakesNoHeapCalls() {
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512)))
+        let renderer = engine.renderer
+        let outcome = Outcome()
+        let warmedUp = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let blockCount = 20_000
+        let thread = Thread {
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512 * 2)
+            // Warm-up: first use of any generic metadata may allocate; a device thread does the same
+            // before it starts streaming.
+            for _ in 0..<100 { renderer.render(into: buffer, frameCount: 64) }
+            warmedUp.signal()
+            staccato_allocation_counting_begin()
+            for block in 0..<blockCount {
+                renderer.render(into: buffer, frameCount: block % 7 == 0 ? 512 : 64)
+                renderer.report(.xrun(frameTime: 0))
+            }
+            staccato_allocation_counting_end()
+            outcome.allocations = staccato_allocation_count()
+            outcome.frees = staccato_free_count()
+            outcome.renderedBlocks = blockCount
+            buffer.deallocate()
+            finished.signal()
+        }
+        thread.start()
+        warmedUp.wait()
+        var frame: FrameTime = 0
+        var sent = 0
+        while finished.wait(timeout: .now()) == .timedOut {
+            frame = engine.renderedFrameTime + 32
+            if engine.send(.toneOn(slot: UInt8(sent % 16), frequency: Float(100 + sent % 900), amplitude: 0.1), at: frame) { sent += 1 }
+            engine.send(.toneOff(slot: UInt8((sent + 5) % 16)), at: frame + 10)
+            if sent % 50 == 0 { engine.send(.allSoundOff, at: frame + 20) }
+            engine.masterVolume.set(Float(sent % 10) / 10)
+            engine.processEvents()
+            usleep(50)
+        }
+        engine.processEvents()
+        XCTAssertEqual(outcome.renderedBlocks, blockCount)
+        XCTAssertGreaterThan(sent, 100, "the control thread must have kept the render thread busy with commands")
+        XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
+        XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
+    }
+
+    /// The counter itself must see allocations, or the test above could not fail.
+    func testCounterSeesAnAllocationOnItsThread() {
+        staccato_allocation_counting_begin()
+        let pointer = malloc(64)
+        free(pointer)
+        let array = [Int](repeating: 1, count: 1_000)
+        staccato_allocation_counting_end()
+        XCTAssertEqual(array.count, 1_000)
+        XCTAssertGreaterThanOrEqual(staccato_allocation_count(), 2)
+        XCTAssertGreaterThanOrEqual(staccato_free_count(), 1)
+    }
+}
