@@ -12,7 +12,7 @@ let realtimeSettings: [SwiftSetting] = [
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "Render", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "Render", "DSP", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "DSP", swiftSettings: realtimeSettings),
         .target(name: "Render", dependencies: ["Lockfree", "DSP"], swiftSettings: realtimeSettings),
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
-        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile"]),
+        .target(name: "MIDI"),
+        .target(name: "SoundFont", dependencies: ["Render"]),
+        .target(name: "SampleSet", dependencies: ["Render", "AudioFile"]),
+        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render"]),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),
@@ -33,6 +36,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "CAllocationCounter", "TestSupport"]),
+        .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
+        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
+        .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "TestSupport"]),
     ]
 )

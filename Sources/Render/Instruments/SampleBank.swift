@@ -1,0 +1,83 @@
+/// A loaded sampled instrument set: one pool of decoded mono float samples and the presets that
+/// play from it. Built whole on the control thread (by the SoundFont or sample-set loader), then
+/// swapped into the renderer by pointer; never changed after that. When the renderer lets go of a
+/// bank it goes back on the return ring and is freed on the control thread.
+///
+/// Everything the audio thread reads is in unsafe buffers owned by the bank, so reading costs no
+/// reference counting and cannot trigger copy-on-write.
+public final class SampleBank: @unchecked Sendable {
+    /// Frames of silence kept before and after every sample in `samples`, so 4-point interpolation
+    /// never reads outside the pool.
+    public static var guardFrameCount: Int { 8 }
+
+    /// A preset: what a bank-select/program-change pair picks.
+    public struct Preset: Sendable, BitwiseCopyable, Equatable {
+        /// MIDI bank (SF2 bank; 128 is the percussion bank).
+        public var bank: UInt16
+        public var program: UInt8
+        /// First region in `regions`, and how many belong to this preset.
+        public var firstRegion: Int
+        public var regionCount: Int
+        public init(bank: UInt16, program: UInt8, firstRegion: Int, regionCount: Int) {
+            self.bank = bank
+            self.program = program
+            self.firstRegion = firstRegion
+            self.regionCount = regionCount
+        }
+    }
+
+    /// Where the bank came from, for messages.
+    public let name: String
+    /// Mono float samples, every sample surrounded by `guardFrameCount` zero frames.
+    public let samples: UnsafeBufferPointer<Float>
+    public let regions: UnsafeBufferPointer<SamplerRegion>
+    public let presets: UnsafeBufferPointer<Preset>
+    /// Names of the presets, parallel to `presets` (control thread only).
+    public let presetNames: [String]
+
+    /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
+    /// - Precondition: every region's sample indices lie inside `samples`; every preset's regions
+    ///   lie inside `regions`. Loaders validate before calling; this checks again.
+    /// - Thread: control. Not real-time safe: allocates.
+    public init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String]) {
+        precondition(presetNames.count == presets.count)
+        for region in regions {
+            precondition(region.start >= 0 && region.start <= region.end && region.end <= samples.count
+                         && region.loopStart >= region.start && region.loopEnd <= samples.count,
+                         "region outside the sample pool")
+        }
+        for preset in presets {
+            precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
+        }
+        self.name = name
+        self.samples = Self.copy(samples)
+        self.regions = Self.copy(regions)
+        self.presets = Self.copy(presets)
+        self.presetNames = presetNames
+    }
+
+    deinit {
+        samples.deallocate()
+        regions.deallocate()
+        presets.deallocate()
+    }
+
+    private static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
+        _ = buffer.initialize(from: array)
+        return UnsafeBufferPointer(start: buffer.baseAddress, count: array.count)
+    }
+
+    /// The index of the preset for `bank`/`program`, or nil.
+    /// - Thread: any.
+    @inlinable
+    public func presetIndex(bank: UInt16, program: UInt8) -> Int? {
+        for index in 0..<presets.count where presets[index].bank == bank && presets[index].program == program {
+            return index
+        }
+        return nil
+    }
+
+    /// Bytes of sample memory held (for reports).
+    public var sampleByteCount: Int { samples.count * MemoryLayout<Float>.stride }
+}

@@ -1,0 +1,113 @@
+/// One playable zone of a sampled instrument, fully resolved at load time: every SoundFont
+/// generator already combined (instrument values absolute, preset values added, ranges
+/// intersected) and converted to physical units, so a note-on only copies numbers.
+///
+/// Plain data, trivially copyable; lives in a `SampleBank`'s region table.
+public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
+    // MARK: Selection
+    public var lowKey: UInt8 = 0
+    public var highKey: UInt8 = 127
+    public var lowVelocity: UInt8 = 0
+    public var highVelocity: UInt8 = 127
+
+    // MARK: Sample (indices into `SampleBank.samples`, in frames of the bank's mono pool)
+    /// First frame played.
+    public var start: Int = 0
+    /// One past the last frame played (without a loop).
+    public var end: Int = 0
+    /// First frame of the loop.
+    public var loopStart: Int = 0
+    /// One past the last frame of the loop: the frame after `loopEnd - 1` is `loopStart`.
+    public var loopEnd: Int = 0
+    public var loopMode: LoopMode = .none
+    /// The rate the sample was recorded at, in frames per second.
+    public var sampleRate: Double = 48_000
+
+    // MARK: Pitch
+    /// The key at which the sample plays at its recorded pitch (SF2 overridingRootKey or the
+    /// sample's original pitch).
+    public var rootKey: Double = 60
+    /// Cents of pitch change per key away from `rootKey` (SF2 scaleTuning; 100 is normal).
+    public var centsPerKey: Double = 100
+    /// Fixed transposition in cents: coarse tune × 100 + fine tune + the sample's pitch correction.
+    public var tuneCents: Double = 0
+
+    // MARK: Level and placement
+    /// Initial attenuation in centibels (SF2 initialAttenuation; 0 = full level).
+    public var attenuationCentibels: Float = 0
+    /// -1 (left) … +1 (right); SF2 pan -500…500 maps to -1…1.
+    public var pan: Float = 0
+    /// 0…1 of the voice sent to the reverb (SF2 reverbEffectsSend / 1000).
+    public var reverbSend: Float = 0
+    /// 0…1 sent to the chorus (SF2 chorusEffectsSend / 1000).
+    public var chorusSend: Float = 0
+    /// Voices with the same non-zero class in the same preset cut each other off (hi-hat pairs).
+    public var exclusiveClass: UInt16 = 0
+
+    // MARK: Envelopes and modulation
+    public var volumeEnvelope = Envelope()
+    public var modulationEnvelope = Envelope()
+    /// Pitch swing of the modulation envelope at its peak, in cents.
+    public var modulationEnvelopeToPitchCents: Float = 0
+    /// Filter cutoff swing of the modulation envelope at its peak, in cents.
+    public var modulationEnvelopeToCutoffCents: Float = 0
+    public var modulationLFO = LFO()
+    /// Filter cutoff swing of the modulation LFO, ± cents.
+    public var modulationLFOToCutoffCents: Float = 0
+    /// Volume swing of the modulation LFO, ± centibels.
+    public var modulationLFOToVolumeCentibels: Float = 0
+    /// Pitch swing of the modulation LFO, ± cents.
+    public var modulationLFOToPitchCents: Float = 0
+    public var vibratoLFO = LFO()
+    /// Pitch swing of the vibrato LFO, ± cents.
+    public var vibratoLFOToPitchCents: Float = 0
+
+    // MARK: Filter
+    /// Low-pass cutoff as absolute cents (8.176 Hz × 2^(cents/1200)); 13500 (≈ 20 kHz) and above
+    /// means the filter is open.
+    public var filterCutoffCents: Float = 13_500
+    /// Resonance in centibels above DC gain (SF2 initialFilterQ, 0…960).
+    public var filterResonanceCentibels: Float = 0
+
+    public init() {}
+
+    /// Loop behaviour (SF2 sampleModes 0, 1, 3).
+    public enum LoopMode: UInt8, Sendable, BitwiseCopyable {
+        /// Play start…end once.
+        case none = 0
+        /// Loop loopStart…loopEnd for as long as the voice sounds, release included.
+        case continuous = 1
+        /// Loop while the key is held, then play on from the loop to the end during the release.
+        case untilRelease = 3
+    }
+
+    /// A DAHDSR envelope in seconds and a linear sustain level, with SF2's key scaling.
+    public struct Envelope: Sendable, BitwiseCopyable, Equatable {
+        public var delay: Double = 0
+        public var attack: Double = 0
+        public var hold: Double = 0
+        public var decay: Double = 0
+        /// Level held after the decay: for the volume envelope, linear amplitude 0…1
+        /// (10^(−sustainCentibels/200)); for the modulation envelope, 0…1 of the peak.
+        public var sustainLevel: Double = 1
+        public var release: Double = 0
+        /// Timecents per key above 60 added to hold and decay (SF2 keynumToHold, keynumToDecay):
+        /// hold × 2^((60 − key) × holdKeyScaling / 1200).
+        public var holdKeyScalingTimecents: Double = 0
+        public var decayKeyScalingTimecents: Double = 0
+        public init() {}
+    }
+
+    /// A triangle LFO: silent for `delay` seconds, then `frequency` Hz.
+    public struct LFO: Sendable, BitwiseCopyable, Equatable {
+        public var delay: Double = 0
+        public var frequency: Double = 8.176
+        public init() {}
+    }
+
+    /// True when `key` and `velocity` fall inside this region's ranges.
+    @inlinable
+    public func contains(key: UInt8, velocity: UInt8) -> Bool {
+        key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity
+    }
+}
