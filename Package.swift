@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "MIDI"),
         .target(name: "SoundFont", dependencies: ["Render"]),
         .target(name: "SampleSet", dependencies: ["Render", "AudioFile"]),
-        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet"]),
+        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render"]),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),

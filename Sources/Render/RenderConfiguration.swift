@@ -7,10 +7,20 @@ public struct RenderConfiguration: Sendable, Equatable {
     public var channelCount: Int = 2
     /// The longest block one `render` call may ask for; scratch memory is sized for it.
     public var maxFrameCount: Int = 4_096
+    /// Sampler voices allocated at start (1...4096). When all sound, new notes steal; none is dropped.
+    public var voiceCount: Int = 256
+    /// Spare slots where stolen voices fade out over 5 ms instead of being cut.
+    public var fadeSlotCount: Int = 64
+    /// Sampler interpolation: cubic (4-point) by default, linear to save time.
+    public var cubicInterpolation: Bool = true
 
-    public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096) {
+    public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
+                voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
+        self.voiceCount = min(max(voiceCount, 1), 4_096)
+        self.fadeSlotCount = max(fadeSlotCount, 1)
+        self.cubicInterpolation = cubicInterpolation
     }
 }

@@ -17,12 +17,22 @@ public final class Renderer: @unchecked Sendable {
     var commands: SPSCRing<RenderCommand>.Consumer
     var events: SPSCRing<RenderEvent>.Producer
     let tones: ToneBank
+    var sampler: Sampler
+    /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
+    let mixLeft: UnsafeMutablePointer<Float>
+    let mixRight: UnsafeMutablePointer<Float>
     var masterGain: SmoothedValue
     /// Frames rendered so far: the time of the next frame out. Audio thread only.
     var frameTime: FrameTime = 0
 
     let publishedFrameTime = Atomic<UInt64>(0)
     let publishedDroppedEventCount = Atomic<Int>(0)
+    let publishedActiveVoices = Atomic<Int>(0)
+    let publishedPeakVoices = Atomic<Int>(0)
+    let publishedStolenVoices = Atomic<Int>(0)
+    let publishedHardCuts = Atomic<Int>(0)
+    let publishedNoteOns = Atomic<Int>(0)
+    let publishedUnmappedNotes = Atomic<Int>(0)
 
     /// - Thread: control. Not real-time safe: allocates.
     public init(configuration: RenderConfiguration,
@@ -36,15 +46,36 @@ public final class Renderer: @unchecked Sendable {
         self.masterVolume = masterVolume
         masterVolumeReader = masterVolume.reader
         tones = ToneBank(sampleRate: configuration.sampleRate)
+        sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
+                          fadeSlotCount: configuration.fadeSlotCount)
+        sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
+        mixLeft = .allocate(capacity: configuration.maxFrameCount)
+        mixRight = .allocate(capacity: configuration.maxFrameCount)
         masterGain = SmoothedValue(masterVolume.value,
                                    rampFrameCount: Int(configuration.sampleRate * ToneBank.fadeSeconds))
     }
 
-    deinit { tones.deallocate() }
+    deinit {
+        tones.deallocate()
+        sampler.deallocate { $0.release() }
+        mixLeft.deallocate()
+        mixRight.deallocate()
+    }
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
     /// - Thread: any.
     public var renderedFrameTime: FrameTime { publishedFrameTime.load(ordering: .acquiring) }
+
+    /// Sampler counters as last published by the audio thread.
+    /// - Thread: any.
+    public var statistics: RenderStatistics {
+        RenderStatistics(activeVoices: publishedActiveVoices.load(ordering: .relaxed),
+                         peakVoices: publishedPeakVoices.load(ordering: .relaxed),
+                         stolenVoices: publishedStolenVoices.load(ordering: .relaxed),
+                         hardCuts: publishedHardCuts.load(ordering: .relaxed),
+                         noteOns: publishedNoteOns.load(ordering: .relaxed),
+                         unmappedNotes: publishedUnmappedNotes.load(ordering: .relaxed))
+    }
 
     /// Events the audio thread could not send because the return ring was full.
     /// - Thread: any.
@@ -55,20 +86,23 @@ public final class Renderer: @unchecked Sendable {
     /// - Thread: audio.
     @_noAllocation @_noLocks
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
-        let channelCount = configuration.channelCount
-        output.update(repeating: 0, count: frameCount * channelCount)
+        mixLeft.update(repeating: 0, count: frameCount)
+        mixRight.update(repeating: 0, count: frameCount)
         masterGain.move(to: masterVolumeReader.value)
 
         var offset = 0
         while offset < frameCount {
             let segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
-            let segment = output + offset * channelCount
-            tones.render(adding: segment, frameCount: segmentEnd - offset, channelCount: channelCount)
+            let count = segmentEnd - offset
+            tones.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+            sampler.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
             offset = segmentEnd
         }
-        applyMasterGain(output, frameCount: frameCount, channelCount: channelCount)
+        writeOutput(output, frameCount: frameCount)
+        retireUnusedBanks()
 
         frameTime += FrameTime(frameCount)
+        publishStatistics()
         publishedFrameTime.store(frameTime, ordering: .releasing)
     }
 
@@ -82,7 +116,8 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// Applies every command due at `offset` and returns where the block must next be split: the
-    /// offset of the first command still in the future, or `frameCount`.
+    /// offset of the first command still in the future, or `frameCount`. A command that cannot be
+    /// applied yet (a bank install waiting for a free slot) stays queued, with everything behind it.
     @_noAllocation @_noLocks
     func applyCommands(dueBefore frameCount: Int, offset: Int) -> Int {
         let now = frameTime + FrameTime(offset)
@@ -91,14 +126,15 @@ public final class Renderer: @unchecked Sendable {
                 let distance = command.frameTime - frameTime
                 return distance < FrameTime(frameCount) ? Int(distance) : frameCount
             }
-            apply(command.action)
+            guard apply(command.action) else { return frameCount }
             _ = commands.tryPop()
         }
         return frameCount
     }
 
+    /// Returns false when the action must wait for a later block.
     @_noAllocation @_noLocks
-    func apply(_ action: RenderCommand.Action) {
+    func apply(_ action: RenderCommand.Action) -> Bool {
         switch action {
         case let .toneOn(slot, frequency, amplitude):
             tones.start(slot: slot, frequency: frequency, amplitude: amplitude)
@@ -106,16 +142,60 @@ public final class Renderer: @unchecked Sendable {
             tones.stop(slot: slot)
         case .allSoundOff:
             tones.stopAll()
+            sampler.allSoundOff(channel: nil)
+        case let .noteOn(channel, key, velocity):
+            sampler.noteOn(channel: channel, key: key, velocity: velocity)
+        case let .noteOff(channel, key):
+            sampler.noteOff(channel: channel, key: key)
+        case let .controlChange(channel, controller, value):
+            sampler.controlChange(channel: channel, controller: controller, value: value)
+        case let .programChange(channel, program):
+            sampler.programChange(channel: channel, program: program)
+        case let .pitchBend(channel, value):
+            sampler.pitchBend(channel: channel, value: value)
+        case let .channelPressure(channel, pressure):
+            sampler.channelPressure(channel: channel, pressure: pressure)
+        case let .installBank(bank, layout):
+            return sampler.install(bank, layout: layout)
+        }
+        return true
+    }
+
+    /// Interleaves the mix bus into `output` through the master gain: stereo as is, mono as the
+    /// average, extra channels silent.
+    @_noAllocation @_noLocks
+    func writeOutput(_ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let channelCount = configuration.channelCount
+        var sampleIndex = 0
+        for frame in 0..<frameCount {
+            let gain = masterGain.next()
+            if channelCount == 1 {
+                output[frame] = (mixLeft[frame] + mixRight[frame]) * 0.5 * gain
+            } else {
+                output[sampleIndex] = mixLeft[frame] * gain
+                output[sampleIndex + 1] = mixRight[frame] * gain
+                for channel in 2..<max(2, channelCount) { output[sampleIndex + channel] = 0 }
+            }
+            sampleIndex += channelCount
+        }
+    }
+
+    /// Sends banks nobody plays any more back to the control thread, while the ring has room
+    /// (a bank is never dropped: it waits in its slot for the next block).
+    @_noAllocation @_noLocks
+    func retireUnusedBanks() {
+        while events.freeCount() > 0, let bank = sampler.collectRetiredBank() {
+            report(.retired(bank))
         }
     }
 
     @_noAllocation @_noLocks
-    func applyMasterGain(_ output: UnsafeMutablePointer<Float>, frameCount: Int, channelCount: Int) {
-        var sampleIndex = 0
-        for _ in 0..<frameCount {
-            let gain = masterGain.next()
-            for channel in 0..<channelCount { output[sampleIndex + channel] *= gain }
-            sampleIndex += channelCount
-        }
+    func publishStatistics() {
+        publishedActiveVoices.store(sampler.activeVoiceCount, ordering: .relaxed)
+        publishedPeakVoices.store(sampler.peakVoiceCount, ordering: .relaxed)
+        publishedStolenVoices.store(sampler.pool.stolenCount, ordering: .relaxed)
+        publishedHardCuts.store(sampler.pool.hardCutCount, ordering: .relaxed)
+        publishedNoteOns.store(sampler.noteOnCount, ordering: .relaxed)
+        publishedUnmappedNotes.store(sampler.unmappedNoteCount, ordering: .relaxed)
     }
 }

@@ -20,12 +20,14 @@ final class RenderThreadAllocationTests: XCTestCase {
     }
 
     func testSteadyStateRenderThreadMakesNoHeapCalls() {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64)))
+        let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]
+        XCTAssertTrue(engine.install(banks[0]))
         let renderer = engine.renderer
         let outcome = Outcome()
         let warmedUp = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let blockCount = 20_000
+        let blockCount = 4_000
         let thread = Thread {
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512 * 2)
             // Warm-up: first use of any generic metadata may allocate; a device thread does the same
@@ -53,6 +55,14 @@ final class RenderThreadAllocationTests: XCTestCase {
             if engine.send(.toneOn(slot: UInt8(sent % 16), frequency: Float(100 + sent % 900), amplitude: 0.1), at: frame) { sent += 1 }
             engine.send(.toneOff(slot: UInt8((sent + 5) % 16)), at: frame + 10)
             if sent % 50 == 0 { engine.send(.allSoundOff, at: frame + 20) }
+            // The sampler: notes (enough to make it steal), pedal, bend, controllers, bank swaps.
+            let channel = UInt8(sent % 3)
+            engine.send(.noteOn(channel: channel, key: UInt8(30 + sent % 60), velocity: UInt8(1 + sent % 127)), at: frame)
+            engine.send(.noteOff(channel: channel, key: UInt8(30 + (sent + 40) % 60)), at: frame + 5)
+            engine.send(.controlChange(channel: channel, controller: 64, value: sent % 7 == 0 ? 127 : 0), at: frame + 7)
+            engine.send(.pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)
+            engine.send(.controlChange(channel: channel, controller: 1, value: UInt8(sent % 128)), at: frame + 11)
+            if sent % 500 == 0 { engine.install(banks[(sent / 500) % 2], at: frame + 13) }
             engine.masterVolume.set(Float(sent % 10) / 10)
             engine.processEvents()
             usleep(50)
@@ -60,6 +70,7 @@ final class RenderThreadAllocationTests: XCTestCase {
         engine.processEvents()
         XCTAssertEqual(outcome.renderedBlocks, blockCount)
         XCTAssertGreaterThan(sent, 100, "the control thread must have kept the render thread busy with commands")
+        XCTAssertGreaterThan(renderer.statistics.stolenVoices, 0, "the steal path ran")
         XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
         XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
     }

@@ -99,7 +99,7 @@ final class ToneRenderTests: XCTestCase {
         XCTAssertTrue(engine.send(.toneOff(slot: 0)), "room again after the audio thread drained the ring")
     }
 
-    func testRetiredObjectsAreReleasedOnTheControlThread() {
+    func testRetainedObjectsAreReleasedOnTheControlThread() {
         final class Payload {
             let onDeinit: () -> Void
             init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
@@ -109,7 +109,7 @@ final class ToneRenderTests: XCTestCase {
         var freed = false
         do {
             let payload = Payload { freed = true }
-            engine.renderer.report(.retired(RetiredObject(retaining: payload)))
+            engine.renderer.report(.retired(RetainedObject(retaining: payload)))
         }
         XCTAssertFalse(freed, "the return ring holds a reference until the control thread drains it")
         engine.processEvents()

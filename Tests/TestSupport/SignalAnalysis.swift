@@ -27,6 +27,11 @@ public enum SignalAnalysis {
         zip(samples, samples.dropFirst()).reduce(0) { max($0, abs($1.1 - $1.0)) }
     }
 
+    /// The largest absolute sample.
+    public static func largestAbs(_ samples: ArraySlice<Float>) -> Float {
+        samples.reduce(0) { max($0, abs($1)) }
+    }
+
     /// Root mean square level.
     public static func rms(_ samples: ArraySlice<Float>) -> Float {
         guard !samples.isEmpty else { return 0 }

@@ -34,6 +34,16 @@ public final class SampleBank: @unchecked Sendable {
     public let presets: UnsafeBufferPointer<Preset>
     /// Names of the presets, parallel to `presets` (control thread only).
     public let presetNames: [String]
+    /// The buffers above as plain data, for the audio thread, which must not touch the class
+    /// itself (that would mean metadata and reference counting). Lives as long as the bank.
+    public let layout: UnsafePointer<Layout>
+
+    /// Where a bank's data is, as trivially copyable pointers.
+    public struct Layout: @unchecked Sendable, BitwiseCopyable {
+        public let samples: UnsafeBufferPointer<Float>
+        public let regions: UnsafeBufferPointer<SamplerRegion>
+        public let presets: UnsafeBufferPointer<Preset>
+    }
 
     /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
     /// - Precondition: every region's sample indices lie inside `samples`; every preset's regions
@@ -54,9 +64,13 @@ public final class SampleBank: @unchecked Sendable {
         self.regions = Self.copy(regions)
         self.presets = Self.copy(presets)
         self.presetNames = presetNames
+        let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
+        layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets))
+        self.layout = UnsafePointer(layout)
     }
 
     deinit {
+        UnsafeMutablePointer(mutating: layout).deallocate()
         samples.deallocate()
         regions.deallocate()
         presets.deallocate()

@@ -106,7 +106,7 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     }
 
     /// True when `key` and `velocity` fall inside this region's ranges.
-    @inlinable
+    @inlinable @_noAllocation @_noLocks
     public func contains(key: UInt8, velocity: UInt8) -> Bool {
         key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity
     }

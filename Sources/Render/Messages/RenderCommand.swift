@@ -7,7 +7,7 @@ import DSP
 /// sample-accurate and never snaps to the period. A command whose frame has already passed takes
 /// effect at the start of the next block. The ring is first in, first out, so the control thread
 /// sends commands in frame order.
-public struct RenderCommand: Sendable, BitwiseCopyable, Equatable {
+public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
     public var frameTime: FrameTime
     public var action: Action
 
@@ -16,12 +16,25 @@ public struct RenderCommand: Sendable, BitwiseCopyable, Equatable {
         self.action = action
     }
 
-    public enum Action: Sendable, BitwiseCopyable, Equatable {
+    public enum Action: @unchecked Sendable, BitwiseCopyable, Equatable {
         /// Starts (or retunes, without a phase jump) test tone `slot` with a short fade-in.
         case toneOn(slot: UInt8, frequency: Float, amplitude: Float)
         /// Fades test tone `slot` out over a few milliseconds.
         case toneOff(slot: UInt8)
         /// Fades every sounding voice out at once: the panic button.
         case allSoundOff
+        /// MIDI note-on (velocity 0 is a note-off).
+        case noteOn(channel: UInt8, key: UInt8, velocity: UInt8)
+        case noteOff(channel: UInt8, key: UInt8)
+        /// MIDI control change, including bank select, sustain, RPN data and the channel-mode
+        /// messages (all sound off, reset controllers, all notes off).
+        case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
+        case programChange(channel: UInt8, program: UInt8)
+        /// 14-bit pitch wheel, 8192 = centre.
+        case pitchBend(channel: UInt8, value: UInt16)
+        case channelPressure(channel: UInt8, pressure: UInt8)
+        /// Makes a `SampleBank` current; the renderer takes over the retain in `bank`, and hands the
+        /// bank back as `.retired` when its last voice has ended after a later switch.
+        case installBank(RetainedObject, layout: UnsafePointer<SampleBank.Layout>)
     }
 }

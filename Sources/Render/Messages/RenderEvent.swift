@@ -7,11 +7,12 @@ public enum RenderEvent: Sendable, BitwiseCopyable, Equatable {
     case xrun(frameTime: FrameTime)
     /// An object the audio thread no longer uses. The control thread releases it: releasing the last
     /// reference frees memory, which the audio thread never does.
-    case retired(RetiredObject)
+    case retired(RetainedObject)
 }
 
-/// A retained object reference in a trivially copyable wrapper, so it can cross a ring.
-public struct RetiredObject: @unchecked Sendable, BitwiseCopyable, Equatable {
+/// A retained object reference in a trivially copyable wrapper, so it can cross a ring: a bank
+/// going to the audio thread, or one coming back to be freed.
+public struct RetainedObject: @unchecked Sendable, BitwiseCopyable, Equatable {
     public let opaque: UnsafeMutableRawPointer
 
     /// Takes over one retain of `object`.

@@ -53,16 +53,15 @@ struct ToneBank {
         for slot in 0..<Self.slotCount { voices[slot].amplitude.move(to: 0) }
     }
 
-    /// Adds every sounding voice into `output` (interleaved, the same signal on every channel).
+    /// Adds every sounding voice into both `left` and `right` (a centred tone).
     @_noAllocation @_noLocks
-    func render(adding output: UnsafeMutablePointer<Float>, frameCount: Int, channelCount: Int) {
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         for slot in 0..<Self.slotCount where voices[slot].isSounding {
             let voice = voices + slot
-            var sampleIndex = 0
-            for _ in 0..<frameCount {
+            for frame in 0..<frameCount {
                 let value = voice.pointee.oscillator.next() * voice.pointee.amplitude.next()
-                for channel in 0..<channelCount { output[sampleIndex + channel] += value }
-                sampleIndex += channelCount
+                left[frame] += value
+                right[frame] += value
             }
             if !voice.pointee.amplitude.isMoving && voice.pointee.amplitude.current == 0 {
                 voice.pointee.isSounding = false

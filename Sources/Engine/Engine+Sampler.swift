@@ -1,0 +1,49 @@
+import DSP
+import MIDI
+import Render
+
+extension Engine {
+    /// Queues `bank` to become the current instrument set at `frameTime`. Voices already sounding
+    /// ring out on the bank they started with; the old bank is freed here, on the control thread,
+    /// once its last voice has ended (see `processEvents`). Returns false, and nothing changes,
+    /// when the command ring is full.
+    /// - Thread: control.
+    @discardableResult
+    public func install(_ bank: SampleBank, at frameTime: FrameTime = 0) -> Bool {
+        let handle = RetainedObject(retaining: bank)
+        if send(.installBank(handle, layout: bank.layout), at: frameTime) { return true }
+        handle.release()
+        return false
+    }
+
+    /// Queues a MIDI channel message at `frameTime`. Returns false when the command ring is full.
+    /// - Thread: control.
+    @discardableResult
+    public func send(midi message: MIDIMessage, at frameTime: FrameTime = 0) -> Bool {
+        send(Self.action(for: message), at: frameTime)
+    }
+
+    /// The render command for a MIDI channel message.
+    public static func action(for message: MIDIMessage) -> RenderCommand.Action {
+        switch message {
+        case let .noteOn(channel, key, velocity): .noteOn(channel: channel, key: key, velocity: velocity)
+        case let .noteOff(channel, key, _): .noteOff(channel: channel, key: key)
+        case let .controlChange(channel, controller, value): .controlChange(channel: channel, controller: controller, value: value)
+        case let .programChange(channel, program): .programChange(channel: channel, program: program)
+        case let .pitchBend(channel, value): .pitchBend(channel: channel, value: value)
+        case let .channelPressure(channel, pressure): .channelPressure(channel: channel, pressure: pressure)
+        // Polyphonic aftertouch has no SF2 default modulator; it changes nothing audible.
+        case let .polyPressure(channel, _, _): .channelPressure(channel: channel, pressure: 0)
+        }
+    }
+
+    /// Sends All Notes Off and resets the pedals on every channel: what every exit path does, so
+    /// no note can stay stuck.
+    /// - Thread: control.
+    public func releaseAllNotes(at frameTime: FrameTime = 0) {
+        for channel in 0..<16 {
+            send(.controlChange(channel: UInt8(channel), controller: 64, value: 0), at: frameTime)
+            send(.controlChange(channel: UInt8(channel), controller: 123, value: 0), at: frameTime)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// Why a Standard MIDI File could not be read, and where: ready to print as one line,
+/// `"<file>: byte <offset>: <reason>"`.
+///
+/// - Thread: control, for every member.
+public struct MIDIFileError: Error, CustomStringConvertible, Equatable {
+    /// The file's name (the last path component), not the whole path: errors are read by people
+    /// who know which directory they pointed at.
+    public let file: String
+    /// Byte offset from the start of the file at which reading failed. For data that stops short
+    /// it is the end of the data: the first byte that should have been there and was not.
+    public let offset: Int
+    /// What was wrong, in words, without the file name or offset.
+    public let reason: String
+
+    /// An error to report against `file` at `offset`.
+    /// - Thread: control.
+    public init(file: String, offset: Int, reason: String) {
+        self.file = file
+        self.offset = offset
+        self.reason = reason
+    }
+
+    /// The one-line form, `"<file>: byte <offset>: <reason>"`.
+    /// - Thread: control.
+    public var description: String { "\(file): byte \(offset): \(reason)" }
+}

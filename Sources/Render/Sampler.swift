@@ -1,0 +1,286 @@
+import DSP
+
+/// The sampled-instrument part of the renderer: MIDI channel state, the installed banks, and the
+/// voice pool. Audio thread only; the control thread reaches it through `RenderCommand`s.
+///
+/// Bank switches are pointer swaps: an installed bank becomes current at once, while voices of the
+/// previous bank ring out. A bank that is no longer current and has no voice left is handed back
+/// on the return ring, to be freed on the control thread.
+struct Sampler {
+    /// Banks that may be live at once: the current one and up to seven still ringing out.
+    static var bankSlotCount: Int {
+        @_noAllocation @_noLocks get { 8 }
+    }
+
+    struct BankSlot {
+        var handle: RetainedObject? = nil
+        var samples: UnsafePointer<Float>? = nil
+        var regions: UnsafeBufferPointer<SamplerRegion> = UnsafeBufferPointer(start: nil, count: 0)
+        var presets: UnsafeBufferPointer<SampleBank.Preset> = UnsafeBufferPointer(start: nil, count: 0)
+        var voiceCount = 0
+        var isEmpty: Bool {
+            @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
+        }
+    }
+
+    let channels: UnsafeMutablePointer<ChannelState>
+    let banks: UnsafeMutablePointer<BankSlot>
+    var currentBank = -1
+    var pool: VoicePool
+    let sampleRate: Double
+    var interpolation = SamplerVoice.Interpolation.cubic
+
+    // Statistics (audio thread writes; the renderer publishes them).
+    var activeVoiceCount = 0
+    var peakVoiceCount = 0
+    var noteOnCount = 0
+    /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
+    var unmappedNoteCount = 0
+
+    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int) {
+        self.sampleRate = sampleRate
+        channels = .allocate(capacity: ChannelState.count)
+        for index in 0..<ChannelState.count {
+            (channels + index).initialize(to: ChannelState(index: UInt8(index)))
+        }
+        banks = .allocate(capacity: Self.bankSlotCount)
+        banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
+        pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
+    }
+
+    /// Frees the pools; returns the banks still held so the owner can release them.
+    /// - Thread: control, after the audio thread has stopped.
+    func deallocate(releasing release: (RetainedObject) -> Void) {
+        for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
+        channels.deinitialize(count: ChannelState.count)
+        channels.deallocate()
+        banks.deinitialize(count: Self.bankSlotCount)
+        banks.deallocate()
+        pool.deallocate()
+    }
+
+    // MARK: Commands
+
+    /// Makes `bank` current. Returns false when every slot is still busy ringing out; the caller
+    /// keeps the command and retries next block, after those voices have been faded.
+    @_noAllocation @_noLocks
+    mutating func install(_ handle: RetainedObject, layout: UnsafePointer<SampleBank.Layout>) -> Bool {
+        var free = -1
+        for index in 0..<Self.bankSlotCount where banks[index].isEmpty {
+            free = index
+            break
+        }
+        guard free >= 0 else {
+            // Make room: fade every voice of banks that are no longer current.
+            for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].bankSlot != currentBank {
+                pool.voices[index].fadeOut(sampleRate: sampleRate)
+            }
+            return false
+        }
+        // The slot keeps the handle's retain, which keeps `layout` and the buffers alive.
+        banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples.baseAddress,
+                               regions: layout.pointee.regions, presets: layout.pointee.presets, voiceCount: 0)
+        currentBank = free
+        for index in 0..<ChannelState.count { selectPreset(channel: index) }
+        return true
+    }
+
+    @_noAllocation @_noLocks
+    mutating func noteOn(channel: UInt8, key: UInt8, velocity: UInt8) {
+        guard Int(channel) < ChannelState.count, key < 128 else { return }
+        guard velocity > 0 else { return noteOff(channel: channel, key: key) }
+        noteOnCount += 1
+        let state = channels[Int(channel)]
+        guard currentBank >= 0, state.presetIndex >= 0 else { unmappedNoteCount += 1; return }
+        let slot = banks[currentBank]
+        guard let samples = slot.samples, state.presetIndex < slot.presets.count else { unmappedNoteCount += 1; return }
+        let preset = slot.presets[state.presetIndex]
+
+        // Same note again on this channel: the old one releases (no doubled, phasing voices).
+        for index in 0..<pool.capacity where pool.voices[index].isActive && !pool.voices[index].isReleased
+            && pool.voices[index].channel == channel && pool.voices[index].key == key {
+            pool.voices[index].release()
+        }
+
+        var started = 0
+        for regionIndex in preset.firstRegion ..< preset.firstRegion + preset.regionCount {
+            let region = slot.regions[regionIndex]
+            guard region.contains(key: key, velocity: velocity) else { continue }
+            if region.exclusiveClass != 0 { silenceExclusiveClass(region.exclusiveClass, channel: channel) }
+            let acquired = pool.acquire(sampleRate: sampleRate)
+            voiceEnded(bankSlot: acquired.endedBankSlots.0)
+            voiceEnded(bankSlot: acquired.endedBankSlots.1)
+            let voice = acquired.voice
+            voice.pointee.start(region: region, samples: samples, key: key, velocity: velocity,
+                                channel: channel, engineRate: sampleRate)
+            voice.pointee.bankSlot = currentBank
+            voice.pointee.presetIndex = state.presetIndex
+            voice.pointee.isPercussion = state.isPercussion
+            banks[currentBank].voiceCount += 1
+            started += 1
+        }
+        if started == 0 { unmappedNoteCount += 1 }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func noteOff(channel: UInt8, key: UInt8) {
+        let sustained = Int(channel) < ChannelState.count && channels[Int(channel)].sustainPedal
+        for index in 0..<pool.capacity where pool.voices[index].isActive && !pool.voices[index].isReleased
+            && pool.voices[index].channel == channel && pool.voices[index].key == key {
+            if sustained { pool.voices[index].isHeldByPedal = true } else { pool.voices[index].release() }
+        }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8) {
+        guard Int(channel) < ChannelState.count else { return }
+        let state = channels + Int(channel)
+        let value = min(value, 127)
+        switch controller {
+        case 0: state.pointee.bankMSB = value
+        case 32: state.pointee.bankLSB = value
+        case 1: state.pointee.modulationWheel = value
+        case 7: state.pointee.volume = value
+        case 10: state.pointee.panPosition = value
+        case 11: state.pointee.expression = value
+        case 91: state.pointee.reverbLevel = value
+        case 93: state.pointee.chorusLevel = value
+        case 64:
+            let down = value >= 64
+            state.pointee.sustainPedal = down
+            if !down { releasePedalHeldVoices(channel: channel) }
+        case 101: state.pointee.registeredParameter.msb = value
+        case 100: state.pointee.registeredParameter.lsb = value
+        case 98, 99: state.pointee.registeredParameter = (127, 127)  // an NRPN deselects the RPN
+        case 6 where state.pointee.registeredParameter == (0, 0):
+            state.pointee.bendRangeSemitones = Float(value) + (state.pointee.bendRangeSemitones - Float(Int(state.pointee.bendRangeSemitones)))
+        case 38 where state.pointee.registeredParameter == (0, 0):
+            state.pointee.bendRangeSemitones = Float(Int(state.pointee.bendRangeSemitones)) + Float(value) / 100
+        case 120: allSoundOff(channel: channel)
+        case 121: state.pointee.resetControllers(); releasePedalHeldVoices(channel: channel)
+        case 123, 124, 125, 126, 127: allNotesOff(channel: channel)
+        default: break
+        }
+        state.pointee.refresh()
+    }
+
+    @_noAllocation @_noLocks
+    mutating func programChange(channel: UInt8, program: UInt8) {
+        guard Int(channel) < ChannelState.count else { return }
+        channels[Int(channel)].program = min(program, 127)
+        selectPreset(channel: Int(channel))
+    }
+
+    @_noAllocation @_noLocks
+    mutating func pitchBend(channel: UInt8, value: UInt16) {
+        guard Int(channel) < ChannelState.count else { return }
+        channels[Int(channel)].pitchBend = min(value, 16_383)
+        channels[Int(channel)].refresh()
+    }
+
+    @_noAllocation @_noLocks
+    mutating func channelPressure(channel: UInt8, pressure: UInt8) {
+        guard Int(channel) < ChannelState.count else { return }
+        channels[Int(channel)].channelPressure = min(pressure, 127)
+        channels[Int(channel)].refresh()
+    }
+
+    /// Releases every held note of `channel` (the pedal still holds what it holds: no, per
+    /// RP-015 all-notes-off ends pedal-held notes too, so nothing can stay stuck).
+    @_noAllocation @_noLocks
+    mutating func allNotesOff(channel: UInt8) {
+        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
+            pool.voices[index].release()
+        }
+    }
+
+    /// Fades every voice of `channel` (all channels when `channel` is nil) out over 5 ms.
+    @_noAllocation @_noLocks
+    mutating func allSoundOff(channel: UInt8?) {
+        for index in 0..<pool.capacity where pool.voices[index].isActive && (channel == nil || pool.voices[index].channel == channel!) {
+            pool.voices[index].fadeOut(sampleRate: sampleRate)
+        }
+    }
+
+    // MARK: Rendering
+
+    /// Adds every sounding voice into `left`/`right`, then retires banks nobody uses any more
+    /// through `retire`.
+    @_noAllocation @_noLocks
+    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        var active = 0
+        for index in 0..<pool.capacity where pool.voices[index].isActive {
+            let voice = pool.voices + index
+            voice.pointee.render(left: left, right: right, frameCount: frameCount,
+                                 channel: channels[Int(voice.pointee.channel)], sampleRate: sampleRate,
+                                 interpolation: interpolation)
+            if voice.pointee.isActive { active += 1 } else { voiceEnded(bankSlot: voice.pointee.bankSlot) }
+        }
+        for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
+            let voice = pool.fading + index
+            voice.pointee.render(left: left, right: right, frameCount: frameCount,
+                                 channel: channels[Int(voice.pointee.channel)], sampleRate: sampleRate,
+                                 interpolation: interpolation)
+            if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
+        }
+        activeVoiceCount = active
+        peakVoiceCount = max(peakVoiceCount, active)
+    }
+
+    /// Hands back banks that are neither current nor used by any voice.
+    @_noAllocation @_noLocks
+    mutating func collectRetiredBank() -> RetainedObject? {
+        for index in 0..<Self.bankSlotCount where index != currentBank && !banks[index].isEmpty && banks[index].voiceCount <= 0 {
+            let handle = banks[index].handle
+            banks[index] = BankSlot()
+            return handle
+        }
+        return nil
+    }
+
+    // MARK: Helpers
+
+    /// A voice stopped sounding: its bank has one user fewer (-1: no voice ended).
+    @_noAllocation @_noLocks
+    mutating func voiceEnded(bankSlot: Int) {
+        guard bankSlot >= 0, bankSlot < Self.bankSlotCount else { return }
+        banks[bankSlot].voiceCount -= 1
+    }
+
+    @_noAllocation @_noLocks
+    mutating func releasePedalHeldVoices(channel: UInt8) {
+        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].isHeldByPedal
+            && pool.voices[index].channel == channel {
+            pool.voices[index].release()
+        }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8) {
+        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel
+            && pool.voices[index].exclusiveClass == exclusiveClass {
+            pool.voices[index].fadeOut(sampleRate: sampleRate)
+        }
+    }
+
+    /// Picks the channel's preset in the current bank: its bank and program, else bank 0 with the
+    /// same program (melodic channels only), else none. Percussion uses bank 128.
+    @_noAllocation @_noLocks
+    mutating func selectPreset(channel: Int) {
+        let state = channels + channel
+        state.pointee.presetIndex = -1
+        guard currentBank >= 0 else { return }
+        let presets = banks[currentBank].presets
+        let bank: UInt16 = state.pointee.isPercussion ? 128 : UInt16(state.pointee.bankMSB)
+        let program = state.pointee.program
+        var fallback = -1
+        for index in 0..<presets.count {
+            if presets[index].bank == bank && presets[index].program == program {
+                state.pointee.presetIndex = index
+                return
+            }
+            if !state.pointee.isPercussion && presets[index].bank == 0 && presets[index].program == program { fallback = index }
+        }
+        state.pointee.presetIndex = fallback
+    }
+}

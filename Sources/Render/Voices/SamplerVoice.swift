@@ -1,0 +1,270 @@
+import DSP
+
+/// One sounding zone of a sampled note: reads its sample with 4-point interpolation, through the
+/// volume envelope, the modulation envelope and LFOs, the resonant low-pass and constant-power pan.
+///
+/// Plain data in a pool allocated once; starting a voice copies numbers from a `SamplerRegion`.
+/// Pitch, filter and gains are computed once per control block (≤ `controlBlockFrameCount`
+/// frames); gains ramp across the block, so nothing steps.
+struct SamplerVoice {
+    /// Frames between control-rate updates: 1.3 ms at 48 kHz, finer than an envelope can be heard.
+    static var controlBlockFrameCount: Int {
+        @_noAllocation @_noLocks get { 64 }
+    }
+    /// Fade used when a voice is stolen or all sound is stopped: 5 ms, long enough not to click.
+    static var fadeSeconds: Double {
+        @_noAllocation @_noLocks get { 0.005 }
+    }
+
+    enum Interpolation: UInt8 { case linear, cubic }
+
+    // Identity
+    var isActive = false
+    var channel: UInt8 = 0
+    var key: UInt8 = 0
+    var velocity: UInt8 = 0
+    /// Increases with every note-on: smaller is older.
+    var noteSerial: UInt64 = 0
+    var bankSlot = 0
+    var presetIndex = 0
+    var exclusiveClass: UInt16 = 0
+    /// The key is up (note-off seen, not held by the pedal).
+    var isReleased = false
+    /// Note-off arrived while the sustain pedal was down; released when it comes up.
+    var isHeldByPedal = false
+    var isPercussion = false
+
+    // Sample playback
+    var samples: UnsafePointer<Float>? = nil
+    var position: Double = 0
+    var end = 0
+    var loopStart = 0
+    var loopEnd = 0
+    var isLooping = false
+    var releaseEndsLoop = false
+    /// The zone's own pitch relative to its sample, in cents (key, root, tuning).
+    var pitchCents: Double = 0
+    /// Recorded rate over engine rate.
+    var rateRatio: Double = 1
+
+    // Level, pan, sends
+    var attenuationCentibels: Float = 0
+    var pan: Float = 0
+    var gainLeft: Float = 0
+    var gainRight: Float = 0
+    var reverbSend: Float = 0
+    /// Linear fade for stolen / stopped voices: 1 normally; steps to 0 when `fadeStep` < 0.
+    var fadeGain: Float = 1
+    var fadeStep: Float = 0
+
+    // Modulation
+    var volumeEnvelope = EnvelopeGenerator(linear: false)
+    var modulationEnvelope = EnvelopeGenerator(linear: true)
+    var modulationLFO = TriangleLFO()
+    var vibratoLFO = TriangleLFO()
+    var modulationEnvelopeToPitch: Float = 0
+    var modulationEnvelopeToCutoff: Float = 0
+    var modulationLFOToPitch: Float = 0
+    var modulationLFOToCutoff: Float = 0
+    var modulationLFOToVolume: Float = 0
+    var vibratoLFOToPitch: Float = 0
+
+    // Filter
+    var filter = LowPassFilter()
+    var cutoffCents: Float = 13_500
+    var filterQ: Float = 0.707
+
+    /// Output level right now (envelope × fade), for stealing decisions.
+    var currentLevel: Float {
+        @_noAllocation @_noLocks get { volumeEnvelope.currentValue * fadeGain * centibelsToAmplitude(attenuationCentibels) }
+    }
+
+    /// Sets the voice up for `region` of `bank` and the note. `engineRate` is the output rate.
+    @_noAllocation @_noLocks
+    mutating func start(region: SamplerRegion, samples: UnsafePointer<Float>, key: UInt8, velocity: UInt8,
+                        channel: UInt8, engineRate: Double) {
+        isActive = true
+        self.channel = channel
+        self.key = key
+        self.velocity = velocity
+        exclusiveClass = region.exclusiveClass
+        isReleased = false
+        isHeldByPedal = false
+        self.samples = samples
+        position = Double(region.start)
+        end = region.end
+        loopStart = region.loopStart
+        loopEnd = region.loopEnd
+        switch region.loopMode {
+        case .none: isLooping = false; releaseEndsLoop = false
+        case .continuous: isLooping = true; releaseEndsLoop = false
+        case .untilRelease: isLooping = true; releaseEndsLoop = true
+        }
+        // A loop shorter than the interpolator's reach cannot be played cleanly; play it once.
+        if region.loopEnd <= region.loopStart + 2 { isLooping = false }
+        pitchCents = (Double(key) - region.rootKey) * region.centsPerKey + region.tuneCents
+        rateRatio = region.sampleRate / engineRate
+
+        // SF2 default modulator: velocity → attenuation (concave, 960 cB) and → cutoff (−2400 cents).
+        attenuationCentibels = region.attenuationCentibels + concaveAttenuation(velocity)
+        cutoffCents = region.filterCutoffCents - 2_400 * (1 - Float(velocity) / 127)
+        filterQ = centibelsToAmplitude(-(region.filterResonanceCentibels - 30.1))  // Q in dB = cB/10 − 3.01
+        filter.reset()
+        pan = region.pan
+        reverbSend = region.reverbSend
+        gainLeft = 0
+        gainRight = 0
+        fadeGain = 1
+        fadeStep = 0
+
+        let keyOffset = 60 - Double(key)
+        let volume = region.volumeEnvelope
+        volumeEnvelope.start(
+            delay: volume.delay, attack: volume.attack,
+            hold: volume.hold * fastExp2(keyOffset * volume.holdKeyScalingTimecents / 1_200),
+            decay: volume.decay * fastExp2(keyOffset * volume.decayKeyScalingTimecents / 1_200),
+            sustainLevel: volume.sustainLevel, release: volume.release, sampleRate: engineRate)
+        let modulation = region.modulationEnvelope
+        modulationEnvelope.start(
+            delay: modulation.delay, attack: modulation.attack,
+            hold: modulation.hold * fastExp2(keyOffset * modulation.holdKeyScalingTimecents / 1_200),
+            decay: modulation.decay * fastExp2(keyOffset * modulation.decayKeyScalingTimecents / 1_200),
+            sustainLevel: modulation.sustainLevel, release: modulation.release, sampleRate: engineRate)
+        modulationLFO.start(delay: region.modulationLFO.delay, frequency: region.modulationLFO.frequency, sampleRate: engineRate)
+        vibratoLFO.start(delay: region.vibratoLFO.delay, frequency: region.vibratoLFO.frequency, sampleRate: engineRate)
+        modulationEnvelopeToPitch = region.modulationEnvelopeToPitchCents
+        modulationEnvelopeToCutoff = region.modulationEnvelopeToCutoffCents
+        modulationLFOToPitch = region.modulationLFOToPitchCents
+        modulationLFOToCutoff = region.modulationLFOToCutoffCents
+        modulationLFOToVolume = region.modulationLFOToVolumeCentibels
+        vibratoLFOToPitch = region.vibratoLFOToPitchCents
+    }
+
+    /// The key went up (or the pedal that held it did).
+    @_noAllocation @_noLocks
+    mutating func release() {
+        isReleased = true
+        isHeldByPedal = false
+        volumeEnvelope.release()
+        modulationEnvelope.release()
+        if releaseEndsLoop { isLooping = false }
+    }
+
+    /// Fades to silence over `fadeSeconds` and ends: for stolen voices and all-sound-off.
+    @_noAllocation @_noLocks
+    mutating func fadeOut(sampleRate: Double) {
+        isReleased = true
+        fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
+    }
+
+    /// Adds `frameCount` frames into `left`/`right`. Ends the voice when it has finished.
+    @_noAllocation @_noLocks
+    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int,
+                         channel state: ChannelState, sampleRate: Double, interpolation: Interpolation) {
+        var offset = 0
+        while offset < frameCount && isActive {
+            let count = min(Self.controlBlockFrameCount, frameCount - offset)
+            renderControlBlock(left: left + offset, right: right + offset, frameCount: count,
+                               channel: state, sampleRate: sampleRate, interpolation: interpolation)
+            offset += count
+        }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func renderControlBlock(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int,
+                                     channel state: ChannelState, sampleRate: Double, interpolation: Interpolation) {
+        guard let samples else { isActive = false; return }
+        // Control rate: modulators → pitch, cutoff, level.
+        let modulationDepth = modulationEnvelope.currentValue
+        _ = modulationEnvelope.advance(by: frameCount)
+        let modulationLFOValue = modulationLFO.valueThenAdvance(by: frameCount)
+        let vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
+        let cents = pitchCents + Double(state.pitchBendCents + modulationDepth * modulationEnvelopeToPitch
+            + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.vibratoDepthCents))
+        let increment = rateRatio * centsToRatio(cents)
+
+        let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
+        // Above ~19.9 kHz at 48 kHz the filter is inaudible; skipping it is most of a voice's cost.
+        let filterActive = cutoff < 13_500 && absoluteCentsToHertz(cutoff) < Float(sampleRate) * 0.42
+        if filterActive {
+            filter.set(cutoff: absoluteCentsToHertz(cutoff), q: filterQ, sampleRate: Float(sampleRate))
+        }
+
+        let level = centibelsToAmplitude(attenuationCentibels + state.attenuationCentibels
+                                         + modulationLFOValue * modulationLFOToVolume)
+        let panned = min(max(pan + state.panOffset, -1), 1)
+        // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
+        let turns = Double(panned + 1) * 0.125
+        let targetLeft = level * Float(sineOfTurns(turns + 0.25))
+        let targetRight = level * Float(sineOfTurns(turns))
+        let leftStep = (targetLeft - gainLeft) / Float(frameCount)
+        let rightStep = (targetRight - gainRight) / Float(frameCount)
+
+        var index = 0
+        while index < frameCount {
+            // Where the next boundary (loop end or sample end) forces the careful path.
+            let boundary = isLooping ? loopEnd : end
+            let whole = Int(position)
+            if whole >= boundary - 2 {
+                if !isLooping && whole >= end - 1 { isActive = false; return }
+                // Within two frames of the loop end: read across the wrap point.
+                let value = sampleAcrossLoop(samples, whole: whole, fraction: Float(position - Double(whole)), interpolation)
+                emit(value, left: left, right: right, index: index, leftStep: leftStep, rightStep: rightStep, filterActive: filterActive)
+                position += increment
+                if isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
+                index += 1
+                continue
+            }
+            // Fast path: as many frames as stay clear of the boundary.
+            let clear = Int((Double(boundary - 2) - position) / increment)
+            let run = max(1, min(frameCount - index, clear))
+            for _ in 0..<run {
+                let whole = Int(position)
+                let fraction = Float(position - Double(whole))
+                let value = interpolation == .cubic
+                    ? cubic(samples[whole - 1], samples[whole], samples[whole + 1], samples[whole + 2], fraction)
+                    : samples[whole] + (samples[whole + 1] - samples[whole]) * fraction
+                emit(value, left: left, right: right, index: index, leftStep: leftStep, rightStep: rightStep, filterActive: filterActive)
+                position += increment
+                index += 1
+            }
+        }
+        gainLeft = targetLeft
+        gainRight = targetRight
+        if filterActive { filter.flushDenormals() }
+        if volumeEnvelope.isFinished || fadeGain <= 0 { isActive = false }
+    }
+
+    @inline(__always) @_noAllocation @_noLocks
+    mutating func emit(_ sample: Float, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, index: Int,
+                       leftStep: Float, rightStep: Float, filterActive: Bool) {
+        var value = filterActive ? filter.process(sample) : sample
+        value *= volumeEnvelope.next()
+        if fadeStep != 0 {
+            fadeGain = max(0, fadeGain + fadeStep)
+            value *= fadeGain
+        }
+        let step = Float(index + 1)
+        left[index] += value * (gainLeft + leftStep * step)
+        right[index] += value * (gainRight + rightStep * step)
+    }
+
+    /// A sample read near the loop end: frames at or past `loopEnd` come from the loop start.
+    @_noAllocation @_noLocks
+    func sampleAcrossLoop(_ samples: UnsafePointer<Float>, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
+        func at(_ frame: Int) -> Float {
+            isLooping && frame >= loopEnd ? samples[loopStart + (frame - loopEnd)] : samples[frame]
+        }
+        if interpolation == .linear { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
+        return cubic(at(whole - 1), at(whole), at(whole + 1), at(whole + 2), fraction)
+    }
+}
+
+/// 4-point, 3rd-order Catmull-Rom (cubic Hermite) interpolation between `y0` and `y1`.
+@inline(__always) @_noAllocation @_noLocks
+func cubic(_ ym1: Float, _ y0: Float, _ y1: Float, _ y2: Float, _ t: Float) -> Float {
+    let c1 = 0.5 * (y1 - ym1)
+    let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
+    let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+    return ((c3 * t + c2) * t + c1) * t + y0
+}

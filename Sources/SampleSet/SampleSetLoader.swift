@@ -1,0 +1,229 @@
+import AudioFile
+import Foundation
+import Render
+
+/// Builds a playable `SampleBank` from a folder of recordings (WAV, FLAC, Ogg), one note per
+/// file, for instruments that come without a SoundFont.
+///
+/// - Thread: control. Not real-time safe: reads files, allocates, and resamples.
+public enum SampleSetLoader {
+    /// Volume-envelope attack, in seconds: just long enough that a sample starting off zero does
+    /// not click, short enough to keep the recorded attack.
+    public static let attack = 0.002
+    /// Volume-envelope release, in seconds, when the manifest gives none.
+    public static let defaultRelease = 0.25
+
+    /// Loads every audio file in `directory` (WAV, FLAC, Ogg; any rate, mono or stereo), resampled
+    /// once to `sampleRate` so the renderer plays every sample at its own rate.
+    ///
+    /// - Root keys come from `samples.json` when it lists the file, otherwise from the file name
+    ///   (`NoteName.midiKey(fromFileName:)`). Files the manifest does not list are still loaded.
+    /// - Key ranges: each key plays the sample with the nearest root. Ranges run from midway to the
+    ///   previous root to midway to the next; a key exactly midway goes to the lower sample; the
+    ///   lowest sample reaches down to key 0 and the highest up to 127. Samples sharing a root (for
+    ///   example velocity layers) share its range. A manifest `lowKey`/`highKey` replaces the
+    ///   computed bound it names.
+    /// - Stereo files are mixed to mono, (left + right) / 2: a centred sound keeps its level under
+    ///   any pan law the renderer uses, and a note needs one voice, not two. Wide stereo recordings
+    ///   lose their width (and antiphase content cancels); use a SoundFont for those.
+    /// - Each region: velocity 0…127 unless the manifest narrows it; volume envelope attack
+    ///   `attack`, sustain 1, release from the manifest (`defaultRelease` otherwise); no loop
+    ///   unless the manifest gives loop points, which then loop continuously (their frame numbers
+    ///   are scaled to the new rate and rounded to the nearest frame).
+    /// - The bank has one preset, bank 0 program 0, named by the manifest's `name` or after the
+    ///   folder. The bank's own `name` is `directory`.
+    ///
+    /// - Throws: `SampleSetError` naming the folder when it is missing or holds no audio files, a
+    ///   file whose root key can't be found or that can't be decoded, or the manifest and its
+    ///   field for a manifest mistake (unknown field, bad value, a file that isn't there).
+    /// - Precondition: `sampleRate` is finite and positive.
+    /// - Thread: control. Not real-time safe.
+    public static func load(directory: String, sampleRate: Double) throws(SampleSetError) -> SampleBank {
+        precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
+        let manifestPath = join(directory, SampleSetManifest.fileName)
+        let manifest = try SampleSetManifest.load(path: manifestPath)
+        let plans = try plan(directory: directory, manifest: manifest, manifestPath: manifestPath)
+        let computedRanges = nearestRootRanges(plans.map(\.root))
+
+        var pool = [Float](repeating: 0, count: SampleBank.guardFrameCount)
+        var pooled: [String: PooledSample] = [:]
+        var regions: [SamplerRegion] = []
+        for (plan, computedRange) in zip(plans, computedRanges) {
+            let sample: PooledSample
+            if let known = pooled[plan.path] {
+                sample = known
+            } else {
+                sample = try decodeIntoPool(plan.path, sampleRate: sampleRate, pool: &pool)
+                pooled[plan.path] = sample
+            }
+            regions.append(try region(for: plan, sample: sample, keys: computedRange, sampleRate: sampleRate,
+                                      release: manifest?.release ?? defaultRelease, manifestPath: manifestPath))
+        }
+
+        let presetName = manifest?.name ?? URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
+        return SampleBank(name: directory, samples: pool, regions: regions,
+                          presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)],
+                          presetNames: [presetName])
+    }
+
+    /// One region to build: a file, its root key and, when the manifest lists it, its entry.
+    private struct Plan {
+        var path: String
+        var root: UInt8
+        var entry: SampleSetManifest.Entry?
+    }
+
+    /// A decoded, resampled sample's place in the pool and what it was before resampling.
+    private struct PooledSample {
+        var start: Int
+        var frameCount: Int
+        var sourceFrameCount: Int
+        var sourceRate: Double
+    }
+
+    /// Every region to build, ordered by root key (then velocity, then file), with every root
+    /// resolved: the manifest's entries first, then the folder's other audio files by name. All
+    /// checks that need no decoding happen here, so a naming mistake is reported before seconds
+    /// of decoding.
+    private static func plan(directory: String, manifest: SampleSetManifest?, manifestPath: String) throws(SampleSetError) -> [Plan] {
+        var plans: [Plan] = []
+        for entry in manifest?.samples ?? [] {
+            let path = join(directory, entry.file)
+            guard isFile(path) else {
+                throw SampleSetError(path: manifestPath, reason: "\(entry.field("file")): no file \"\(entry.file)\" in \(directory)")
+            }
+            guard let root = entry.root ?? NoteName.midiKey(fromFileName: entry.file) else {
+                throw SampleSetError(path: path, reason: "no root key in the file name (such as C4, F#2 or piano_60) and no \(entry.field("root")) in \(SampleSetManifest.fileName)")
+            }
+            plans.append(Plan(path: path, root: root, entry: entry))
+        }
+
+        let listed = Set(manifest?.samples.map(\.file) ?? [])
+        for name in try audioFileNames(in: directory) where !listed.contains(name) {
+            let path = join(directory, name)
+            guard let root = NoteName.midiKey(fromFileName: name) else {
+                throw SampleSetError(path: path, reason: "no root key in the file name (name it like C4.wav, F#2.flac or piano_60.ogg, or give its root in \(SampleSetManifest.fileName))")
+            }
+            plans.append(Plan(path: path, root: root))
+        }
+        guard !plans.isEmpty else {
+            throw SampleSetError(path: directory, reason: "no audio files (.wav, .flac, .ogg)")
+        }
+        return plans.sorted {
+            ($0.root, $0.entry?.lowVelocity ?? 0, $0.path) < ($1.root, $1.entry?.lowVelocity ?? 0, $1.path)
+        }
+    }
+
+    /// The folder's audio files, sorted. Hidden files are skipped: macOS leaves `._C4.wav`
+    /// resource forks beside copied samples, and they are not audio.
+    private static func audioFileNames(in directory: String) throws(SampleSetError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SampleSetError(path: directory, reason: "no such folder")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw SampleSetError(path: directory, reason: "cannot list the folder: \(error.localizedDescription)")
+        }
+        // AudioFileFormat knows the extensions AudioFile handles (.wav, .flac, .ogg, .oga).
+        return names.filter { !$0.hasPrefix(".") && AudioFileFormat(path: $0) != nil && isFile(join(directory, $0)) }.sorted()
+    }
+
+    /// Decodes `path`, mixes it to mono, resamples it to `sampleRate` and appends it to `pool`
+    /// followed by guard frames (the pool starts with guard frames, so every sample has silence on
+    /// both sides).
+    private static func decodeIntoPool(_ path: String, sampleRate: Double, pool: inout [Float]) throws(SampleSetError) -> PooledSample {
+        let audio: DecodedAudio
+        do {
+            audio = try AudioFileReader.read(path)
+        } catch let error as AudioFileError {
+            throw SampleSetError(path: error.path, reason: error.reason)
+        } catch {
+            throw SampleSetError(path: path, reason: "\(error)")
+        }
+        guard audio.channelCount == 1 || audio.channelCount == 2 else {
+            throw SampleSetError(path: path, reason: "\(audio.channelCount) channels; expected mono or stereo")
+        }
+        guard audio.frameCount > 0 else { throw SampleSetError(path: path, reason: "no audio frames") }
+
+        let mono = audio.channelCount == 1
+            ? audio.samples
+            : (0..<audio.frameCount).map { 0.5 * (audio.samples[2 * $0] + audio.samples[2 * $0 + 1]) }
+        let resampled = Resampler.resample(mono, from: Double(audio.sampleRate), to: sampleRate)
+        let sample = PooledSample(start: pool.count, frameCount: resampled.count,
+                                  sourceFrameCount: audio.frameCount, sourceRate: Double(audio.sampleRate))
+        pool += resampled
+        pool += repeatElement(0, count: SampleBank.guardFrameCount)
+        return sample
+    }
+
+    /// The region for one plan: computed key range unless the manifest overrides a bound, the
+    /// manifest's velocity, tuning, gain and loop, and the fixed envelope.
+    private static func region(for plan: Plan, sample: PooledSample, keys computed: ClosedRange<UInt8>, sampleRate: Double,
+                               release: Double, manifestPath: String) throws(SampleSetError) -> SamplerRegion {
+        let entry = plan.entry
+        var region = SamplerRegion()
+        region.lowKey = entry?.lowKey ?? computed.lowerBound
+        region.highKey = entry?.highKey ?? computed.upperBound
+        if let entry, region.lowKey > region.highKey {
+            // Only one bound came from the manifest (both would have been checked while decoding it).
+            let field = entry.lowKey != nil ? "lowKey" : "highKey"
+            throw SampleSetError(path: manifestPath, reason: "\(entry.field(field)): key range \(region.lowKey)...\(region.highKey) is empty; the other bound comes from the neighbouring samples' roots, so give both")
+        }
+        region.lowVelocity = entry?.lowVelocity ?? 0
+        region.highVelocity = entry?.highVelocity ?? 127
+
+        region.start = sample.start
+        region.end = sample.start + sample.frameCount
+        region.loopStart = region.start
+        region.loopEnd = region.end
+        if let entry, let loop = entry.loop {
+            guard loop.upperBound <= sample.sourceFrameCount else {
+                throw SampleSetError(path: manifestPath, reason: "\(entry.field("loopEnd")): \(loop.upperBound) is past the end of \(entry.file) (\(sample.sourceFrameCount) frames)")
+            }
+            let ratio = sampleRate / sample.sourceRate
+            let end = min(sample.frameCount, Int((Double(loop.upperBound) * ratio).rounded()))
+            let start = min(end - 1, Int((Double(loop.lowerBound) * ratio).rounded()))
+            region.loopStart = sample.start + start
+            region.loopEnd = sample.start + end
+            region.loopMode = .continuous
+        }
+        region.sampleRate = sampleRate
+
+        region.rootKey = Double(plan.root)
+        region.tuneCents = entry?.tune ?? 0
+        // SF2 centibels of attenuation: 10 per decibel of gain, opposite sign.
+        region.attenuationCentibels = Float(-10 * (entry?.gain ?? 0))
+
+        region.volumeEnvelope.attack = attack
+        region.volumeEnvelope.sustainLevel = 1
+        region.volumeEnvelope.release = release
+        return region
+    }
+
+    /// For each root, the keys nearer to it than to any other distinct root, a key exactly midway
+    /// going to the lower root; the lowest root reaches down to 0 and the highest up to 127.
+    /// Returned in the order of `roots`; equal roots get equal ranges.
+    static func nearestRootRanges(_ roots: [UInt8]) -> [ClosedRange<UInt8>] {
+        let distinct = Set(roots).sorted()
+        return roots.map { root in
+            let position = distinct.firstIndex(of: root)!
+            // Midway between neighbours a and b (a < b) is (a + b) / 2; rounding down gives a key
+            // at exactly midway to a, so b's range starts one above it.
+            let low = position == 0 ? 0 : (Int(distinct[position - 1]) + Int(root)) / 2 + 1
+            let high = position == distinct.count - 1 ? 127 : (Int(root) + Int(distinct[position + 1])) / 2
+            return UInt8(low)...UInt8(high)
+        }
+    }
+
+    private static func isFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    private static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

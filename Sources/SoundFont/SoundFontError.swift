@@ -1,0 +1,24 @@
+/// Why a SoundFont could not be loaded, pinned to the place in the file where the loader gave up,
+/// so a user with a hex editor (or a bug report) can find the bad bytes.
+///
+/// A loader either returns a whole `SampleBank` or throws one of these: there is no partial result.
+public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The file's name (last path component), or the name given to `load(bytes:name:sampleRate:)`.
+    public let file: String
+    /// The chunk path the problem was found in, e.g. `RIFF`, `INFO/ifil`, `sdta/smpl`, `pdta/shdr`.
+    public let chunk: String
+    /// Byte offset from the start of the file of the header, record or field at fault.
+    public let offset: Int
+    /// What is wrong, in words.
+    public let reason: String
+
+    public init(file: String, chunk: String, offset: Int, reason: String) {
+        self.file = file
+        self.chunk = chunk
+        self.offset = offset
+        self.reason = reason
+    }
+
+    /// One line: `<file>: chunk '<chunk>' at byte <offset>: <reason>`.
+    public var description: String { "\(file): chunk '\(chunk)' at byte \(offset): \(reason)" }
+}

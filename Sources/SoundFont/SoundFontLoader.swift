@@ -1,0 +1,216 @@
+import Foundation
+import Render
+
+/// Loads SoundFont 2 files (SF2 2.01–2.04) into `SampleBank`s.
+///
+/// What a bank holds: one `SampleBank.Preset` per preset in the file, sorted by bank then program,
+/// each with its regions (every preset zone × every instrument zone whose key and velocity ranges
+/// overlap) fully resolved; and every sample those regions play, decoded once to Float (16-bit
+/// smpl, or 24-bit with a usable sm24) into one mono pool with `SampleBank.guardFrameCount` zero
+/// frames around each. Stereo and linked samples are kept as independent mono regions, each with
+/// its own pan, as the font's zones describe them.
+///
+/// Not applied: custom modulators (pmod/imod are parsed and their indices validated, but the
+/// renderer implements only the SF2 default modulators), and the keynum/velocity generators
+/// (the region model has no fixed key or velocity).
+///
+/// Errors: a file that is not a sound SoundFont is reported as a `SoundFontError` naming the
+/// file, chunk and byte; nothing input-derived is trusted before it is checked, so a damaged
+/// file never traps and never yields a partial bank.
+public enum SoundFontLoader {
+    /// Most regions one bank may hold, and most pool frames per smpl frame: a damaged font whose
+    /// zones multiply out (every preset zone × every instrument zone) or whose sample headers
+    /// overlap could otherwise ask for gigabytes. Real fonts are far below both.
+    static let maximumRegionCount = 1 << 20
+    static let maximumPoolExpansion = 4
+
+    /// Reads and loads the file at `path`.
+    /// - Parameter sampleRate: the engine's rate. Regions keep their samples' recorded rates and
+    ///   the renderer pitch-shifts by the ratio, so the loader does not resample and needs it for
+    ///   nothing else yet; it is part of the signature so every bank loader is called alike.
+    /// - Thread: control. Not real-time safe: allocates and reads the file.
+    public static func load(path: String, sampleRate: Double) throws(SoundFontError) -> SampleBank {
+        let name = fileName(of: path)
+        return try load(bytes: try readFile(path, name: name), name: name, sampleRate: sampleRate)
+    }
+
+    /// Loads a SoundFont already in memory; `name` stands for the file in the bank and in errors.
+    /// - Thread: control. Not real-time safe: allocates.
+    public static func load(bytes: [UInt8], name: String, sampleRate: Double) throws(SoundFontError) -> SampleBank {
+        let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
+        let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2)
+
+        // Every instrument's zones, once, whether or not a preset uses it: the font is checked
+        // whole, and presets sharing an instrument do not parse it again.
+        var instrumentZones: [[Zone]] = []
+        instrumentZones.reserveCapacity(hydra.instruments.count - 1)
+        for (index, instrument) in hydra.instruments.dropLast().enumerated() {
+            let zones = try hydra.zones(level: .instrument, ownerName: instrument.name, bags: hydra.bagRange(ofInstrument: index),
+                                        bagTable: hydra.instrumentBags, generators: hydra.instrumentGenerators,
+                                        linkCount: hydra.samples.count - 1)
+            for zone in zones where hydra.samples[zone.link].isROM {
+                let sample = hydra.samples[zone.link]
+                throw SoundFontError(file: name, chunk: "pdta/shdr", offset: sample.offset,
+                                     reason: "sample '\(sample.name)' (played by instrument '\(instrument.name)') is a ROM sample (type 0x\(String(sample.type, radix: 16))); ROM samples are not supported")
+            }
+            instrumentZones.append(zones)
+        }
+
+        // Regions per preset, in smpl coordinates, each remembering which sample it plays.
+        var presetRegions: [[(region: SamplerRegion, sample: Int)]] = []
+        var regionTotal = 0
+        for (index, preset) in hydra.presets.dropLast().enumerated() {
+            let zones = try hydra.zones(level: .preset, ownerName: preset.name, bags: hydra.bagRange(ofPreset: index),
+                                        bagTable: hydra.presetBags, generators: hydra.presetGenerators,
+                                        linkCount: hydra.instruments.count - 1)
+            var regions: [(region: SamplerRegion, sample: Int)] = []
+            for presetZone in zones {
+                for instrumentZone in instrumentZones[presetZone.link] {
+                    let sample = hydra.samples[instrumentZone.link]
+                    guard let region = RegionBuilder.region(preset: presetZone.generators,
+                                                            instrument: instrumentZone.generators, sample: sample) else { continue }
+                    regions.append((region, instrumentZone.link))
+                }
+            }
+            regionTotal += regions.count
+            guard regionTotal <= maximumRegionCount else {
+                throw SoundFontError(file: name, chunk: "pdta/phdr", offset: preset.offset,
+                                     reason: "preset '\(preset.name)' brings the bank past \(maximumRegionCount) regions")
+            }
+            presetRegions.append(regions)
+        }
+
+        // The pool: each sample some region plays, in file order, between guard frames.
+        let guardFrames = SampleBank.guardFrameCount
+        var poolStart = [Int](repeating: -1, count: hydra.samples.count)
+        for regions in presetRegions { for entry in regions { poolStart[entry.sample] = 0 } }
+        var poolSize = guardFrames
+        for (index, sample) in hydra.samples.enumerated() where poolStart[index] == 0 {
+            poolStart[index] = poolSize
+            poolSize += sample.end - sample.start + guardFrames
+        }
+        let smplFrames = file.smpl.count / 2
+        guard poolSize <= maximumPoolExpansion * smplFrames + guardFrames * hydra.samples.count + guardFrames else {
+            throw SoundFontError(file: name, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
+                                 reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
+        }
+        var pool = [Float](repeating: 0, count: poolSize)
+        for (index, sample) in hydra.samples.enumerated() where poolStart[index] >= 0 {
+            try decode(sample, from: file, into: &pool, at: poolStart[index])
+        }
+
+        // Presets sorted by bank, then program (file order among equals), regions moved into the
+        // pool's coordinates and laid out contiguously per preset.
+        let order = hydra.presets.indices.dropLast().sorted {
+            (hydra.presets[$0].bank, hydra.presets[$0].program, $0) < (hydra.presets[$1].bank, hydra.presets[$1].program, $1)
+        }
+        var regions: [SamplerRegion] = []
+        regions.reserveCapacity(regionTotal)
+        var presets: [SampleBank.Preset] = []
+        var presetNames: [String] = []
+        for index in order {
+            let header = hydra.presets[index]
+            presets.append(SampleBank.Preset(bank: UInt16(header.bank), program: UInt8(header.program),
+                                             firstRegion: regions.count, regionCount: presetRegions[index].count))
+            presetNames.append(header.name)
+            for (resolved, sampleIndex) in presetRegions[index] {
+                var region = resolved
+                let shift = poolStart[sampleIndex] - hydra.samples[sampleIndex].start
+                region.start += shift
+                region.end += shift
+                region.loopStart += shift
+                region.loopEnd += shift
+                regions.append(region)
+            }
+        }
+        try checkBankInvariants(regions: regions, poolSize: poolSize, presets: presets, name: name)
+        return SampleBank(name: name, samples: pool, regions: regions, presets: presets, presetNames: presetNames)
+    }
+
+    /// The INFO fields of the file at `path`, after checking its RIFF structure (but not its
+    /// presets or samples).
+    /// - Thread: control. Not real-time safe: allocates and reads the file.
+    public static func info(path: String) throws(SoundFontError) -> SoundFontInfo {
+        let name = fileName(of: path)
+        return try info(bytes: try readFile(path, name: name), name: name)
+    }
+
+    /// The INFO fields of a SoundFont in memory.
+    /// - Thread: control. Not real-time safe: allocates.
+    public static func info(bytes: [UInt8], name: String) throws(SoundFontError) -> SoundFontInfo {
+        try SoundFontFile(ByteReader(file: name, bytes: bytes)).info
+    }
+
+    /// Decodes `sample` to Float at `poolIndex`: 16-bit words / 32768, or with sm24 the 24-bit
+    /// value (word << 8 | low byte) / 8388608. The range was validated against smpl (and sm24
+    /// has smpl's frame count), and the reader checks it again once per sample.
+    private static func decode(_ sample: Hydra.SampleHeader, from file: SoundFontFile,
+                               into pool: inout [Float], at poolIndex: Int) throws(SoundFontError) {
+        let frames = sample.end - sample.start
+        guard poolIndex >= 0, frames >= 0, poolIndex <= pool.count - frames else {
+            throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' does not fit its pool slot")
+        }
+        try pool.withUnsafeMutableBufferPointer { (target) throws(SoundFontError) in
+            let slot = UnsafeMutableBufferPointer(rebasing: target[poolIndex..<(poolIndex + frames)])
+            try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
+                for frame in 0..<frames {
+                    let value = Int16(bitPattern: UInt16(words[2 * frame]) | UInt16(words[2 * frame + 1]) << 8)
+                    slot[frame] = Float(value) * (1 / 32_768)
+                }
+            }
+            guard let sm24 = file.sm24 else { return }
+            try sm24.withBytes(sample.start, frames) { low in
+                for frame in 0..<frames {
+                    // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
+                    slot[frame] += Float(low[frame]) * (1 / 8_388_608)
+                }
+            }
+        }
+    }
+
+    /// `SampleBank.init` traps on a region outside the pool; the construction above cannot
+    /// produce one, and this makes sure a loader bug becomes an error, not a crash.
+    private static func checkBankInvariants(regions: [SamplerRegion], poolSize: Int,
+                                            presets: [SampleBank.Preset], name: String) throws(SoundFontError) {
+        for region in regions {
+            guard region.start >= 0, region.start <= region.end, region.end <= poolSize,
+                  region.loopStart >= region.start, region.loopEnd <= poolSize else {
+                throw SoundFontError(file: name, chunk: "pdta", offset: 0, reason: "internal: a region lies outside the sample pool")
+            }
+        }
+        for preset in presets {
+            guard preset.firstRegion >= 0, preset.regionCount >= 0, preset.firstRegion + preset.regionCount <= regions.count else {
+                throw SoundFontError(file: name, chunk: "pdta", offset: 0, reason: "internal: a preset's regions lie outside the region table")
+            }
+        }
+    }
+
+    private static func fileName(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// The whole file, or an error naming it. Reads with POSIX calls to report errno's reason.
+    private static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
+        func failure(_ action: String) -> SoundFontError {
+            SoundFontError(file: name, chunk: "RIFF", offset: 0, reason: "cannot \(action) \(path): \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("stat") }
+        let size = Int(status.st_size)
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            initialized = 0
+            while initialized < size {
+                let count = read(descriptor, buffer.baseAddress! + initialized, size - initialized)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { failed = count < 0; break }
+                initialized += count
+            }
+        }
+        if failed { throw failure("read") }
+        return bytes
+    }
+}

@@ -1,0 +1,54 @@
+import AudioFile
+import Foundation
+import XCTest
+
+/// A fresh folder under the system temporary directory, removed when the test ends, for sample
+/// sets written by the tests themselves (no binary fixtures to keep in the repository).
+final class TemporaryFolder {
+    let path: String
+
+    init(_ test: XCTestCase) throws {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("SampleSetTests-\(UUID().uuidString)", isDirectory: true).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        test.addTeardownBlock { [path] in try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes a sine of `frequency` Hz; a stereo file gets `amplitude` on the left and
+    /// `rightScale × amplitude` on the right.
+    func writeSine(_ name: String, frequency: Double, sampleRate: Int, seconds: Double = 1, amplitude: Float = 0.5,
+                   channelCount: Int = 1, rightScale: Float = 1) throws {
+        let tone = sine(frequency: frequency, sampleRate: Double(sampleRate), count: Int(seconds * Double(sampleRate)), amplitude: amplitude)
+        let interleaved = channelCount == 1 ? tone : tone.flatMap { [$0, $0 * rightScale] }
+        let writer = try AudioFileWriter(path: file(name), sampleRate: sampleRate, channelCount: channelCount)
+        try writer.write(interleaved)
+        try writer.close()
+    }
+
+    func writeText(_ name: String, _ text: String) throws {
+        try text.write(toFile: file(name), atomically: true, encoding: .utf8)
+    }
+}
+
+func sine(frequency: Double, sampleRate: Double, count: Int, amplitude: Float = 0.5) -> [Float] {
+    (0..<count).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / sampleRate)) }
+}
+
+/// The amplitude of the `frequency` component, from a least-squares fit of a sine and a cosine:
+/// exact for a pure tone whatever the window length, unlike RMS over a non-whole number of periods.
+func amplitude(of samples: ArraySlice<Float>, frequency: Double, sampleRate: Double) -> Double {
+    var ss = 0.0, cc = 0.0, sc = 0.0, xs = 0.0, xc = 0.0
+    for (offset, value) in samples.enumerated() {
+        let phase = 2 * Double.pi * frequency * Double(offset) / sampleRate
+        let s = sin(phase), c = cos(phase), x = Double(value)
+        ss += s * s; cc += c * c; sc += s * c; xs += x * s; xc += x * c
+    }
+    let determinant = ss * cc - sc * sc
+    let a = (xs * cc - xc * sc) / determinant
+    let b = (xc * ss - xs * sc) / determinant
+    return (a * a + b * b).squareRoot()
+}
+
+func decibels(_ ratio: Double) -> Double { 20 * log10(ratio) }
