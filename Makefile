@@ -22,6 +22,7 @@ demo: release
 ## Runs every test against the virtual audio devices (scripts/test-audio), then the ThreadSanitizer
 ## ring stress and the real-time build gate.
 test: deps
+	@scripts/install-deps --reference
 	scripts/run-tests
 
 tsan: deps

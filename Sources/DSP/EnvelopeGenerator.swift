@@ -1,4 +1,4 @@
-/// A DAHDSR envelope stepped once per frame.
+/// A DAHDSR envelope, stepped a block of frames at a time.
 ///
 /// Shapes follow SoundFont 2 and FluidSynth: the attack rises linearly in amplitude; decay and
 /// release move linearly in decibels (exponentially in amplitude) — for the volume envelope the
@@ -6,7 +6,7 @@
 /// of it. The modulation envelope (`isLinear`) moves linearly in every stage.
 ///
 /// Values: the output is 0…1 (amplitude for a volume envelope, depth for a modulation envelope).
-/// The per-frame work is one multiply or add; stage changes are computed when a stage starts.
+/// Stage changes are computed when a stage starts; stepping a block costs a few multiplies.
 public struct EnvelopeGenerator: Sendable {
     public enum Stage: UInt8, Sendable { case delay, attack, hold, decay, sustain, release, finished }
 
@@ -69,20 +69,8 @@ public struct EnvelopeGenerator: Sendable {
     /// True once the envelope has finished (the voice can be freed).
     @inlinable public var isFinished: Bool { stage == .finished }
 
-    /// Advances one frame and returns the new value.
-    @inlinable @_noAllocation @_noLocks
-    public mutating func next() -> Float {
-        if framesLeft > 0 {
-            framesLeft -= 1
-            value = isExponential ? value * step : value + step
-            return value
-        }
-        advanceStage()
-        return value
-    }
-
-    /// Advances `frameCount` frames at once, returning the value at the end: for control-rate use
-    /// (the modulation envelope), where intermediate values are not needed.
+    /// Advances `frameCount` frames at once and returns the value at the end. Voices evaluate their
+    /// envelopes at control rate and ramp between the values, so this is the only stepping call.
     @inlinable @_noAllocation @_noLocks
     public mutating func advance(by frameCount: Int) -> Float {
         var remaining = frameCount

@@ -25,6 +25,11 @@ struct Sampler {
 
     let channels: UnsafeMutablePointer<ChannelState>
     let banks: UnsafeMutablePointer<BankSlot>
+    /// One control block of four interleaved lanes: the voices being rendered together.
+    let scratch: UnsafeMutablePointer<SIMD4<Float>>
+    /// The voices of the group being rendered (up to four).
+    let group: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
+    let groupBlocks: UnsafeMutablePointer<SamplerVoice.ControlBlock>
     var currentBank = -1
     var pool: VoicePool
     let sampleRate: Double
@@ -46,6 +51,10 @@ struct Sampler {
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
+        scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
+        group = .allocate(capacity: 4)
+        groupBlocks = .allocate(capacity: 4)
+        groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: 4)
     }
 
     /// Frees the pools; returns the banks still held so the owner can release them.
@@ -57,6 +66,9 @@ struct Sampler {
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
         pool.deallocate()
+        scratch.deallocate()
+        group.deallocate()
+        groupBlocks.deallocate()
     }
 
     // MARK: Commands
@@ -204,27 +216,84 @@ struct Sampler {
 
     // MARK: Rendering
 
-    /// Adds every sounding voice into `left`/`right`, then retires banks nobody uses any more
-    /// through `retire`.
+    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, four at a
+    /// time so their filters share SIMD lanes.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        var grouped = 0
+        for index in 0 ..< pool.capacity + pool.fadeCapacity {
+            let voice = index < pool.capacity ? pool.voices + index : pool.fading + (index - pool.capacity)
+            guard voice.pointee.isActive else { continue }
+            group[grouped] = voice
+            grouped += 1
+            if grouped == 4 {
+                renderGroup(count: grouped, left: left, right: right, frameCount: frameCount)
+                grouped = 0
+            }
+        }
+        if grouped > 0 { renderGroup(count: grouped, left: left, right: right, frameCount: frameCount) }
         var active = 0
-        for index in 0..<pool.capacity where pool.voices[index].isActive {
-            let voice = pool.voices + index
-            voice.pointee.render(left: left, right: right, frameCount: frameCount,
-                                 channel: channels[Int(voice.pointee.channel)], sampleRate: sampleRate,
-                                 interpolation: interpolation)
-            if voice.pointee.isActive { active += 1 } else { voiceEnded(bankSlot: voice.pointee.bankSlot) }
-        }
-        for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
-            let voice = pool.fading + index
-            voice.pointee.render(left: left, right: right, frameCount: frameCount,
-                                 channel: channels[Int(voice.pointee.channel)], sampleRate: sampleRate,
-                                 interpolation: interpolation)
-            if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
-        }
+        for index in 0..<pool.capacity where pool.voices[index].isActive { active += 1 }
         activeVoiceCount = active
         peakVoiceCount = max(peakVoiceCount, active)
+    }
+
+    /// Renders the `count` voices in `group` for `frameCount` frames, a control block at a time.
+    @_noAllocation @_noLocks
+    mutating func renderGroup(count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
+        var offset = 0
+        while offset < frameCount {
+            let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
+            var filtering = false
+            for lane in 0..<4 {
+                guard lane < count, group[lane].pointee.isActive else {
+                    groupBlocks[lane] = SamplerVoice.ControlBlock()
+                    for frame in 0..<blockFrames { lanes[frame * 4 + lane] = 0 }
+                    continue
+                }
+                let voice = group[lane]
+                groupBlocks[lane] = voice.pointee.begin(frameCount: blockFrames, lane: lanes + lane, stride: 4,
+                                                        channel: channels[Int(voice.pointee.channel)],
+                                                        sampleRate: sampleRate, interpolation: interpolation)
+                for frame in groupBlocks[lane].produced ..< blockFrames { lanes[frame * 4 + lane] = 0 }
+                filtering = filtering || groupBlocks[lane].filterActive
+            }
+            if filtering {
+                var quad = LowPassFilterQuad()
+                for lane in 0..<count where groupBlocks[lane].filterActive { quad.load(lane: lane, from: group[lane].pointee.filter) }
+                quad.process(scratch, count: blockFrames)
+                for lane in 0..<count where groupBlocks[lane].filterActive { quad.store(lane: lane, into: &group[lane].pointee.filter) }
+            }
+            mixGroup(frameCount: blockFrames, left: left + offset, right: right + offset)
+            for lane in 0..<count where group[lane].pointee.isActive {
+                let voice = group[lane]
+                voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
+                if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
+            }
+            offset += blockFrames
+        }
+    }
+
+    /// Adds the four lanes into `left`/`right`, each through its own ramped gains. Lanes past a
+    /// voice's end hold zeros, and empty lanes have zero gain, so all four mix in one pass.
+    @_noAllocation @_noLocks
+    func mixGroup(frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        var leftGain = SIMD4<Float>(), leftStep = SIMD4<Float>()
+        var rightGain = SIMD4<Float>(), rightStep = SIMD4<Float>()
+        for lane in 0..<4 {
+            leftGain[lane] = groupBlocks[lane].leftStart
+            leftStep[lane] = groupBlocks[lane].leftStep
+            rightGain[lane] = groupBlocks[lane].rightStart
+            rightStep[lane] = groupBlocks[lane].rightStep
+        }
+        for frame in 0..<frameCount {
+            leftGain += leftStep
+            rightGain += rightStep
+            let values = scratch[frame]
+            left[frame] += (values * leftGain).sum()
+            right[frame] += (values * rightGain).sum()
+        }
     }
 
     /// Hands back banks that are neither current nor used by any voice.

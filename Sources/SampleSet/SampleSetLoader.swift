@@ -5,6 +5,20 @@ import Render
 /// Builds a playable `SampleBank` from a folder of recordings (WAV, FLAC, Ogg), one note per
 /// file, for instruments that come without a SoundFont.
 ///
+/// File names are enough (`C4.wav`, `F#2.flac`, `piano_60.ogg`); an optional `samples.json` in the
+/// folder adds what a name can't say:
+/// ```json
+/// {"name": "Grand", "release": 0.3,
+///  "samples": [{"file": "C4.wav", "root": "C4", "lowKey": 0, "highKey": 62,
+///               "lowVelocity": 1, "highVelocity": 127, "tune": -3, "gain": -1.5,
+///               "loopStart": 1000, "loopEnd": 5000}]}
+/// ```
+/// Every field is optional except each entry's `file` (a path relative to the folder). Keys
+/// (`root`, `lowKey`, `highKey`) are MIDI numbers or note names; `tune` is cents, `gain` dB,
+/// `release` seconds (for every sample); `loopStart`/`loopEnd` come as a pair, in frames at the
+/// file's own rate, `loopEnd` one past the loop's last frame. Unknown fields are errors: a
+/// misspelt `hiKey` silently ignored would be a wrong instrument.
+///
 /// - Thread: control. Not real-time safe: reads files, allocates, and resamples.
 public enum SampleSetLoader {
     /// Volume-envelope attack, in seconds: just long enough that a sample starting off zero does
@@ -14,7 +28,7 @@ public enum SampleSetLoader {
     public static let defaultRelease = 0.25
 
     /// Loads every audio file in `directory` (WAV, FLAC, Ogg; any rate, mono or stereo), resampled
-    /// once to `sampleRate` so the renderer plays every sample at its own rate.
+    /// once to `sampleRate`, the engine's rate, so playing a note never has to convert rates too.
     ///
     /// - Root keys come from `samples.json` when it lists the file, otherwise from the file name
     ///   (`NoteName.midiKey(fromFileName:)`). Files the manifest does not list are still loaded.
@@ -47,13 +61,15 @@ public enum SampleSetLoader {
 
         var pool = [Float](repeating: 0, count: SampleBank.guardFrameCount)
         var pooled: [String: PooledSample] = [:]
+        // Sample sets are usually recorded at one rate: build its kernel table once.
+        var converters: [Int: Resampler.Converter] = [:]
         var regions: [SamplerRegion] = []
         for (plan, computedRange) in zip(plans, computedRanges) {
             let sample: PooledSample
             if let known = pooled[plan.path] {
                 sample = known
             } else {
-                sample = try decodeIntoPool(plan.path, sampleRate: sampleRate, pool: &pool)
+                sample = try decodeIntoPool(plan.path, sampleRate: sampleRate, converters: &converters, pool: &pool)
                 pooled[plan.path] = sample
             }
             regions.append(try region(for: plan, sample: sample, keys: computedRange, sampleRate: sampleRate,
@@ -131,10 +147,12 @@ public enum SampleSetLoader {
         return names.filter { !$0.hasPrefix(".") && AudioFileFormat(path: $0) != nil && isFile(join(directory, $0)) }.sorted()
     }
 
-    /// Decodes `path`, mixes it to mono, resamples it to `sampleRate` and appends it to `pool`
+    /// Decodes `path`, mixes it to mono, resamples it to `sampleRate` (with the converter for its
+    /// rate from `converters`, made and kept there if new) and appends it to `pool`
     /// followed by guard frames (the pool starts with guard frames, so every sample has silence on
     /// both sides).
-    private static func decodeIntoPool(_ path: String, sampleRate: Double, pool: inout [Float]) throws(SampleSetError) -> PooledSample {
+    private static func decodeIntoPool(_ path: String, sampleRate: Double, converters: inout [Int: Resampler.Converter],
+                                       pool: inout [Float]) throws(SampleSetError) -> PooledSample {
         let audio: DecodedAudio
         do {
             audio = try AudioFileReader.read(path)
@@ -151,7 +169,9 @@ public enum SampleSetLoader {
         let mono = audio.channelCount == 1
             ? audio.samples
             : (0..<audio.frameCount).map { 0.5 * (audio.samples[2 * $0] + audio.samples[2 * $0 + 1]) }
-        let resampled = Resampler.resample(mono, from: Double(audio.sampleRate), to: sampleRate)
+        let converter = converters[audio.sampleRate] ?? Resampler.Converter(from: Double(audio.sampleRate), to: sampleRate)
+        converters[audio.sampleRate] = converter
+        let resampled = converter.convert(mono)
         let sample = PooledSample(start: pool.count, frameCount: resampled.count,
                                   sourceFrameCount: audio.frameCount, sourceRate: Double(audio.sampleRate))
         pool += resampled

@@ -1,19 +1,8 @@
 import Foundation
 
-/// The optional `samples.json` beside the samples, validated field by field so every mistake is
-/// reported with the field's path (`samples[2].root`) and the value found, not as a generic
-/// decoding failure.
-///
-/// ```json
-/// {"name": "Grand", "release": 0.3,
-///  "samples": [{"file": "C4.wav", "root": "C4", "lowKey": 0, "highKey": 62,
-///               "lowVelocity": 1, "highVelocity": 127, "tune": -3, "gain": -1.5,
-///               "loopStart": 1000, "loopEnd": 5000}]}
-/// ```
-/// Every field is optional except each entry's `file`. Keys (`root`, `lowKey`, `highKey`) are MIDI
-/// numbers or note names; `tune` is cents, `gain` dB, `release` seconds; `loopStart`/`loopEnd` are
-/// frames at the file's own rate, `loopEnd` one past the loop's last frame, and come as a pair.
-/// Unknown fields are errors: a misspelt `hiKey` silently ignored would be a wrong instrument.
+/// The optional `samples.json` beside the samples (format: see `SampleSetLoader`), validated
+/// field by field so every mistake is reported with the field's path (`samples[2].root`) and the
+/// value found, not as a generic decoding failure.
 struct SampleSetManifest: Decodable {
     static let fileName = "samples.json"
 
@@ -86,16 +75,26 @@ struct SampleSetManifest: Decodable {
     /// - Throws: `SampleSetError` naming the manifest, and the field when one is at fault.
     static func load(path: String) throws(SampleSetError) -> SampleSetManifest? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let data: Data
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SampleSetError(path: path, reason: "cannot read: \(error.localizedDescription)")
+        }
+        do {
             return try JSONDecoder().decode(SampleSetManifest.self, from: data)
         } catch let error as ManifestFieldError {
             throw SampleSetError(path: path, reason: error.field.isEmpty ? error.problem : "\(error.field): \(error.problem)")
         } catch DecodingError.dataCorrupted(let context) {
-            let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            throw SampleSetError(path: path, reason: "not valid JSON: \(detail ?? context.debugDescription)")
+            // JSONDecoder only says that the syntax is broken; JSONSerialization also says where.
+            var detail = context.debugDescription
+            do { _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) } catch {
+                detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? detail
+            }
+            throw SampleSetError(path: path, reason: "not valid JSON: \(detail)")
         } catch {
-            throw SampleSetError(path: path, reason: "cannot read: \(error.localizedDescription)")
+            // Every field is read as a raw JSON value and checked here, so this is not expected.
+            throw SampleSetError(path: path, reason: "\(error)")
         }
     }
 }

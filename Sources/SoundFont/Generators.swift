@@ -39,6 +39,15 @@ struct GeneratorInfo {
 
     let kind: Kind
 
+    /// Whether a zone keeps this generator's amount: not for the ignored ones, nor for a link
+    /// (the other level's link generator is meaningless in a zone and dropped).
+    var isZoneValue: Bool {
+        switch kind {
+        case .ignored, .link: false
+        case .value, .sampleOffset, .range: true
+        }
+    }
+
     static let table: [GeneratorInfo] = GeneratorOperator.allCases.map { GeneratorInfo(kind: kind(of: $0)) }
 
     static subscript(_ op: GeneratorOperator) -> GeneratorInfo { table[Int(op.rawValue)] }

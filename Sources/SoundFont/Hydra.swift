@@ -180,20 +180,20 @@ struct Hydra {
         // Sample headers against smpl. ROM samples address the sound card's ROM, not smpl, so
         // their numbers mean nothing here; using one is an error reported where it is used.
         for sample in samples.dropLast() where !sample.isROM {
-            let where_ = "sample '\(sample.name)'"
+            let subject = "sample '\(sample.name)'"
             guard sample.start < sample.end, sample.end <= sampleFrameCount else {
-                throw fail("shdr", sample.offset, "\(where_): start \(sample.start), end \(sample.end) do not lie within smpl (\(sampleFrameCount) frames)")
+                throw fail("shdr", sample.offset, "\(subject): start \(sample.start), end \(sample.end) do not lie within smpl (\(sampleFrameCount) frames)")
             }
             guard sample.loopStart <= sampleFrameCount, sample.loopEnd <= sampleFrameCount else {
-                throw fail("shdr", sample.offset, "\(where_): loop \(sample.loopStart)…\(sample.loopEnd) does not lie within smpl (\(sampleFrameCount) frames)")
+                throw fail("shdr", sample.offset, "\(subject): loop \(sample.loopStart)…\(sample.loopEnd) does not lie within smpl (\(sampleFrameCount) frames)")
             }
             // loopStart == loopEnd is the customary "no loop" (FluidSynth accepts it too); a loop
             // that ends before it starts is damage.
             guard sample.loopStart <= sample.loopEnd else {
-                throw fail("shdr", sample.offset, "\(where_): loop start \(sample.loopStart) is after loop end \(sample.loopEnd)")
+                throw fail("shdr", sample.offset, "\(subject): loop start \(sample.loopStart) is after loop end \(sample.loopEnd)")
             }
             guard sample.sampleRate > 0 else {
-                throw fail("shdr", sample.offset, "\(where_): sample rate is 0")
+                throw fail("shdr", sample.offset, "\(subject): sample rate is 0")
             }
         }
     }

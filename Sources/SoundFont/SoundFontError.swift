@@ -2,6 +2,8 @@
 /// so a user with a hex editor (or a bug report) can find the bad bytes.
 ///
 /// A loader either returns a whole `SampleBank` or throws one of these: there is no partial result.
+///
+/// - Thread: any (a plain value).
 public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file's name (last path component), or the name given to `load(bytes:name:sampleRate:)`.
     public let file: String

@@ -8,6 +8,19 @@ struct SoundFontFile {
     let sm24: ByteReader?
     /// The `pdta` list's data.
     let pdta: ByteReader
+    /// File offset of the ifil chunk's header, for version errors.
+    let versionOffset: Int
+
+    /// Throws unless this is a SoundFont 2 the loader can play: SF3 (major version 3) keeps Ogg
+    /// Vorbis data in smpl, and other majors are unknown formats. Checked by `load` only, so
+    /// `info` can still describe such files.
+    func requirePlayableVersion() throws(SoundFontError) {
+        guard info.version.major == 2 else {
+            let detail = info.version.major == 3 ? " (SF3, Ogg Vorbis compressed samples, is not supported)" : ""
+            throw SoundFontError(file: smpl.file, chunk: "INFO/ifil", offset: versionOffset,
+                                 reason: "SoundFont version \(info.version) is not 2.x\(detail)")
+        }
+    }
 
     /// Checks the RIFF header and finds INFO, sdta and pdta.
     init(_ file: ByteReader) throws(SoundFontError) {
@@ -42,12 +55,7 @@ struct SoundFontFile {
             return list
         }
 
-        info = try SoundFontInfo(list: try list("INFO"))
-        guard info.version.major == 2 else {
-            let detail = info.version.major == 3 ? " (SF3, Ogg Vorbis compressed samples, is not supported)" : ""
-            throw SoundFontError(file: file.file, chunk: "INFO/ifil", offset: try list("INFO").start,
-                                 reason: "SoundFont version \(info.version) is not 2.x\(detail)")
-        }
+        (info, versionOffset) = try SoundFontInfo.read(list: try list("INFO"))
 
         let sdta = try list("sdta")
         var smpl: ByteReader?

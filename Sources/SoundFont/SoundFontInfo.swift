@@ -1,6 +1,8 @@
 /// The INFO list of a SoundFont: which version of the format it claims and the text fields the
 /// author filled in. Only `version` is required by the loader; every other field is optional and
-/// may be empty in real files.
+/// may be empty in real files. Read with `SoundFontLoader.info(path:)`.
+///
+/// - Thread: any (a plain value).
 public struct SoundFontInfo: Sendable, Equatable {
     /// A version tag (ifil, iver): `major.minor`, e.g. 2.04 is `major 2, minor 4`.
     public struct Version: Sendable, Equatable, CustomStringConvertible {
@@ -41,10 +43,12 @@ public struct SoundFontInfo: Sendable, Equatable {
 }
 
 extension SoundFontInfo {
-    /// Reads the INFO list. ifil must be present and 4 bytes (SF2 §5.1); unknown sub-chunks are
-    /// ignored as the specification asks.
-    init(list: ByteReader) throws(SoundFontError) {
+    /// Reads the INFO list, returning also the file offset of the ifil chunk (for version errors).
+    /// ifil must be present and 4 bytes (SF2 §5.1); unknown sub-chunks are ignored as the
+    /// specification asks.
+    static func read(list: ByteReader) throws(SoundFontError) -> (info: SoundFontInfo, versionOffset: Int) {
         var version: Version?
+        var versionOffset = list.start
         var fields: [String: String] = [:]
         var romVersion: Version?
         for chunk in try list.chunks(prefix: "INFO") {
@@ -54,22 +58,28 @@ extension SoundFontInfo {
                     throw chunk.data.error(at: 0, "size \(chunk.data.count) is not 4 (a version tag)")
                 }
                 let tag = Version(major: Int(try chunk.data.u16(0)), minor: Int(try chunk.data.u16(2)))
-                if chunk.id == "ifil" { version = tag } else { romVersion = tag }
+                if chunk.id == "ifil" {
+                    version = tag
+                    versionOffset = chunk.headerOffset
+                } else {
+                    romVersion = tag
+                }
             default:
                 fields[chunk.id] = try chunk.data.string(0, length: chunk.data.count)
             }
         }
         guard let version else { throw list.error(at: 0, "the INFO list has no 'ifil' version chunk") }
-        self.init(version: version)
-        self.romVersion = romVersion
-        soundEngine = fields["isng"]
-        name = fields["INAM"]
-        romName = fields["irom"]
-        creationDate = fields["ICRD"]
-        engineers = fields["IENG"]
-        product = fields["IPRD"]
-        copyright = fields["ICOP"]
-        comments = fields["ICMT"]
-        software = fields["ISFT"]
+        var info = SoundFontInfo(version: version)
+        info.romVersion = romVersion
+        info.soundEngine = fields["isng"]
+        info.name = fields["INAM"]
+        info.romName = fields["irom"]
+        info.creationDate = fields["ICRD"]
+        info.engineers = fields["IENG"]
+        info.product = fields["IPRD"]
+        info.copyright = fields["ICOP"]
+        info.comments = fields["ICMT"]
+        info.software = fields["ISFT"]
+        return (info, versionOffset)
     }
 }

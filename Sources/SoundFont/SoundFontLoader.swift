@@ -38,66 +38,10 @@ public enum SoundFontLoader {
     /// - Thread: control. Not real-time safe: allocates.
     public static func load(bytes: [UInt8], name: String, sampleRate: Double) throws(SoundFontError) -> SampleBank {
         let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
+        try file.requirePlayableVersion()
         let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2)
-
-        // Every instrument's zones, once, whether or not a preset uses it: the font is checked
-        // whole, and presets sharing an instrument do not parse it again.
-        var instrumentZones: [[Zone]] = []
-        instrumentZones.reserveCapacity(hydra.instruments.count - 1)
-        for (index, instrument) in hydra.instruments.dropLast().enumerated() {
-            let zones = try hydra.zones(level: .instrument, ownerName: instrument.name, bags: hydra.bagRange(ofInstrument: index),
-                                        bagTable: hydra.instrumentBags, generators: hydra.instrumentGenerators,
-                                        linkCount: hydra.samples.count - 1)
-            for zone in zones where hydra.samples[zone.link].isROM {
-                let sample = hydra.samples[zone.link]
-                throw SoundFontError(file: name, chunk: "pdta/shdr", offset: sample.offset,
-                                     reason: "sample '\(sample.name)' (played by instrument '\(instrument.name)') is a ROM sample (type 0x\(String(sample.type, radix: 16))); ROM samples are not supported")
-            }
-            instrumentZones.append(zones)
-        }
-
-        // Regions per preset, in smpl coordinates, each remembering which sample it plays.
-        var presetRegions: [[(region: SamplerRegion, sample: Int)]] = []
-        var regionTotal = 0
-        for (index, preset) in hydra.presets.dropLast().enumerated() {
-            let zones = try hydra.zones(level: .preset, ownerName: preset.name, bags: hydra.bagRange(ofPreset: index),
-                                        bagTable: hydra.presetBags, generators: hydra.presetGenerators,
-                                        linkCount: hydra.instruments.count - 1)
-            var regions: [(region: SamplerRegion, sample: Int)] = []
-            for presetZone in zones {
-                for instrumentZone in instrumentZones[presetZone.link] {
-                    let sample = hydra.samples[instrumentZone.link]
-                    guard let region = RegionBuilder.region(preset: presetZone.generators,
-                                                            instrument: instrumentZone.generators, sample: sample) else { continue }
-                    regions.append((region, instrumentZone.link))
-                }
-            }
-            regionTotal += regions.count
-            guard regionTotal <= maximumRegionCount else {
-                throw SoundFontError(file: name, chunk: "pdta/phdr", offset: preset.offset,
-                                     reason: "preset '\(preset.name)' brings the bank past \(maximumRegionCount) regions")
-            }
-            presetRegions.append(regions)
-        }
-
-        // The pool: each sample some region plays, in file order, between guard frames.
-        let guardFrames = SampleBank.guardFrameCount
-        var poolStart = [Int](repeating: -1, count: hydra.samples.count)
-        for regions in presetRegions { for entry in regions { poolStart[entry.sample] = 0 } }
-        var poolSize = guardFrames
-        for (index, sample) in hydra.samples.enumerated() where poolStart[index] == 0 {
-            poolStart[index] = poolSize
-            poolSize += sample.end - sample.start + guardFrames
-        }
-        let smplFrames = file.smpl.count / 2
-        guard poolSize <= maximumPoolExpansion * smplFrames + guardFrames * hydra.samples.count + guardFrames else {
-            throw SoundFontError(file: name, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
-                                 reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
-        }
-        var pool = [Float](repeating: 0, count: poolSize)
-        for (index, sample) in hydra.samples.enumerated() where poolStart[index] >= 0 {
-            try decode(sample, from: file, into: &pool, at: poolStart[index])
-        }
+        let presetRegions = try resolveRegions(hydra)
+        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file)
 
         // Presets sorted by bank, then program (file order among equals), regions moved into the
         // pool's coordinates and laid out contiguously per preset.
@@ -105,7 +49,7 @@ public enum SoundFontLoader {
             (hydra.presets[$0].bank, hydra.presets[$0].program, $0) < (hydra.presets[$1].bank, hydra.presets[$1].program, $1)
         }
         var regions: [SamplerRegion] = []
-        regions.reserveCapacity(regionTotal)
+        regions.reserveCapacity(presetRegions.reduce(0) { $0 + $1.count })
         var presets: [SampleBank.Preset] = []
         var presetNames: [String] = []
         for index in order {
@@ -115,7 +59,7 @@ public enum SoundFontLoader {
             presetNames.append(header.name)
             for (resolved, sampleIndex) in presetRegions[index] {
                 var region = resolved
-                let shift = poolStart[sampleIndex] - hydra.samples[sampleIndex].start
+                let shift = pool.slots[sampleIndex] - hydra.samples[sampleIndex].start
                 region.start += shift
                 region.end += shift
                 region.loopStart += shift
@@ -123,12 +67,13 @@ public enum SoundFontLoader {
                 regions.append(region)
             }
         }
-        try checkBankInvariants(regions: regions, poolSize: poolSize, presets: presets, name: name)
-        return SampleBank(name: name, samples: pool, regions: regions, presets: presets, presetNames: presetNames)
+        try checkBankInvariants(regions: regions, poolSize: pool.samples.count, presets: presets, name: name)
+        return SampleBank(name: name, samples: pool.samples, regions: regions, presets: presets, presetNames: presetNames)
     }
 
     /// The INFO fields of the file at `path`, after checking its RIFF structure (but not its
-    /// presets or samples).
+    /// presets or samples, and whatever its version: an SF3 file reports version 3 here and is
+    /// refused by `load`).
     /// - Thread: control. Not real-time safe: allocates and reads the file.
     public static func info(path: String) throws(SoundFontError) -> SoundFontInfo {
         let name = fileName(of: path)
@@ -141,6 +86,74 @@ public enum SoundFontLoader {
         try SoundFontFile(ByteReader(file: name, bytes: bytes)).info
     }
 
+    /// The regions of every preset (file order), in smpl coordinates, each with the index of the
+    /// sample it plays.
+    private static func resolveRegions(_ hydra: Hydra) throws(SoundFontError) -> [[(region: SamplerRegion, sample: Int)]] {
+        // Every instrument's zones, once, whether or not a preset uses it: the font is checked
+        // whole, and presets sharing an instrument do not parse it again.
+        var instrumentZones: [[Zone]] = []
+        instrumentZones.reserveCapacity(hydra.instruments.count - 1)
+        for (index, instrument) in hydra.instruments.dropLast().enumerated() {
+            let zones = try hydra.zones(level: .instrument, ownerName: instrument.name, bags: hydra.bagRange(ofInstrument: index),
+                                        bagTable: hydra.instrumentBags, generators: hydra.instrumentGenerators,
+                                        linkCount: hydra.samples.count - 1)
+            for zone in zones where hydra.samples[zone.link].isROM {
+                let sample = hydra.samples[zone.link]
+                throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: sample.offset,
+                                     reason: "sample '\(sample.name)' (played by instrument '\(instrument.name)') is a ROM sample (type 0x\(String(sample.type, radix: 16))); ROM samples are not supported")
+            }
+            instrumentZones.append(zones)
+        }
+
+        var presetRegions: [[(region: SamplerRegion, sample: Int)]] = []
+        var regionTotal = 0
+        for (index, preset) in hydra.presets.dropLast().enumerated() {
+            let zones = try hydra.zones(level: .preset, ownerName: preset.name, bags: hydra.bagRange(ofPreset: index),
+                                        bagTable: hydra.presetBags, generators: hydra.presetGenerators,
+                                        linkCount: hydra.instruments.count - 1)
+            var regions: [(region: SamplerRegion, sample: Int)] = []
+            for presetZone in zones {
+                for instrumentZone in instrumentZones[presetZone.link] {
+                    guard let region = RegionBuilder.region(preset: presetZone.generators, instrument: instrumentZone.generators,
+                                                            sample: hydra.samples[instrumentZone.link]) else { continue }
+                    regions.append((region, instrumentZone.link))
+                }
+            }
+            regionTotal += regions.count
+            guard regionTotal <= maximumRegionCount else {
+                throw SoundFontError(file: hydra.file, chunk: "pdta/phdr", offset: preset.offset,
+                                     reason: "preset '\(preset.name)' brings the bank past \(maximumRegionCount) regions")
+            }
+            presetRegions.append(regions)
+        }
+        return presetRegions
+    }
+
+    /// The sample pool: every sample some region plays, in file order, decoded between guard
+    /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused).
+    private static func decodeSamples(usedBy presetRegions: [[(region: SamplerRegion, sample: Int)]], hydra: Hydra,
+                                      file: SoundFontFile) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
+        let guardFrames = SampleBank.guardFrameCount
+        var used = [Bool](repeating: false, count: hydra.samples.count)
+        for regions in presetRegions { for entry in regions { used[entry.sample] = true } }
+        var slots = [Int](repeating: -1, count: hydra.samples.count)
+        var poolSize = guardFrames
+        for (index, sample) in hydra.samples.enumerated() where used[index] {
+            slots[index] = poolSize
+            poolSize += sample.end - sample.start + guardFrames
+        }
+        let smplFrames = file.smpl.count / 2
+        guard poolSize <= maximumPoolExpansion * smplFrames + guardFrames * hydra.samples.count + guardFrames else {
+            throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
+                                 reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
+        }
+        var pool = [Float](repeating: 0, count: poolSize)
+        for (index, sample) in hydra.samples.enumerated() where used[index] {
+            try decode(sample, from: file, into: &pool, at: slots[index])
+        }
+        return (pool, slots)
+    }
+
     /// Decodes `sample` to Float at `poolIndex`: 16-bit words / 32768, or with sm24 the 24-bit
     /// value (word << 8 | low byte) / 8388608. The range was validated against smpl (and sm24
     /// has smpl's frame count), and the reader checks it again once per sample.
@@ -150,19 +163,28 @@ public enum SoundFontLoader {
         guard poolIndex >= 0, frames >= 0, poolIndex <= pool.count - frames else {
             throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' does not fit its pool slot")
         }
+        guard frames > 0 else { return }
         try pool.withUnsafeMutableBufferPointer { (target) throws(SoundFontError) in
-            let slot = UnsafeMutableBufferPointer(rebasing: target[poolIndex..<(poolIndex + frames)])
+            // Plain pointer loops: the range is checked once above and by `withBytes`, and
+            // per-element buffer checks and iterators would make debug builds (the tests) crawl.
+            guard let slot = target.baseAddress.map({ $0 + poolIndex }) else { return }
             try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
-                for frame in 0..<frames {
-                    let value = Int16(bitPattern: UInt16(words[2 * frame]) | UInt16(words[2 * frame + 1]) << 8)
-                    slot[frame] = Float(value) * (1 / 32_768)
+                guard let words = UnsafeRawPointer(words.baseAddress) else { return }
+                var frame = 0
+                while frame < frames {
+                    let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
+                    slot[frame] = Float(Int(value)) * (1 / 32_768)
+                    frame += 1
                 }
             }
             guard let sm24 = file.sm24 else { return }
             try sm24.withBytes(sample.start, frames) { low in
-                for frame in 0..<frames {
+                guard let low = low.baseAddress else { return }
+                var frame = 0
+                while frame < frames {
                     // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
-                    slot[frame] += Float(low[frame]) * (1 / 8_388_608)
+                    slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
+                    frame += 1
                 }
             }
         }
@@ -203,8 +225,9 @@ public enum SoundFontLoader {
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             initialized = 0
+            guard let base = buffer.baseAddress else { return }
             while initialized < size {
-                let count = read(descriptor, buffer.baseAddress! + initialized, size - initialized)
+                let count = read(descriptor, base + initialized, size - initialized)
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { failed = count < 0; break }
                 initialized += count

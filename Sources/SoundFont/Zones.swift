@@ -52,9 +52,7 @@ extension Hydra {
                     if stage <= 1 { set[op] = record.amount }
                     stage = 2
                 default:
-                    if case .ignored = GeneratorInfo[op].kind {} else if case .link = GeneratorInfo[op].kind {} else {
-                        set[op] = record.amount
-                    }
+                    if GeneratorInfo[op].isZoneValue { set[op] = record.amount }
                     stage = 2
                 }
             }

@@ -1,5 +1,7 @@
 import AudioFile
 import AudioIO
+import Engine
+import MIDI
 import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -43,6 +45,12 @@ do {
     printError("staccato \(command.name): \(error) (see 'staccato \(command.name) --help')")
     exit(2)
 } catch let error as DeviceError {
+    printError("staccato: \(error)")
+    exit(1)
+} catch let error as InstrumentLoadError {
+    printError("staccato: \(error)")
+    exit(1)
+} catch let error as MIDIFileError {
     printError("staccato: \(error)")
     exit(1)
 } catch let error as AudioFileError {

@@ -38,6 +38,7 @@ final class RenderThreadAllocationTests: XCTestCase {
             for block in 0..<blockCount {
                 renderer.render(into: buffer, frameCount: block % 7 == 0 ? 512 : 64)
                 renderer.report(.xrun(frameTime: 0))
+                usleep(100)  // paced like a device, so the control thread's commands interleave
             }
             staccato_allocation_counting_end()
             outcome.allocations = staccato_allocation_count()
@@ -54,10 +55,12 @@ final class RenderThreadAllocationTests: XCTestCase {
             frame = engine.renderedFrameTime + 32
             if engine.send(.toneOn(slot: UInt8(sent % 16), frequency: Float(100 + sent % 900), amplitude: 0.1), at: frame) { sent += 1 }
             engine.send(.toneOff(slot: UInt8((sent + 5) % 16)), at: frame + 10)
-            if sent % 50 == 0 { engine.send(.allSoundOff, at: frame + 20) }
+            if sent % 200 == 0 { engine.send(.allSoundOff, at: frame + 20) }
             // The sampler: notes (enough to make it steal), pedal, bend, controllers, bank swaps.
             let channel = UInt8(sent % 3)
-            engine.send(.noteOn(channel: channel, key: UInt8(30 + sent % 60), velocity: UInt8(1 + sent % 127)), at: frame)
+            for chord in 0..<4 {
+                engine.send(.noteOn(channel: channel, key: UInt8(30 + (sent * 4 + chord) % 60), velocity: UInt8(1 + sent % 127)), at: frame)
+            }
             engine.send(.noteOff(channel: channel, key: UInt8(30 + (sent + 40) % 60)), at: frame + 5)
             engine.send(.controlChange(channel: channel, controller: 64, value: sent % 7 == 0 ? 127 : 0), at: frame + 7)
             engine.send(.pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)

@@ -10,7 +10,7 @@ final class GeneratorSemanticsTests: XCTestCase {
     let gen = SF2Builder.gen
     let range = SF2Builder.range
 
-    func load(_ builder: SF2Builder, file: StaticString = #filePath, line: UInt = #line) throws -> SampleBank {
+    func load(_ builder: SF2Builder) throws -> SampleBank {
         try SoundFontLoader.load(bytes: builder.build(), name: "synthetic.sf2", sampleRate: 48_000)
     }
 
@@ -372,7 +372,7 @@ final class GeneratorSemanticsTests: XCTestCase {
         sample.name = "Rom Piano"
         sample.type = 0x8001
         XCTAssertThrowsError(try load(.simple(sample: sample))) { error in
-            let error = error as! SoundFontError
+            guard let error = error as? SoundFontError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.chunk, "pdta/shdr")
             XCTAssertTrue(error.reason.contains("'Rom Piano'"), error.description)
             XCTAssertTrue(error.reason.contains("ROM"), error.description)

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 let usage = """
@@ -5,6 +6,9 @@ usage: staccato-bench <benchmark> [options]
 
 benchmarks:
   ring [--items N] [--runs R]   SPSC ring throughput between two threads (default 20000000 items, 5 runs)
+  polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F]
+                                voices per core in real time at 64-frame periods, cubic and linear,
+                                beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs)
 
 Benchmarks report medians measured side by side in one run; they never fail on a figure.
 """
@@ -22,6 +26,16 @@ func option(_ name: String, default value: Int, in arguments: [String] = argumen
 switch arguments.first {
 case "ring":
     RingBenchmark.run(itemCount: option("items", default: 20_000_000), runs: option("runs", default: 5))
+case "polyphony":
+    let fontIndex = arguments.firstIndex(of: "--soundfont")
+    let font = fontIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? InstrumentLoader.defaultSoundFontPath
+    do {
+        try PolyphonyBenchmark.run(font: font, notes: option("notes", default: 1_000),
+                                   seconds: Double(option("seconds", default: 3)), runs: option("runs", default: 3))
+    } catch {
+        FileHandle.standardError.write("staccato-bench: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 case "--help", "-h", "help":
     print(usage)
 case let other:

@@ -1,0 +1,104 @@
+import Engine
+import Foundation
+import Render
+
+/// Voices one core renders in real time at 64-frame periods: hold many notes of a real font, render
+/// 64-frame blocks on one thread, count active voices every block, and divide the voice-frames
+/// rendered per second by the sample rate. FluidSynth is measured the same way in the same run
+/// (bench/fluidsynth_polyphony.py drives libfluidsynth), so the two figures are side by side.
+enum PolyphonyBenchmark {
+    struct Figure {
+        var voicesPerCore: Double
+        var meanVoices: Double
+        var realtimeFactor: Double
+    }
+
+    static let melodicChannels: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
+
+    static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool, rate: Double = 48_000) throws -> Figure {
+        let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
+            sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic)))
+        engine.install(bank)
+        for channel in melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
+        for index in 0..<notes {
+            engine.send(.noteOn(channel: melodicChannels[index % 15], key: UInt8(21 + (index / 15) % 88), velocity: 100))
+        }
+        let block = 64
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: block)  // applies the note-ons
+        let blocks = Int(seconds * rate) / block
+        var voiceFrames = 0
+        var elapsed = 0.0
+        // Voices are counted between timed stretches of 32 blocks, exactly as for FluidSynth.
+        for first in stride(from: 0, to: blocks, by: 32) {
+            let count = min(32, blocks - first)
+            voiceFrames += engine.renderer.statistics.activeVoices * block * count
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<count { engine.renderer.render(into: buffer, frameCount: block) }
+            elapsed += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        engine.processEvents()
+        return Figure(voicesPerCore: Double(voiceFrames) / elapsed / rate,
+                      meanVoices: Double(voiceFrames) / Double(blocks * block),
+                      realtimeFactor: Double(blocks * block) / rate / elapsed)
+    }
+
+    static func measureFluidSynth(font: String, notes: Int, seconds: Double) -> Figure? {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fluidsynth_polyphony.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, font, String(notes), String(seconds)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Double],
+              let voices = json["voices_per_core"], let mean = json["mean_voices"], let factor = json["realtime_factor"]
+        else { return nil }
+        return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
+    }
+
+    static func run(font: String, notes: Int, seconds: Double, runs: Int) throws {
+        print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
+        print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run")
+        var cubic: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
+        for _ in 0..<runs {
+            cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true))
+            linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false))
+            if let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds) { fluid.append(figure) }
+        }
+        func report(_ name: String, _ figures: [Figure]) {
+            guard !figures.isEmpty else { return print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) not measured (is fluidsynth installed?)") }
+            let median = figures.sorted { $0.voicesPerCore < $1.voicesPerCore }[figures.count / 2]
+            print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"
+                  + "  (\(String(format: "%.0f", median.meanVoices)) voices sounding, \(String(format: "%.2f", median.realtimeFactor))x real time)")
+        }
+        report("Staccato, cubic (4-point) interpolation", cubic)
+        report("Staccato, linear interpolation", linear)
+        report("FluidSynth \(fluidSynthVersion()), 4th-order interpolation", fluid)
+        if !cubic.isEmpty && !fluid.isEmpty {
+            let ours = cubic.map(\.voicesPerCore).sorted()[cubic.count / 2]
+            let theirs = fluid.map(\.voicesPerCore).sorted()[fluid.count / 2]
+            print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ours / theirs))x")
+        }
+    }
+
+    static func fluidSynthVersion() -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["fluidsynth", "--version"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last.map(String.init) } ?? ""
+    }
+}
