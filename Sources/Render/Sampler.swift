@@ -27,6 +27,8 @@ struct Sampler {
     let banks: UnsafeMutablePointer<BankSlot>
     /// One control block of four interleaved lanes: the voices being rendered together.
     let scratch: UnsafeMutablePointer<SIMD4<Float>>
+    /// Eight zero frames: what an empty lane of the SIMD reader reads.
+    let silence: UnsafeMutablePointer<Float>
     /// The voices of the group being rendered (up to four).
     let group: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
     let groupBlocks: UnsafeMutablePointer<SamplerVoice.ControlBlock>
@@ -52,6 +54,8 @@ struct Sampler {
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
         scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
+        silence = .allocate(capacity: 8)
+        silence.initialize(repeating: 0, count: 8)
         group = .allocate(capacity: 4)
         groupBlocks = .allocate(capacity: 4)
         groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: 4)
@@ -67,6 +71,7 @@ struct Sampler {
         banks.deallocate()
         pool.deallocate()
         scratch.deallocate()
+        silence.deallocate()
         group.deallocate()
         groupBlocks.deallocate()
     }
@@ -245,17 +250,29 @@ struct Sampler {
         var offset = 0
         while offset < frameCount {
             let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
+            // Control rate for every lane, then the longest stretch every lane can read without a
+            // boundary: that stretch is read for all four at once, the rest lane by lane.
+            var fastFrames = blockFrames
+            for lane in 0..<4 {
+                if lane < count && group[lane].pointee.isActive {
+                    groupBlocks[lane] = group[lane].pointee.prepare(frameCount: blockFrames, channel: channels[Int(group[lane].pointee.channel)],
+                                                                    sampleRate: sampleRate)
+                    fastFrames = min(fastFrames, group[lane].pointee.clearFrameCount(limit: blockFrames))
+                } else {
+                    groupBlocks[lane] = SamplerVoice.ControlBlock()
+                }
+            }
+            if fastFrames > 0 { readGroup(count: count, frameCount: fastFrames) }
             var filtering = false
             for lane in 0..<4 {
                 guard lane < count, group[lane].pointee.isActive else {
-                    groupBlocks[lane] = SamplerVoice.ControlBlock()
-                    for frame in 0..<blockFrames { lanes[frame * 4 + lane] = 0 }
+                    for frame in fastFrames..<blockFrames { lanes[frame * 4 + lane] = 0 }
                     continue
                 }
                 let voice = group[lane]
-                groupBlocks[lane] = voice.pointee.begin(frameCount: blockFrames, lane: lanes + lane, stride: 4,
-                                                        channel: channels[Int(voice.pointee.channel)],
-                                                        sampleRate: sampleRate, interpolation: interpolation)
+                let rest = voice.pointee.readSample(into: lanes + fastFrames * 4 + lane, stride: 4, frameCount: blockFrames - fastFrames,
+                                                    increment: voice.pointee.lastIncrement, interpolation: interpolation)
+                groupBlocks[lane].produced = fastFrames + rest
                 for frame in groupBlocks[lane].produced ..< blockFrames { lanes[frame * 4 + lane] = 0 }
                 filtering = filtering || groupBlocks[lane].filterActive
             }
@@ -272,6 +289,57 @@ struct Sampler {
                 if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
             }
             offset += blockFrames
+        }
+    }
+
+    /// Reads `frameCount` frames for all four lanes at once (no lane is near a boundary): the four
+    /// positions advance in 32.32 fixed point, the 16 neighbouring samples are gathered, and the
+    /// interpolation runs in SIMD lanes. Empty lanes read silence at a standstill.
+    @_noAllocation @_noLocks
+    func readGroup(count: Int, frameCount: Int) {
+        let quiet = UnsafePointer(silence + 2)
+        var bases = (quiet, quiet, quiet, quiet)
+        var phase = SIMD4<UInt64>(repeating: 0)
+        var step = SIMD4<UInt64>(repeating: 0)
+        for lane in 0..<count where group[lane].pointee.isActive {
+            let voice = group[lane]
+            let base = voice.pointee.samples! + Int(voice.pointee.position)
+            switch lane {
+            case 0: bases.0 = base
+            case 1: bases.1 = base
+            case 2: bases.2 = base
+            default: bases.3 = base
+            }
+            // Positions relative to each lane's base keep the integer part small.
+            let position = voice.pointee.position
+            phase[lane] = UInt64((position - Double(Int(position))) * 4_294_967_296)
+            step[lane] = UInt64(voice.pointee.lastIncrement * 4_294_967_296)
+        }
+        let scale = SIMD4<Float>(repeating: 1 / 4_294_967_296)
+        let cubic = interpolation.isCubic
+        for frame in 0..<frameCount {
+            let whole = SIMD4<Int>(truncatingIfNeeded: phase &>> 32)
+            let fraction = SIMD4<Float>(SIMD4<UInt32>(truncatingIfNeeded: phase)) * scale
+            let y0 = SIMD4<Float>(bases.0[whole[0]], bases.1[whole[1]], bases.2[whole[2]], bases.3[whole[3]])
+            let y1 = SIMD4<Float>(bases.0[whole[0] + 1], bases.1[whole[1] + 1], bases.2[whole[2] + 1], bases.3[whole[3] + 1])
+            if cubic {
+                let ym1 = SIMD4<Float>(bases.0[whole[0] - 1], bases.1[whole[1] - 1], bases.2[whole[2] - 1], bases.3[whole[3] - 1])
+                let y2 = SIMD4<Float>(bases.0[whole[0] + 2], bases.1[whole[1] + 2], bases.2[whole[2] + 2], bases.3[whole[3] + 2])
+                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at a time.
+                let slope = (y1 - ym1) * 0.5
+                let v = y0 - y1
+                let w = slope + v
+                let a = w + v + (y2 - y0) * 0.5
+                let b = w + a
+                scratch[frame] = ((a * fraction - b) * fraction + slope) * fraction + y0
+            } else {
+                scratch[frame] = y0 + (y1 - y0) * fraction
+            }
+            phase &+= step
+        }
+        for lane in 0..<count where group[lane].pointee.isActive {
+            let voice = group[lane]
+            voice.pointee.position = Double(Int(voice.pointee.position)) + Double(phase[lane]) / 4_294_967_296
         }
     }
 

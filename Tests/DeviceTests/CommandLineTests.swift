@@ -64,4 +64,69 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(Double(decoded.frameCount) / Double(decoded.sampleRate), 6.25, accuracy: 0.01)
         XCTAssertGreaterThan(SignalAnalysis.rms(decoded.samples[...]), 0.01)
     }
+
+    func testRenderPlaysAMIDIFileThroughTheShippedFont() throws {
+        let out = TestDevices.temporaryFile("mozart.wav")
+        defer { unlink(out) }
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let result = try CommandRunner.staccato(["render", song, "--out", out], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("notes 599"), result.standardOutput)
+        let audio = try AudioFileReader.read(out)
+        XCTAssertEqual(Double(audio.frameCount) / 48_000, 45.6, accuracy: 1)
+        XCTAssertGreaterThan(SignalAnalysis.rms(audio.samples[...]), 0.01)
+    }
+
+    /// Broken fonts: truncated at every top-level chunk boundary and with flipped bytes, each run
+    /// through the CLI is a one-line error naming the file, and exit code 1 — or, for a flip that
+    /// only touches sample data, a normal render. Never a crash.
+    func testCorruptedSoundFontsAreOneLineErrorsWithExitCodeOne() throws {
+        let font = CommandRunner.repositoryRoot.appendingPathComponent("soundfonts/sf_GMbank_piano_xylo_drums.sf2")
+        let bytes = try [UInt8](Data(contentsOf: font))
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let broken = TestDevices.temporaryFile("broken.sf2")
+        let out = TestDevices.temporaryFile("broken.wav")
+        defer { unlink(broken); unlink(out) }
+
+        // Chunk boundaries: RIFF header, each LIST and each sub-chunk start.
+        var boundaries: [Int] = [0, 4, 8, 12]
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            boundaries.append(offset)
+            if String(decoding: bytes[offset ..< offset + 4], as: UTF8.self) == "LIST" {
+                var inner = offset + 12
+                boundaries.append(inner)
+                while inner + 8 <= min(bytes.count, offset + 8 + size) {
+                    let innerSize = Int(bytes[inner + 4]) | Int(bytes[inner + 5]) << 8 | Int(bytes[inner + 6]) << 16 | Int(bytes[inner + 7]) << 24
+                    boundaries.append(inner)
+                    inner += 8 + innerSize + (innerSize & 1)
+                }
+            }
+            offset += 8 + size + (size & 1)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var cases: [[UInt8]] = boundaries.flatMap { [Array(bytes.prefix($0)), Array(bytes.prefix($0 + 3))] }
+        for _ in 0..<10 {
+            var flipped = bytes
+            // Flip bytes in the last 10 % (pdta, the preset data), where a flip must be caught.
+            let position = Int.random(in: bytes.count * 9 / 10 ..< bytes.count, using: &generator)
+            flipped[position] ^= 0xff
+            cases.append(flipped)
+        }
+        var errors = 0
+        for corrupted in cases {
+            try Data(corrupted).write(to: URL(fileURLWithPath: broken))
+            let result = try CommandRunner.staccato(["render", song, "--soundfont", broken, "--out", out], timeout: 60)
+            XCTAssertFalse(result.timedOut)
+            XCTAssertTrue(result.exitCode == 0 || result.exitCode == 1, "exit \(result.exitCode): \(result.standardError)")
+            if result.exitCode == 1 {
+                errors += 1
+                XCTAssertEqual(result.errorLines.count, 1, result.standardError)
+                XCTAssertTrue(result.standardError.contains("broken.sf2"), result.standardError)
+            }
+        }
+        XCTAssertGreaterThanOrEqual(errors, boundaries.count, "every truncation must be refused")
+        print("corrupted fonts through the CLI: \(cases.count) cases, \(errors) refused with exit code 1, the rest rendered")
+    }
 }

@@ -17,7 +17,14 @@ struct SamplerVoice {
         @_noAllocation @_noLocks get { 0.005 }
     }
 
-    enum Interpolation: UInt8 { case linear, cubic }
+    enum Interpolation: UInt8 {
+        case linear, cubic
+        /// A plain Bool to branch on: comparing enums with `==` goes through a generic witness the
+        /// real-time checker rejects in unoptimised builds.
+        var isCubic: Bool {
+            @_noAllocation @_noLocks get { if case .cubic = self { true } else { false } }
+        }
+    }
 
     // Identity
     var isActive = false
@@ -183,14 +190,13 @@ struct SamplerVoice {
         var rightStart: Float = 0, rightStep: Float = 0
     }
 
-    /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames and
-    /// reads the sample into `lane` (every `stride`-th float). Envelope, fade and pan are evaluated at
-    /// the block's ends and ramped linearly across it: at most 64 frames (1.3 ms) of granularity.
-    /// The caller filters the lane when `filterActive` (with this voice's `filter`), mixes it with the
-    /// block's gains and calls `finish`.
+    /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames:
+    /// sets `lastIncrement` (the read speed) and the filter, and returns the block's gains. Envelope,
+    /// fade and pan are evaluated at the block's ends and ramped linearly across it: at most 64 frames
+    /// (1.3 ms) of granularity. The caller then reads the sample (the group's SIMD reader, then
+    /// `readSample` for frames near a boundary), filters when `filterActive`, mixes, and calls `finish`.
     @_noAllocation @_noLocks
-    mutating func begin(frameCount: Int, lane: UnsafeMutablePointer<Float>, stride: Int,
-                        channel state: ChannelState, sampleRate: Double, interpolation: Interpolation) -> ControlBlock {
+    mutating func prepare(frameCount: Int, channel state: ChannelState, sampleRate: Double) -> ControlBlock {
         var block = ControlBlock()
         guard samples != nil else { return block }
         let modulationDepth = modulationEnvelope.currentValue
@@ -203,8 +209,6 @@ struct SamplerVoice {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
         }
-        block.produced = readSample(into: lane, stride: stride, frameCount: frameCount,
-                                    increment: lastIncrement, interpolation: interpolation)
 
         let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
         if cutoff != lastCutoffCents {
@@ -251,6 +255,15 @@ struct SamplerVoice {
         if block.produced < frameCount || volumeEnvelope.isFinished || fadeGain <= 0 { isActive = false }
     }
 
+    /// Frames (at most `limit`) that can be read at `lastIncrement` without coming within two frames
+    /// of the loop end or the sample end: the stretch the group's SIMD reader may take.
+    @_noAllocation @_noLocks
+    func clearFrameCount(limit: Int) -> Int {
+        let boundary = isLooping ? loopEnd : end
+        let clear = (Double(boundary - 2) - position) / lastIncrement
+        return clear <= 0 ? 0 : min(limit, Int(clear))
+    }
+
     /// Reads up to `frameCount` interpolated frames into `output`; returns how many (fewer when an
     /// unlooped sample ends).
     @_noAllocation @_noLocks
@@ -277,7 +290,7 @@ struct SamplerVoice {
             let step = UInt64(increment * 4_294_967_296)
             var phase = UInt64(position * 4_294_967_296)
             let scale: Float = 1 / 4_294_967_296
-            if interpolation == .cubic {
+            if interpolation.isCubic {
                 for offset in index ..< index + run {
                     let whole = Int(truncatingIfNeeded: phase >> 32)
                     let fraction = Float(UInt32(truncatingIfNeeded: phase)) * scale
@@ -305,7 +318,7 @@ struct SamplerVoice {
         func at(_ frame: Int) -> Float {
             isLooping && frame >= loopEnd ? samples[loopStart + (frame - loopEnd)] : samples[frame]
         }
-        if interpolation == .linear { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
+        if !interpolation.isCubic { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
         return cubic(at(whole - 1), at(whole), at(whole + 1), at(whole + 2), fraction)
     }
 }
