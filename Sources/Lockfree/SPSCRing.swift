@@ -44,6 +44,20 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         /// Total number of slots in both regions.
         public var count: Int { first.count + second.count }
 
+        /// Copies `count` items from `source` into the regions, first then second.
+        @inlinable
+        func fill(from source: UnsafePointer<Element>) {
+            copyElements(from: source, to: first.baseAddress!, count: first.count)
+            if second.count > 0 { copyElements(from: source + first.count, to: second.baseAddress!, count: second.count) }
+        }
+
+        /// Copies the regions' `count` items, first then second, to `destination`.
+        @inlinable
+        func drain(to destination: UnsafeMutablePointer<Element>) {
+            copyElements(from: first.baseAddress!, to: destination, count: first.count)
+            if second.count > 0 { copyElements(from: second.baseAddress!, to: destination + first.count, count: second.count) }
+        }
+
         @inlinable init(first: UnsafeMutableBufferPointer<Element>, second: UnsafeMutableBufferPointer<Element>) {
             self.first = first
             self.second = second
@@ -110,10 +124,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         public mutating func push(contentsOf items: UnsafeBufferPointer<Element>) -> Int {
             let regions = reserve(upTo: items.count)
             guard let source = items.baseAddress, regions.count > 0 else { return 0 }
-            copyElements(from: source, to: regions.first.baseAddress!, count: regions.first.count)
-            if regions.second.count > 0 {
-                copyElements(from: source + regions.first.count, to: regions.second.baseAddress!, count: regions.second.count)
-            }
+            regions.fill(from: source)
             commit(regions.count)
             return regions.count
         }
@@ -182,10 +193,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         public mutating func pop(into destination: UnsafeMutableBufferPointer<Element>) -> Int {
             let regions = readable(upTo: destination.count)
             guard let target = destination.baseAddress, regions.count > 0 else { return 0 }
-            copyElements(from: regions.first.baseAddress!, to: target, count: regions.first.count)
-            if regions.second.count > 0 {
-                copyElements(from: regions.second.baseAddress!, to: target + regions.first.count, count: regions.second.count)
-            }
+            regions.drain(to: target)
             release(regions.count)
             return regions.count
         }

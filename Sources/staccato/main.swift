@@ -1,7 +1,3 @@
-import AudioFile
-import AudioIO
-import Engine
-import MIDI
 import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -44,19 +40,8 @@ do {
 } catch let error as UsageError {
     printError("staccato \(command.name): \(error) (see 'staccato \(command.name) --help')")
     exit(2)
-} catch let error as DeviceError {
-    printError("staccato: \(error)")
-    exit(1)
-} catch let error as InstrumentLoadError {
-    printError("staccato: \(error)")
-    exit(1)
-} catch let error as MIDIFileError {
-    printError("staccato: \(error)")
-    exit(1)
-} catch let error as AudioFileError {
-    printError("staccato: \(error)")
-    exit(1)
 } catch {
+    // Every other error (devices, files, fonts, MIDI) describes itself in one line naming the thing.
     printError("staccato: \(error)")
     exit(1)
 }
