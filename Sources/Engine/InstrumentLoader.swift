@@ -31,19 +31,22 @@ public enum InstrumentLoader {
         }
     }
 
-    /// The SoundFont shipped with Staccato (piano, program 0; xylophone, program 13), looked up
-    /// beside the executable's package, then in the working directory; `STACCATO_SOUNDFONT`
-    /// overrides both.
+    /// The SoundFont shipped with Staccato (piano, program 0; xylophone, program 13);
+    /// `STACCATO_SOUNDFONT` overrides it.
     public static var defaultSoundFontPath: String {
-        if let override = ProcessInfo.processInfo.environment["STACCATO_SOUNDFONT"] { return override }
-        let name = "soundfonts/FluidR3_GM_piano_xylo.sf2"
-        // .build/<triple>/<configuration>/staccato → the package root is three folders up.
+        ProcessInfo.processInfo.environment["STACCATO_SOUNDFONT"] ?? shippedFile("soundfonts/FluidR3_GM_piano_xylo.sf2")
+    }
+
+    /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the running
+    /// executable's package (`.build/<triple>/<configuration>/staccato` is three folders below it),
+    /// then in the working directory.
+    public static func shippedFile(_ relativePath: String) -> String {
         var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent(name).path
+            let candidate = folder.appendingPathComponent(relativePath).path
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
             folder.deleteLastPathComponent()
         }
-        return name
+        return relativePath
     }
 }

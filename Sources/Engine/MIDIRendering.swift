@@ -35,41 +35,25 @@ extension Engine {
     @discardableResult
     public func render(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
                        _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> MIDIRenderSummary {
-        var messages = file.timedMessages().map { (frame: FrameTime(max(0, ($0.seconds * sampleRate).rounded())), message: $0.message) }
-        if let program = options.program {
-            messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != 9 } else { false } }
-            let forced = (0..<16).filter { $0 != 9 }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: UInt8($0), program: program)) }
-            messages = forced + messages
-        }
-        let start = renderedFrameTime
-        let lastEventFrame = messages.last.map { $0.frame } ?? 0
-        let tailLimit = lastEventFrame + FrameTime(options.maximumTailSeconds * sampleRate)
+        let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program, startFrame: renderedFrameTime)
+        let tailLimit = sequencer.lastEventFrame + FrameTime(options.maximumTailSeconds * sampleRate)
         let block = min(max(1, options.blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
         defer { scratch.deallocate() }
 
-        var next = 0
         var rendered: FrameTime = 0
         while true {
-            let blockEnd = rendered + FrameTime(block)
-            // Queue what is due in this block; a full ring just means the rest waits a block (it is
-            // checked first, so waiting is not counted as a refusal).
-            var room = freeCommandSlots()
-            while next < messages.count, messages[next].frame < blockEnd, room > 0 {
-                send(midi: messages[next].message, at: start + messages[next].frame)
-                next += 1
-                room -= 1
-            }
+            rendered += FrameTime(block)
+            sequencer.send(dueBefore: sequencer.startFrame + rendered, to: self)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
-            rendered = blockEnd
-            if next >= messages.count && rendered > lastEventFrame
+            if sequencer.isFinished && rendered > sequencer.lastEventFrame
                 && (renderer.statistics.activeVoices == 0 || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
-                                 messageCount: messages.count, statistics: renderer.statistics,
+                                 messageCount: sequencer.messageCount, statistics: renderer.statistics,
                                  refusedCommands: refusedCommandCount)
     }
 }

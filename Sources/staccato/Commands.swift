@@ -1,3 +1,4 @@
+import AudioFile
 import AudioIO
 import DSP
 import Engine
@@ -51,7 +52,7 @@ enum Commands {
     }
 
     static let demo = Subcommand(
-        name: "demo", summary: "Plays a short demo through an ALSA device. When there is no playback device it says so\nand renders the demo to a file instead.",
+        name: "demo", summary: "Plays Mozart's Turkish March on the shipped piano through an ALSA device. When there is no\nplayback device it says so and renders the demo to a file instead.",
         usage: "[--device default] [--out demo.wav]",
         options: DeviceOptions.specs(defaultDevice: "default") + [
             OptionSpec(name: "out", valueName: "FILE", help: "where to render when no device plays (default: demo.wav)"),
@@ -61,15 +62,28 @@ enum Commands {
         var configuration = try DeviceOptions.streamConfiguration(options)
         if options.values["period"] == nil { configuration.periodFrameCount = 256 }
         let output = try options.string("out", default: "demo.wav")
-        let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.5)
-        let frameCount = Demo.schedule(on: engine)
+        let rate = Double(configuration.sampleRate)
+        let (bank, song) = try Demo.load(sampleRate: rate)
+        let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.8)
+        engine.install(bank)
         do {
             let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
-            return try LivePlayback.play(engine, on: stream, frameLimit: frameCount)
+            // Stay a tenth of a second (plus the device buffer) ahead of the audio thread.
+            let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
+            let sequencer = MIDISequencer(song, sampleRate: rate, startFrame: lookahead)
+            let frameCount = Int(lookahead + sequencer.lastEventFrame) + Int(Demo.tailSeconds * rate)
+            print("playing \(Demo.songPath) on the shipped piano")
+            return try LivePlayback.play(engine, on: stream, frameLimit: frameCount) {
+                sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)
+            }
         } catch let error as DeviceError where error.code == .notFound || error.code == .noDevice || DeviceList.soundCardCount() == 0 {
             print("No playback device (\(error)); rendering the demo to \(output) instead.")
-            try engine.renderOffline(frameCount: frameCount, to: output, blockFrameCount: 256)
-            print("wrote \(output): \(String(format3: Double(frameCount) / Double(configuration.sampleRate))) s at \(configuration.sampleRate) Hz")
+            let writer = try AudioFileWriter(path: output, sampleRate: configuration.sampleRate, channelCount: 2)
+            let summary = try engine.render(song, options: MIDIRenderOptions(blockFrameCount: 256, maximumTailSeconds: Demo.tailSeconds)) {
+                try writer.write($0.baseAddress!, frameCount: $0.count / 2)
+            }
+            try writer.close()
+            print("wrote \(output): \(String(format3: summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")
             return 0
         }
     }

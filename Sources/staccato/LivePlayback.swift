@@ -16,13 +16,16 @@ enum LivePlayback {
         }
     }
 
-    static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int) throws -> Int32 {
+    /// `feed` runs on every wake-up of the control loop (every 10 ms), to send what is due next.
+    static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int, feed: () -> Void = {}) throws -> Int32 {
         installSignalHandlers()
         print("playing on '\(stream.device)': \(stream.granted)")
+        feed()
         try stream.start(frameLimit: frameLimit)
         print("audio thread: \(stream.realtimeScheduling)")
         while !stream.isDone {
             if stopSignalReceived.load(ordering: .relaxed) != 0 { stream.stop() }
+            feed()
             engine.processEvents()
             usleep(10_000)
         }

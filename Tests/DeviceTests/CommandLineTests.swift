@@ -61,7 +61,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("No playback device"), result.standardOutput)
         let decoded = try AudioFileReader.read(path)
-        XCTAssertEqual(Double(decoded.frameCount) / Double(decoded.sampleRate), 6.25, accuracy: 0.01)
+        XCTAssertTrue(result.standardOutput.contains("599 notes"), result.standardOutput)
+        XCTAssertEqual(Double(decoded.frameCount) / Double(decoded.sampleRate), 45.6, accuracy: 1)
         XCTAssertGreaterThan(SignalAnalysis.rms(decoded.samples[...]), 0.01)
     }
 

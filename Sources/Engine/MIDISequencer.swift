@@ -1,0 +1,48 @@
+import DSP
+import MIDI
+import Render
+
+/// Feeds a MIDI file's messages to an engine, each stamped with its exact frame, a little ahead of
+/// the audio thread: the same code drives offline renders (ahead by one block) and real-time
+/// playback (ahead by a lookahead the control thread's wake-ups can keep up with).
+/// - Thread: control.
+public final class MIDISequencer {
+    private let messages: [(frame: FrameTime, message: MIDIMessage)]
+    private var next = 0
+    /// The frame of the last message, relative to the start.
+    public let lastEventFrame: FrameTime
+    /// Where on the engine's timeline the song starts.
+    public let startFrame: FrameTime
+
+    /// - Parameters:
+    ///   - program: plays every melodic channel with this program, ignoring the file's program changes.
+    ///   - startFrame: the engine frame at which the song's time zero falls.
+    public init(_ file: MIDIFile, sampleRate: Double, program: UInt8? = nil, startFrame: FrameTime = 0) {
+        var messages = file.timedMessages().map { (frame: FrameTime(max(0, ($0.seconds * sampleRate).rounded())), message: $0.message) }
+        if let program {
+            messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != 9 } else { false } }
+            let forced = (0..<16).filter { $0 != 9 }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: UInt8($0), program: program)) }
+            messages = forced + messages
+        }
+        self.messages = messages
+        lastEventFrame = messages.last?.frame ?? 0
+        self.startFrame = startFrame
+    }
+
+    /// Messages in the song.
+    public var messageCount: Int { messages.count }
+    /// True once every message has been sent.
+    public var isFinished: Bool { next >= messages.count }
+
+    /// Sends every message due before `frame` (engine time) for which the command ring has room;
+    /// the rest wait for the next call, so a full ring delays messages but never counts them as
+    /// refused.
+    public func send(dueBefore frame: FrameTime, to engine: Engine) {
+        var room = engine.freeCommandSlots()
+        while next < messages.count, startFrame + messages[next].frame < frame, room > 0 {
+            engine.send(midi: messages[next].message, at: startFrame + messages[next].frame)
+            next += 1
+            room -= 1
+        }
+    }
+}
