@@ -61,7 +61,7 @@ struct Sampler {
         groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: 4)
     }
 
-    /// Frees the pools; returns the banks still held so the owner can release them.
+    /// Frees the pools and hands every bank still held to `release`.
     /// - Thread: control, after the audio thread has stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
         for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
@@ -202,8 +202,8 @@ struct Sampler {
         channels[Int(channel)].refresh()
     }
 
-    /// Releases every held note of `channel` (the pedal still holds what it holds: no, per
-    /// RP-015 all-notes-off ends pedal-held notes too, so nothing can stay stuck).
+    /// Releases every note of `channel`, pedal-held ones included: All Notes Off is the message
+    /// front ends send on every exit path, so it must leave nothing sounding.
     @_noAllocation @_noLocks
     mutating func allNotesOff(channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {

@@ -54,6 +54,8 @@ enum RegionBuilder {
         region.reverbSend = Float(value(.reverbEffectsSend)) / 1_000
         region.chorusSend = Float(value(.chorusEffectsSend)) / 1_000
         region.exclusiveClass = UInt16(value(.exclusiveClass))
+        region.fixedKey = Int16(value(.keynum))
+        region.fixedVelocity = Int16(value(.velocity))
 
         region.volumeEnvelope.delay = seconds(value(.delayVolEnv))
         region.volumeEnvelope.attack = seconds(value(.attackVolEnv))

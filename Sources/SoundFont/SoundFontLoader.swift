@@ -11,8 +11,7 @@ import Render
 /// its own pan, as the font's zones describe them.
 ///
 /// Not applied: custom modulators (pmod/imod are parsed and their indices validated, but the
-/// renderer implements only the SF2 default modulators), and the keynum/velocity generators
-/// (the region model has no fixed key or velocity).
+/// renderer implements only the SF2 default modulators).
 ///
 /// Errors: a file that is not a sound SoundFont is reported as a `SoundFontError` naming the
 /// file, chunk and byte; nothing input-derived is trusted before it is checked, so a damaged

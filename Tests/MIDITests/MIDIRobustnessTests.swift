@@ -1,21 +1,10 @@
 import Foundation
 import MIDI
+import TestSupport
 import XCTest
 
 /// Damaged input must end in a parse or a `MIDIFileError`: never a trap, never a hang.
 final class MIDIRobustnessTests: XCTestCase {
-    /// SplitMix64: a fixed seed gives the same damage on every run and every machine.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     let fileName = "mozart_turkish_march.mid"
 
     func loadMozart() throws -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import Render
 import SoundFont
+import TestSupport
 import XCTest
 
 /// Damaged files: every outcome must be a whole `SampleBank` or a `SoundFontError` that names the
@@ -10,18 +11,6 @@ final class CorruptionTests: XCTestCase {
 
     func small() throws -> [UInt8] { try [UInt8](Data(contentsOf: URL(fileURLWithPath: ShippedFontTests.drumsPath))) }
     func big() throws -> [UInt8] { try [UInt8](Data(contentsOf: URL(fileURLWithPath: ShippedFontTests.pianoPath))) }
-
-    /// SplitMix64: a seeded generator so every run damages the same bytes.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     enum Outcome { case loaded, failed }
 

@@ -231,6 +231,15 @@ final class GeneratorSemanticsTests: XCTestCase {
         XCTAssertEqual(try self.region(instrument: [gen(Op.pan, 250)]).pan, 0.5)
     }
 
+    func testFixedKeyAndVelocityGenerators() throws {
+        let fixed = try region(instrument: [gen(Op.keynum, 72), gen(Op.velocity, 40)])
+        XCTAssertEqual(fixed.fixedKey, 72)
+        XCTAssertEqual(fixed.fixedVelocity, 40)
+        let free = try region(instrument: [])
+        XCTAssertEqual(free.fixedKey, -1, "absent: the played key counts")
+        XCTAssertEqual(free.fixedVelocity, -1)
+    }
+
     func testTimecentAndOtherUnitConversions() throws {
         let region = try region(instrument: [
             gen(Op.attackVolEnv, 0), gen(Op.holdVolEnv, 1_200), gen(Op.decayVolEnv, -1_200), gen(Op.releaseVolEnv, -32_768),

@@ -43,6 +43,10 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var chorusSend: Float = 0
     /// Voices with the same non-zero class in the same preset cut each other off (hi-hat pairs).
     public var exclusiveClass: UInt16 = 0
+    /// SF2 keynum: the key this zone always plays as (for pitch and key scaling), or -1.
+    public var fixedKey: Int16 = -1
+    /// SF2 velocity: the velocity this zone always plays with (for level and filter), or -1.
+    public var fixedVelocity: Int16 = -1
 
     // MARK: Envelopes and modulation
     public var volumeEnvelope = Envelope()

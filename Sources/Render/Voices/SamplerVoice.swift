@@ -121,12 +121,15 @@ struct SamplerVoice {
         }
         // A loop shorter than the interpolator's reach cannot be played cleanly; play it once.
         if region.loopEnd <= region.loopStart + 2 { isLooping = false }
-        pitchCents = (Double(key) - region.rootKey) * region.centsPerKey + region.tuneCents
+        // SF2 keynum and velocity generators override what the note brings.
+        let playedKey = region.fixedKey >= 0 ? UInt8(min(region.fixedKey, 127)) : key
+        let playedVelocity = region.fixedVelocity >= 0 ? UInt8(min(region.fixedVelocity, 127)) : velocity
+        pitchCents = (Double(playedKey) - region.rootKey) * region.centsPerKey + region.tuneCents
         rateRatio = region.sampleRate / engineRate
 
         // SF2 default modulator: velocity → attenuation (concave, 960 cB) and → cutoff (−2400 cents).
-        attenuationCentibels = region.attenuationCentibels + concaveAttenuation(velocity)
-        cutoffCents = region.filterCutoffCents - 2_400 * (1 - Float(velocity) / 127)
+        attenuationCentibels = region.attenuationCentibels + concaveAttenuation(playedVelocity)
+        cutoffCents = region.filterCutoffCents - 2_400 * (1 - Float(playedVelocity) / 127)
         filterQ = centibelsToAmplitude(-(region.filterResonanceCentibels - 30.1))  // Q in dB = cB/10 − 3.01
         filter.reset()
         lastCents = .nan
@@ -140,7 +143,7 @@ struct SamplerVoice {
         fadeGain = 1
         fadeStep = 0
 
-        let keyOffset = 60 - Double(key)
+        let keyOffset = 60 - Double(playedKey)
         let volume = region.volumeEnvelope
         volumeEnvelope.start(
             delay: volume.delay, attack: volume.attack,
