@@ -15,7 +15,7 @@ let realtimeSettings: [SwiftSetting] = [
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "Render", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "DSP", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -30,7 +30,8 @@ let package = Package(
         .target(name: "MIDI"),
         .target(name: "SoundFont", dependencies: ["Render"]),
         .target(name: "SampleSet", dependencies: ["Render", "AudioFile"]),
-        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet"]),
+        .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet"]),
+        .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "MIDI"]),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),
@@ -41,6 +42,7 @@ let package = Package(
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
+        .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "TestSupport"]),
     ]

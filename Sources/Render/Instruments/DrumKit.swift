@@ -1,0 +1,122 @@
+/// A loaded drum kit: one-shot pads, each with its decoded stereo sample and its own fixed pool of
+/// voices. Built whole on the control thread (by the kit loader), swapped into the renderer by
+/// pointer, and handed back on the return ring when the renderer lets go of it, to be freed on the
+/// control thread — like `SampleBank`.
+///
+/// The voice storage lives in the kit, allocated at load: the audio thread owns it from install
+/// until retirement, so a hit never allocates.
+public final class DrumKit: @unchecked Sendable {
+    /// Frames of silence after every pad's sample in `samples`.
+    public static var guardFrameCount: Int { 8 }
+
+    /// One pad: what a note plays.
+    public struct Pad: Sendable, BitwiseCopyable, Equatable {
+        /// First frame of the pad's sample in `samples` (stereo frames: two floats each).
+        public var start: Int
+        /// Frames in the sample.
+        public var frameCount: Int
+        /// Linear gain at full velocity.
+        public var gain: Float
+        /// Voices that may ring at once; the next hit after that recycles the oldest (round robin).
+        public var voiceCount: Int
+        /// Pads in the same non-zero group silence each other (a closed hi-hat chokes the open one).
+        public var chokeGroup: UInt16
+        /// First of this pad's voices in the kit's voice storage (set by `DrumKit.init`).
+        public var firstVoice: Int = 0
+
+        public init(start: Int, frameCount: Int, gain: Float, voiceCount: Int, chokeGroup: UInt16) {
+            self.start = start
+            self.frameCount = frameCount
+            self.gain = gain
+            self.voiceCount = voiceCount
+            self.chokeGroup = chokeGroup
+        }
+    }
+
+    /// One voice's state. Recycling a ringing voice moves its playhead to `tail`, which fades out
+    /// over 5 ms while `head` starts the new hit, so a recycle never clicks.
+    public struct Voice: Sendable, BitwiseCopyable {
+        public struct Playhead: Sendable, BitwiseCopyable {
+            var isActive = false
+            var position = 0
+            var gain: Float = 0
+            /// 1 normally; ramps to 0 by `fadeStep` when faded.
+            var fade: Float = 1
+            var fadeStep: Float = 0
+        }
+        var head = Playhead()
+        var tail = Playhead()
+    }
+
+    public let name: String
+    /// Stereo interleaved samples of every pad, each followed by `guardFrameCount` silent frames.
+    public let samples: UnsafeBufferPointer<Float>
+    public let pads: UnsafeBufferPointer<Pad>
+    /// The pad each MIDI note plays, or -1.
+    public let padForNote: UnsafeBufferPointer<Int16>
+    /// Names of the pads, parallel to `pads` (control thread only).
+    public let padNames: [String]
+    /// Voice storage for all pads; the audio thread's while the kit is installed.
+    public let voices: UnsafeMutableBufferPointer<Voice>
+    /// Where each pad's next hit goes (round robin), parallel to `pads`; the audio thread's.
+    public let nextVoice: UnsafeMutableBufferPointer<Int>
+    /// The buffers above as plain data for the audio thread, which must not touch the class.
+    public let layout: UnsafePointer<Layout>
+
+    public struct Layout: @unchecked Sendable, BitwiseCopyable {
+        public let samples: UnsafeBufferPointer<Float>
+        public let pads: UnsafeBufferPointer<Pad>
+        public let padForNote: UnsafeBufferPointer<Int16>
+        public let voices: UnsafeMutableBufferPointer<Voice>
+        public let nextVoice: UnsafeMutableBufferPointer<Int>
+    }
+
+    /// - Parameters:
+    ///   - samples: stereo interleaved frames; every pad's range must lie inside it.
+    ///   - notes: the MIDI note of each pad, parallel to `pads`.
+    /// - Precondition: loaders validate first; this checks again.
+    /// - Thread: control. Not real-time safe: allocates.
+    public init(name: String, samples: [Float], pads: [Pad], notes: [UInt8], padNames: [String]) {
+        precondition(pads.count == notes.count && pads.count == padNames.count)
+        var placed = pads
+        var voiceTotal = 0
+        var table = [Int16](repeating: -1, count: 128)
+        for index in placed.indices {
+            precondition(placed[index].start >= 0 && placed[index].frameCount >= 0
+                         && (placed[index].start + placed[index].frameCount) * 2 <= samples.count, "pad outside the sample pool")
+            precondition(placed[index].voiceCount >= 1 && notes[index] < 128)
+            placed[index].firstVoice = voiceTotal
+            voiceTotal += placed[index].voiceCount
+            table[Int(notes[index])] = Int16(index)
+        }
+        self.name = name
+        self.padNames = padNames
+        self.samples = Self.copy(samples)
+        self.pads = Self.copy(placed)
+        padForNote = Self.copy(table)
+        let storage = UnsafeMutableBufferPointer<Voice>.allocate(capacity: max(1, voiceTotal))
+        storage.initialize(repeating: Voice())
+        voices = UnsafeMutableBufferPointer(rebasing: storage[0..<voiceTotal])
+        nextVoice = .allocate(capacity: max(1, placed.count))
+        nextVoice.initialize(repeating: 0)
+        let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
+        layout.initialize(to: Layout(samples: self.samples, pads: self.pads, padForNote: padForNote,
+                                     voices: voices, nextVoice: nextVoice))
+        self.layout = UnsafePointer(layout)
+    }
+
+    deinit {
+        samples.deallocate()
+        pads.deallocate()
+        padForNote.deallocate()
+        voices.baseAddress?.deallocate()
+        nextVoice.deallocate()
+        UnsafeMutablePointer(mutating: layout).deallocate()
+    }
+
+    private static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
+        _ = buffer.initialize(from: array)
+        return UnsafeBufferPointer(start: buffer.baseAddress, count: array.count)
+    }
+}
