@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
-        .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "MIDI"]),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine"], path: "bench/Sources"),
+        .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "MIDI", "DrumKitLoader"]),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

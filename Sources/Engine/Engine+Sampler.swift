@@ -16,6 +16,17 @@ extension Engine {
         return false
     }
 
+    /// Queues `kit` to become the drum kit at `frameTime`: from then on channel 10 plays it. The old
+    /// kit rings out and is freed here once silent. Returns false when the command ring is full.
+    /// - Thread: control.
+    @discardableResult
+    public func install(_ kit: DrumKit, at frameTime: FrameTime = 0) -> Bool {
+        let handle = RetainedObject(retaining: kit)
+        if send(.installKit(handle, layout: kit.layout), at: frameTime) { return true }
+        handle.release()
+        return false
+    }
+
     /// Queues a MIDI channel message at `frameTime`. Returns false when the command ring is full.
     /// - Thread: control.
     @discardableResult

@@ -12,4 +12,14 @@ public struct RenderStatistics: Sendable, Equatable {
     public var noteOns: Int
     /// Note-ons with no preset or region to play: nothing sounded, nothing is stuck.
     public var unmappedNotes: Int
+    /// Drum hits played (channel 10 note-ons with a kit installed and a pad for the note).
+    public var drumHits: Int
+    /// Hits that recycled a pad's oldest ringing voice (with a 5 ms fade of the old sound).
+    public var drumRecycles: Int
+    /// Ringing voices faded by a choke group.
+    public var drumChokes: Int
+    /// Channel-10 note-ons that no pad of the kit plays.
+    public var unmappedHits: Int
+    /// Drum voices ringing after the last block.
+    public var activeDrumVoices: Int
 }

@@ -18,6 +18,7 @@ public final class Renderer: @unchecked Sendable {
     var events: SPSCRing<RenderEvent>.Producer
     let tones: ToneBank
     var sampler: Sampler
+    var drums: DrumPlayer
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
@@ -33,6 +34,11 @@ public final class Renderer: @unchecked Sendable {
     let publishedHardCuts = Atomic<Int>(0)
     let publishedNoteOns = Atomic<Int>(0)
     let publishedUnmappedNotes = Atomic<Int>(0)
+    let publishedDrumHits = Atomic<Int>(0)
+    let publishedDrumRecycles = Atomic<Int>(0)
+    let publishedDrumChokes = Atomic<Int>(0)
+    let publishedUnmappedHits = Atomic<Int>(0)
+    let publishedDrumVoices = Atomic<Int>(0)
 
     /// - Thread: control. Not real-time safe: allocates.
     public init(configuration: RenderConfiguration,
@@ -49,6 +55,7 @@ public final class Renderer: @unchecked Sendable {
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount)
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
+        drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
         masterGain = SmoothedValue(masterVolume.value,
@@ -58,6 +65,7 @@ public final class Renderer: @unchecked Sendable {
     deinit {
         tones.deallocate()
         sampler.deallocate { $0.release() }
+        drums.deallocate { $0.release() }
         mixLeft.deallocate()
         mixRight.deallocate()
     }
@@ -74,7 +82,12 @@ public final class Renderer: @unchecked Sendable {
                          stolenVoices: publishedStolenVoices.load(ordering: .relaxed),
                          hardCuts: publishedHardCuts.load(ordering: .relaxed),
                          noteOns: publishedNoteOns.load(ordering: .relaxed),
-                         unmappedNotes: publishedUnmappedNotes.load(ordering: .relaxed))
+                         unmappedNotes: publishedUnmappedNotes.load(ordering: .relaxed),
+                         drumHits: publishedDrumHits.load(ordering: .relaxed),
+                         drumRecycles: publishedDrumRecycles.load(ordering: .relaxed),
+                         drumChokes: publishedDrumChokes.load(ordering: .relaxed),
+                         unmappedHits: publishedUnmappedHits.load(ordering: .relaxed),
+                         activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed))
     }
 
     /// Events the audio thread could not send because the return ring was full.
@@ -96,6 +109,7 @@ public final class Renderer: @unchecked Sendable {
             let count = segmentEnd - offset
             tones.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
             sampler.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+            drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
             offset = segmentEnd
         }
         writeOutput(output, frameCount: frameCount)
@@ -143,11 +157,19 @@ public final class Renderer: @unchecked Sendable {
         case .allSoundOff:
             tones.stopAll()
             sampler.allSoundOff(channel: nil)
+            drums.fadeAll()
         case let .noteOn(channel, key, velocity):
-            sampler.noteOn(channel: channel, key: key, velocity: velocity)
+            // With a kit installed, channel 10 is the kit's (one-shots: note-offs do not matter).
+            let kitPlays = drums.hasKit
+            if kitPlays, channel == ChannelState.percussionChannel {
+                if velocity > 0 { _ = drums.hit(note: key, velocity: velocity) }
+            } else {
+                sampler.noteOn(channel: channel, key: key, velocity: velocity)
+            }
         case let .noteOff(channel, key):
             sampler.noteOff(channel: channel, key: key)
         case let .controlChange(channel, controller, value):
+            if channel == ChannelState.percussionChannel, controller == 120 { drums.fadeAll() }
             sampler.controlChange(channel: channel, controller: controller, value: value)
         case let .programChange(channel, program):
             sampler.programChange(channel: channel, program: program)
@@ -157,6 +179,8 @@ public final class Renderer: @unchecked Sendable {
             sampler.channelPressure(channel: channel, pressure: pressure)
         case let .installBank(bank, layout):
             return sampler.install(bank, layout: layout)
+        case let .installKit(kit, layout):
+            return drums.install(kit, layout: layout)
         }
         return true
     }
@@ -187,6 +211,9 @@ public final class Renderer: @unchecked Sendable {
         while events.freeCount() > 0, let bank = sampler.collectRetiredBank() {
             report(.retired(bank))
         }
+        while events.freeCount() > 0, let kit = drums.collectRetiredKit() {
+            report(.retired(kit))
+        }
     }
 
     @_noAllocation @_noLocks
@@ -197,5 +224,10 @@ public final class Renderer: @unchecked Sendable {
         publishedHardCuts.store(sampler.pool.hardCutCount, ordering: .relaxed)
         publishedNoteOns.store(sampler.noteOnCount, ordering: .relaxed)
         publishedUnmappedNotes.store(sampler.unmappedNoteCount, ordering: .relaxed)
+        publishedDrumHits.store(drums.hitCount, ordering: .relaxed)
+        publishedDrumRecycles.store(drums.recycledCount, ordering: .relaxed)
+        publishedDrumChokes.store(drums.chokedCount, ordering: .relaxed)
+        publishedUnmappedHits.store(drums.unmappedHitCount, ordering: .relaxed)
+        publishedDrumVoices.store(drums.activeVoiceCount, ordering: .relaxed)
     }
 }

@@ -23,6 +23,8 @@ final class RenderThreadAllocationTests: XCTestCase {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64)))
         let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]
         XCTAssertTrue(engine.install(banks[0]))
+        let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
+        XCTAssertTrue(engine.install(kits[0]))
         let renderer = engine.renderer
         let outcome = Outcome()
         let warmedUp = DispatchSemaphore(value: 0)
@@ -66,6 +68,9 @@ final class RenderThreadAllocationTests: XCTestCase {
             engine.send(.pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)
             engine.send(.controlChange(channel: channel, controller: 1, value: UInt8(sent % 128)), at: frame + 11)
             if sent % 500 == 0 { engine.install(banks[(sent / 500) % 2], at: frame + 13) }
+            // Drums: rolls fast enough to recycle, hi-hats that choke, kit swaps.
+            engine.send(.noteOn(channel: 9, key: [38, 42, 46][sent % 3], velocity: UInt8(1 + sent % 127)), at: frame + 3)
+            if sent % 700 == 0 { engine.install(kits[(sent / 700) % 2], at: frame + 15) }
             engine.masterVolume.set(Float(sent % 10) / 10)
             engine.processEvents()
             usleep(50)
@@ -74,6 +79,8 @@ final class RenderThreadAllocationTests: XCTestCase {
         XCTAssertEqual(outcome.renderedBlocks, blockCount)
         XCTAssertGreaterThan(sent, 100, "the control thread must have kept the render thread busy with commands")
         XCTAssertGreaterThan(renderer.statistics.stolenVoices, 0, "the steal path ran")
+        XCTAssertGreaterThan(renderer.statistics.drumRecycles, 0, "the drum recycle path ran")
+        XCTAssertGreaterThan(renderer.statistics.drumChokes, 0, "the choke path ran")
         XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
         XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
     }

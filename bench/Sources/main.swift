@@ -9,6 +9,8 @@ benchmarks:
   polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs)
+  drums [--seconds S] [--runs R] [--kit kit.json]
+                                rapid fire: drum hits per second sustained in real time with every pad ringing
 
 Benchmarks report medians measured side by side in one run; they never fail on a figure.
 """
@@ -32,6 +34,15 @@ case "polyphony":
     do {
         try PolyphonyBenchmark.run(font: font, notes: option("notes", default: 1_000),
                                    seconds: Double(option("seconds", default: 3)), runs: option("runs", default: 3))
+    } catch {
+        FileHandle.standardError.write("staccato-bench: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+case "drums":
+    let kitIndex = arguments.firstIndex(of: "--kit")
+    let manifest = kitIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? InstrumentLoader.shippedFile("samples/drums/kit.json")
+    do {
+        try DrumBenchmark.run(manifest: manifest, seconds: Double(option("seconds", default: 2)), runs: option("runs", default: 3))
     } catch {
         FileHandle.standardError.write("staccato-bench: \(error)\n".data(using: .utf8)!)
         exit(1)

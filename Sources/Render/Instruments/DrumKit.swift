@@ -43,9 +43,16 @@ public final class DrumKit: @unchecked Sendable {
             /// 1 normally; ramps to 0 by `fadeStep` when faded.
             var fade: Float = 1
             var fadeStep: Float = 0
+
+            @_noAllocation @_noLocks
+            init(isActive: Bool = false, gain: Float = 0) {
+                self.isActive = isActive
+                self.gain = gain
+            }
         }
         var head = Playhead()
         var tail = Playhead()
+        @_noAllocation @_noLocks public init() {}
     }
 
     public let name: String

@@ -36,5 +36,7 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         /// Makes a `SampleBank` current; the renderer takes over the retain in `bank`, and hands the
         /// bank back as `.retired` when its last voice has ended after a later switch.
         case installBank(RetainedObject, layout: UnsafePointer<SampleBank.Layout>)
+        /// Makes a `DrumKit` current: from then on channel 10 plays it. Ownership as for banks.
+        case installKit(RetainedObject, layout: UnsafePointer<DrumKit.Layout>)
     }
 }

@@ -1,0 +1,195 @@
+/// The drum part of the renderer: one-shot pads with a fixed pool of voices each, hit round robin.
+///
+/// Every hit plays its pad's sample to the end; four quick hits on one pad are four voices, not one
+/// voice restarted. Only when all of a pad's voices ring does a hit recycle one — the oldest — and
+/// the old sound then fades over 5 ms on the voice's tail playhead instead of being cut. Choke
+/// groups fade every other pad of the group (a closed hi-hat silences the open one).
+///
+/// Velocity curve: gain = pad gain × (velocity / 127)², i.e. 40·log10(velocity/127) dB — the same
+/// curve the SoundFont default modulator gives the sampler, so kits and fonts balance alike.
+struct DrumPlayer {
+    /// Kits that may be live at once: the current one and up to three still ringing out.
+    static var kitSlotCount: Int {
+        @_noAllocation @_noLocks get { 4 }
+    }
+    /// Recycle and choke fade: 5 ms, long enough not to click, short enough to feel immediate.
+    static var fadeSeconds: Double {
+        @_noAllocation @_noLocks get { 0.005 }
+    }
+
+    struct KitSlot {
+        var handle: RetainedObject? = nil
+        var samples: UnsafeBufferPointer<Float> = UnsafeBufferPointer(start: nil, count: 0)
+        var pads: UnsafeBufferPointer<DrumKit.Pad> = UnsafeBufferPointer(start: nil, count: 0)
+        var padForNote: UnsafeBufferPointer<Int16> = UnsafeBufferPointer(start: nil, count: 0)
+        var voices: UnsafeMutableBufferPointer<DrumKit.Voice> = UnsafeMutableBufferPointer(start: nil, count: 0)
+        var nextVoice: UnsafeMutableBufferPointer<Int> = UnsafeMutableBufferPointer(start: nil, count: 0)
+        var isEmpty: Bool {
+            @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
+        }
+    }
+
+    let kits: UnsafeMutablePointer<KitSlot>
+    var currentKit = -1
+    let fadeStep: Float
+
+    // Statistics (audio thread writes; the renderer publishes them).
+    var hitCount = 0
+    var recycledCount = 0
+    var chokedCount = 0
+    /// Hits on notes no pad plays.
+    var unmappedHitCount = 0
+    var activeVoiceCount = 0
+
+    init(sampleRate: Double) {
+        kits = .allocate(capacity: Self.kitSlotCount)
+        kits.initialize(repeating: KitSlot(), count: Self.kitSlotCount)
+        fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
+    }
+
+    /// Frees the slots and hands every kit still held to `release`.
+    /// - Thread: control, after the audio thread has stopped.
+    func deallocate(releasing release: (RetainedObject) -> Void) {
+        for index in 0..<Self.kitSlotCount { if let handle = kits[index].handle { release(handle) } }
+        kits.deinitialize(count: Self.kitSlotCount)
+        kits.deallocate()
+    }
+
+    /// True when a kit is installed: channel 10 then plays it.
+    var hasKit: Bool {
+        @_noAllocation @_noLocks get { currentKit >= 0 }
+    }
+
+    /// Makes `kit` current; false when every slot is still ringing out (the caller retries next
+    /// block, after the old kits' voices have been faded).
+    @_noAllocation @_noLocks
+    mutating func install(_ handle: RetainedObject, layout: UnsafePointer<DrumKit.Layout>) -> Bool {
+        var free = -1
+        for index in 0..<Self.kitSlotCount where kits[index].isEmpty {
+            free = index
+            break
+        }
+        guard free >= 0 else {
+            for index in 0..<Self.kitSlotCount where index != currentKit { fadeAll(slot: index) }
+            return false
+        }
+        // Voice state may be left over from an earlier life of this kit: start it silent.
+        for index in 0..<layout.pointee.voices.count { layout.pointee.voices[index] = DrumKit.Voice() }
+        kits[free] = KitSlot(handle: handle, samples: layout.pointee.samples, pads: layout.pointee.pads,
+                             padForNote: layout.pointee.padForNote, voices: layout.pointee.voices,
+                             nextVoice: layout.pointee.nextVoice)
+        currentKit = free
+        return true
+    }
+
+    /// Plays `note` at `velocity` on the current kit. Returns false when no pad plays the note.
+    @_noAllocation @_noLocks
+    mutating func hit(note: UInt8, velocity: UInt8) -> Bool {
+        guard currentKit >= 0, note < 128 else { return false }
+        let kit = kits[currentKit]
+        let padIndex = Int(kit.padForNote[Int(note)])
+        guard padIndex >= 0 else { unmappedHitCount += 1; return false }
+        let pad = kit.pads[padIndex]
+        if pad.chokeGroup != 0 {
+            for other in 0..<kit.pads.count where other != padIndex && kit.pads[other].chokeGroup == pad.chokeGroup {
+                for voice in kit.pads[other].firstVoice ..< kit.pads[other].firstVoice + kit.pads[other].voiceCount {
+                    if kit.voices[voice].head.isActive { chokedCount += 1 }
+                    fade(&kit.voices[voice].head)
+                    fade(&kit.voices[voice].tail)
+                }
+            }
+        }
+        let voiceIndex = pad.firstVoice + kit.nextVoice[padIndex]
+        kit.nextVoice[padIndex] = (kit.nextVoice[padIndex] + 1) % pad.voiceCount
+        if kit.voices[voiceIndex].head.isActive {
+            // Round robin came back to a ringing voice: it is the oldest. Its sound moves to the
+            // tail and fades; a tail still fading from an earlier recycle is replaced.
+            recycledCount += 1
+            kit.voices[voiceIndex].tail = kit.voices[voiceIndex].head
+            fade(&kit.voices[voiceIndex].tail)
+        }
+        let level = Float(min(velocity, 127)) / 127
+        kit.voices[voiceIndex].head = DrumKit.Voice.Playhead(isActive: true, gain: pad.gain * level * level)
+        hitCount += 1
+        return true
+    }
+
+    /// Fades every voice of every kit (all sound off).
+    @_noAllocation @_noLocks
+    mutating func fadeAll() {
+        for slot in 0..<Self.kitSlotCount { fadeAll(slot: slot) }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func fadeAll(slot: Int) {
+        let voices = kits[slot].voices
+        for index in 0..<voices.count {
+            fade(&voices[index].head)
+            fade(&voices[index].tail)
+        }
+    }
+
+    @_noAllocation @_noLocks
+    func fade(_ playhead: inout DrumKit.Voice.Playhead) {
+        if playhead.isActive && playhead.fadeStep == 0 { playhead.fadeStep = fadeStep }
+    }
+
+    /// Adds every ringing voice of every live kit into `left`/`right`.
+    @_noAllocation @_noLocks
+    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        var active = 0
+        for slot in 0..<Self.kitSlotCount where !kits[slot].isEmpty {
+            let kit = kits[slot]
+            for padIndex in 0..<kit.pads.count {
+                let pad = kit.pads[padIndex]
+                for voice in pad.firstVoice ..< pad.firstVoice + pad.voiceCount {
+                    if kit.voices[voice].head.isActive {
+                        play(&kit.voices[voice].head, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
+                        if kit.voices[voice].head.isActive { active += 1 }
+                    }
+                    if kit.voices[voice].tail.isActive {
+                        play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
+                    }
+                }
+            }
+        }
+        activeVoiceCount = active
+    }
+
+    @_noAllocation @_noLocks
+    func play(_ playhead: inout DrumKit.Voice.Playhead, pad: DrumKit.Pad, samples: UnsafeBufferPointer<Float>,
+              left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        guard let base = samples.baseAddress else { playhead.isActive = false; return }
+        let count = min(frameCount, pad.frameCount - playhead.position)
+        var sample = base + 2 * (pad.start + playhead.position)
+        var fade = playhead.fade
+        let step = playhead.fadeStep
+        let gain = playhead.gain
+        for frame in 0..<max(0, count) {
+            fade = max(0, fade + step)
+            left[frame] += sample[0] * gain * fade
+            right[frame] += sample[1] * gain * fade
+            sample += 2
+        }
+        playhead.position += max(0, count)
+        playhead.fade = fade
+        if playhead.position >= pad.frameCount || fade <= 0 { playhead.isActive = false }
+    }
+
+    /// Hands back a kit that is neither current nor sounding.
+    @_noAllocation @_noLocks
+    mutating func collectRetiredKit() -> RetainedObject? {
+        for slot in 0..<Self.kitSlotCount where slot != currentKit && !kits[slot].isEmpty {
+            var sounding = false
+            for index in 0..<kits[slot].voices.count where kits[slot].voices[index].head.isActive || kits[slot].voices[index].tail.isActive {
+                sounding = true
+                break
+            }
+            if sounding { continue }
+            let handle = kits[slot].handle
+            kits[slot] = KitSlot()
+            return handle
+        }
+        return nil
+    }
+}

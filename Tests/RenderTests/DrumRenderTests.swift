@@ -1,0 +1,147 @@
+import DSP
+import Engine
+import Foundation
+import Render
+import TestSupport
+import XCTest
+
+/// The drum player on synthetic kits: round-robin voices, recycling with a fade, choke groups,
+/// velocity and sample-accurate hits.
+final class DrumRenderTests: XCTestCase {
+    static let rate = 48_000.0
+
+    /// A decaying noise burst (a synthetic snare): deterministic, full-band, no silence at the start.
+    static func burst(frames: Int, seed: UInt64) -> [Float] {
+        var generator = SeededGenerator(state: seed)
+        return (0..<frames).map { frame in
+            let noise = Float(Double(generator.next() >> 11) / Double(1 << 53) * 2 - 1)
+            return noise * 0.5 * Float(exp(-Double(frame) / (0.08 * rate)))
+        }
+    }
+
+    /// A kit with pads on notes 38 (snare), 42 and 46 (hi-hats, one choke group).
+    static func kit(voices: Int = 4) -> (kit: DrumKit, snare: [Float]) {
+        let snare = burst(frames: 24_000, seed: 1)
+        let hat = burst(frames: 12_000, seed: 2)
+        let open = burst(frames: 36_000, seed: 3)
+        var pool: [Float] = []
+        var pads: [DrumKit.Pad] = []
+        for (sample, group) in [(snare, UInt16(0)), (hat, 1), (open, 1)] {
+            let start = pool.count / 2
+            for value in sample { pool += [value, value * 0.5] }  // stereo: right at half level
+            pool += [Float](repeating: 0, count: 2 * DrumKit.guardFrameCount)
+            pads.append(DrumKit.Pad(start: start, frameCount: sample.count, gain: 1, voiceCount: voices, chokeGroup: group))
+        }
+        return (DrumKit(name: "test", samples: pool, pads: pads, notes: [38, 42, 46], padNames: ["snare", "hat", "open"]), snare)
+    }
+
+    func engine(with kit: DrumKit) -> Engine {
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+        XCTAssertTrue(engine.install(kit))
+        return engine
+    }
+
+    func left(_ engine: Engine, frames: Int) -> [Float] {
+        SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: frames), channelCount: 2)
+    }
+
+    static func correlation(_ a: [Float], _ b: [Float]) -> Double {
+        let count = min(a.count, b.count)
+        var dot = 0.0, aa = 0.0, bb = 0.0
+        for index in 0..<count {
+            dot += Double(a[index]) * Double(b[index])
+            aa += Double(a[index]) * Double(a[index])
+            bb += Double(b[index]) * Double(b[index])
+        }
+        return dot / (aa * bb).squareRoot()
+    }
+
+    func testFourQuickHitsAreFourShiftedCopies() {
+        let (kit, snare) = Self.kit()
+        let engine = engine(with: kit)
+        let spacing = Int(0.020 * Self.rate)
+        for hit in 0..<4 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(100 + hit * spacing)) }
+        let rendered = left(engine, frames: 30_000)
+        var reference = [Float](repeating: 0, count: 30_000)
+        for hit in 0..<4 {
+            for (index, value) in snare.enumerated() where 100 + hit * spacing + index < reference.count {
+                reference[100 + hit * spacing + index] += value
+            }
+        }
+        XCTAssertGreaterThan(Self.correlation(rendered, reference), 0.999)
+        XCTAssertEqual(engine.renderer.statistics.drumHits, 4)
+        XCTAssertEqual(engine.renderer.statistics.drumRecycles, 0)
+    }
+
+    func testFifthOverlappingHitRecyclesOnlyTheOldestWithoutAClick() {
+        let (kit, snare) = Self.kit()
+        let engine = engine(with: kit)
+        let spacing = 960  // 20 ms: all five overlap (the sample lasts 500 ms)
+        for hit in 0..<5 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
+        let rendered = left(engine, frames: 30_000)
+        XCTAssertEqual(engine.renderer.statistics.drumRecycles, 1, "only the fifth hit recycles")
+        // Hits 2–5 ring untouched: after the 5 ms fade, the output is exactly those four copies.
+        let fadeEnd = 4 * spacing + 240
+        for frame in stride(from: fadeEnd + 10, to: 24_000, by: 97) {
+            var expected: Float = 0
+            for hit in 1..<5 where frame - hit * spacing < snare.count { expected += snare[frame - hit * spacing] }
+            XCTAssertEqual(rendered[frame], expected, accuracy: 1e-5, "frame \(frame)")
+        }
+        // The recycle fades: no step at the recycle point beyond what the sample itself makes.
+        let ownLargestStep = SignalAnalysis.largestStep(snare[...]) * 4
+        XCTAssertLessThanOrEqual(SignalAnalysis.largestStep(rendered[(4 * spacing - 2)...(4 * spacing + 250)]), ownLargestStep)
+    }
+
+    func testClosedHiHatChokesTheOpenOneWithAFade() {
+        let (kit, _) = Self.kit()
+        let engine = engine(with: kit)
+        engine.send(.noteOn(channel: 9, key: 46, velocity: 127), at: 0)
+        engine.send(.noteOn(channel: 9, key: 42, velocity: 1), at: 4_800)  // nearly silent closed hat
+        let rendered = left(engine, frames: 12_000)
+        XCTAssertEqual(engine.renderer.statistics.drumChokes, 1)
+        XCTAssertGreaterThan(SignalAnalysis.rms(rendered[4_700..<4_800]), 0.05, "open hat rings before the choke")
+        XCTAssertLessThan(SignalAnalysis.largestAbs(rendered[5_100..<6_000]), 0.001, "silent 5 ms after the choke")
+        let before = SignalAnalysis.largestStep(rendered[4_000..<4_800])
+        XCTAssertLessThanOrEqual(SignalAnalysis.largestStep(rendered[4_800..<5_100]), before, "the choke fades, not cuts")
+    }
+
+    func testVelocityCurveAndSampleAccurateHits() {
+        let (kit, snare) = Self.kit()
+        for (velocity, onset) in [(127, 0), (64, 37), (32, 101)] {
+            let engine = engine(with: kit)
+            engine.send(.noteOn(channel: 9, key: 38, velocity: UInt8(velocity)), at: FrameTime(onset))
+            let rendered = left(engine, frames: 2_000)
+            XCTAssertEqual(rendered.firstIndex { $0 != 0 }, onset + (snare.firstIndex { $0 != 0 } ?? 0), "velocity \(velocity)")
+            let expectedGain = pow(Float(velocity) / 127, 2)
+            XCTAssertEqual(rendered[onset + 500], snare[500] * expectedGain, accuracy: 1e-6)
+        }
+    }
+
+    func testWithoutAKitChannelTenGoesToTheSamplerAndUnknownNotesAreCounted() {
+        let (kit, _) = Self.kit()
+        let engine = engine(with: kit)
+        engine.send(.noteOn(channel: 9, key: 60, velocity: 100))  // no pad
+        engine.send(.noteOn(channel: 0, key: 38, velocity: 100))  // melodic channel: not the kit
+        _ = left(engine, frames: 1_000)
+        XCTAssertEqual(engine.renderer.statistics.unmappedHits, 1)
+        XCTAssertEqual(engine.renderer.statistics.drumHits, 0)
+    }
+
+    func testSwappedKitIsFreedOnTheControlThreadOnceSilent() {
+        final class Watch { weak var kit: DrumKit? }
+        let watch = Watch()
+        let engine: Engine
+        do {
+            let first = Self.kit().kit
+            watch.kit = first
+            engine = self.engine(with: first)
+        }
+        engine.send(.noteOn(channel: 9, key: 38, velocity: 127))
+        _ = left(engine, frames: 4_800)
+        XCTAssertTrue(engine.install(Self.kit().kit))
+        _ = left(engine, frames: 4_800)
+        XCTAssertNotNil(watch.kit, "still ringing out")
+        _ = left(engine, frames: 48_000)
+        XCTAssertNil(watch.kit, "freed once its last hit ended")
+    }
+}
