@@ -29,8 +29,12 @@ let package = Package(
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         .target(name: "MIDI"),
         .target(name: "SoundFont", dependencies: ["Render"]),
-        .target(name: "SampleSet", dependencies: ["Render", "AudioFile"]),
-        .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet"]),
+        .target(name: "ManifestSupport"),
+        // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
+        // in a debug test takes seconds.
+        .target(name: "SampleSet", dependencies: ["Render", "AudioFile", "ManifestSupport"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "MIDI", "DrumKitLoader"]),
@@ -42,7 +46,7 @@ let package = Package(
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
-        .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "TestSupport"]),
+        .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "TestSupport"]),
     ]

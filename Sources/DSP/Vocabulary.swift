@@ -7,7 +7,6 @@
 // - block:   the frames one render call produces, at most `maxFrameCount`.
 // - period:  the frames a device moves per wake-up; the device thread renders one block per period.
 // - buffer:  the device's whole ring, `periodCount` periods: what sets output latency.
-
-/// A position on the engine's timeline, in frames since the renderer started. 64 bits last
-/// millions of years at any audio rate, so it never wraps.
-public typealias FrameTime = UInt64
+//
+// Positions on the engine's timeline are `FrameTime`s (module Render): frames since the renderer
+// started.

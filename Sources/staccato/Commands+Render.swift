@@ -1,4 +1,5 @@
 import AudioFile
+import DrumKitLoader
 import Engine
 import Foundation
 import MIDI
@@ -8,10 +9,11 @@ extension Commands {
     static let render = Subcommand(
         name: "render",
         summary: "Renders a MIDI file offline, faster than real time, through a SoundFont or a sample set.\nChannels use the file's program changes; channel 10 plays the font's bank-128 kit if it has one.",
-        usage: "SONG.mid [--soundfont FONT.sf2 | --samples DIR] [--program N] --out OUT.wav [--rate 48000]",
+        usage: "SONG.mid [--soundfont FONT.sf2 | --samples DIR] [--kit KIT.json] [--program N] --out OUT.wav [--rate 48000]",
         options: [
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play (default: the shipped piano/xylophone font)"),
             OptionSpec(name: "samples", valueName: "DIR", help: "a folder of recordings to play instead of a SoundFont"),
+            OptionSpec(name: "kit", valueName: "KIT.json", help: "a drum kit manifest: channel 10 plays it (e.g. samples/drums/kit.json)"),
             OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N (0-127), ignoring the file's"),
             OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac or .ogg"),
             OptionSpec(name: "rate", valueName: "HZ", help: "sample rate (default: 48000)"),
@@ -47,6 +49,9 @@ extension Commands {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: Double(rate), voiceCount: voices, cubicInterpolation: interpolation == "cubic")))
         engine.install(bank)
+        if let kitPath = options.values["kit"] {
+            engine.install(try DrumKitLoader.load(manifest: kitPath, sampleRate: Double(rate)))
+        }
         let writer = try AudioFileWriter(path: output, sampleRate: rate, channelCount: 2)
         let renderStarted = Date()
         let summary = try engine.render(song, options: MIDIRenderOptions(program: program)) {
@@ -58,7 +63,8 @@ extension Commands {
         print("rendered \(songPath) with \(bank.name) to \(output): \(String(format: "%.2f", summary.seconds)) s of audio in "
               + "\(String(format: "%.2f", renderSeconds)) s (\(String(format: "%.1f", summary.seconds / max(renderSeconds, 1e-9)))x real time; "
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
-        print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)")
+        print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
+              + (options.values["kit"] == nil ? "" : "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)"))
         return 0
     }
 }

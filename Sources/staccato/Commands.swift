@@ -5,7 +5,7 @@ import Engine
 import Render
 
 enum Commands {
-    static let all: [Subcommand] = [devices, tone, render, demo]
+    static let all: [Subcommand] = [devices, tone, render, drums, demo]
 
     static let devices = Subcommand(
         name: "devices", summary: "Lists ALSA playback and capture PCMs, and says when there is no sound card.",

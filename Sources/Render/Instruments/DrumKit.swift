@@ -83,18 +83,28 @@ public final class DrumKit: @unchecked Sendable {
     ///   - notes: the MIDI note of each pad, parallel to `pads`.
     /// - Precondition: loaders validate first; this checks again.
     /// - Thread: control. Not real-time safe: allocates.
-    public init(name: String, samples: [Float], pads: [Pad], notes: [UInt8], padNames: [String]) {
-        precondition(pads.count == notes.count && pads.count == padNames.count)
+    public convenience init(name: String, samples: [Float], pads: [Pad], notes: [UInt8], padNames: [String]) {
+        self.init(name: name, samples: samples, pads: pads, noteSets: notes.map { [$0] }, padNames: padNames)
+    }
+
+    /// - Parameters:
+    ///   - noteSets: the MIDI notes each pad answers to, parallel to `pads` (a kick on 35 and 36);
+    ///     no note may belong to two pads.
+    public init(name: String, samples: [Float], pads: [Pad], noteSets: [[UInt8]], padNames: [String]) {
+        precondition(pads.count == noteSets.count && pads.count == padNames.count)
         var placed = pads
         var voiceTotal = 0
         var table = [Int16](repeating: -1, count: 128)
         for index in placed.indices {
             precondition(placed[index].start >= 0 && placed[index].frameCount >= 0
                          && (placed[index].start + placed[index].frameCount) * 2 <= samples.count, "pad outside the sample pool")
-            precondition(placed[index].voiceCount >= 1 && notes[index] < 128)
+            precondition(placed[index].voiceCount >= 1)
             placed[index].firstVoice = voiceTotal
             voiceTotal += placed[index].voiceCount
-            table[Int(notes[index])] = Int16(index)
+            for note in noteSets[index] {
+                precondition(note < 128 && table[Int(note)] < 0, "a note belongs to two pads")
+                table[Int(note)] = Int16(index)
+            }
         }
         self.name = name
         self.padNames = padNames

@@ -1,0 +1,49 @@
+import Glibc
+
+/// The controlling terminal in raw, non-echoing mode for key-by-key play, restored on every exit
+/// path (normal return, Ctrl-C, SIGTERM, SIGHUP), so the shell is never left broken.
+enum Terminal {
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var isRaw = false
+
+    /// True when standard input is a terminal (false for pipes and files, which are read as they are).
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Switches standard input to raw mode (no line buffering, no echo). Call `restore` to undo;
+    /// an `atexit` hook undoes it too.
+    static func enterRawMode() {
+        guard isInteractive, !isRaw, tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { bytes in
+            bytes[Int(VMIN)] = 0
+            bytes[Int(VTIME)] = 0
+        }
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return }
+        isRaw = true
+        atexit { Terminal.restore() }
+        write("\u{1B}[?25l")  // hide the cursor while the pads are drawn
+    }
+
+    /// Puts the terminal back as it was.
+    static func restore() {
+        guard isRaw else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        isRaw = false
+        write("\u{1B}[?25h\n")
+    }
+
+    /// Bytes waiting on standard input right now, without blocking; nil at end of input.
+    static func pendingBytes() -> [UInt8]? {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(STDIN_FILENO, &buffer, buffer.count)
+        if count == 0 { return nil }
+        return count < 0 ? [] : Array(buffer[..<count])
+    }
+
+    static func write(_ text: String) {
+        _ = text.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
+    }
+}
