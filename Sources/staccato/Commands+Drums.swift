@@ -40,7 +40,8 @@ extension Commands {
         func draw() {
             let now = MonotonicClock.seconds()
             var screen = Terminal.isInteractive ? "\u{1B}[H\u{1B}[2J" : ""
-            screen += "staccato drums: \(kit.name) on '\(device)' — press a key, q quits\n\n"
+            screen += "staccato drums: \(kit.name) on '\(device)' — press a key, q quits\n"
+            screen += "\(stream.granted); audio thread: \(stream.realtimeScheduling)\n\n"
             for (index, pad) in keyed.enumerated() {
                 let on = (lit[index] ?? 0) > now
                 screen += (on ? "\u{1B}[7m" : "") + " \(pad.key)  \(pad.name) (\(pad.note)) " + (on ? "\u{1B}[0m" : "") + "\n"

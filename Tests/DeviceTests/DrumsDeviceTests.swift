@@ -1,0 +1,39 @@
+import AudioFile
+import Foundation
+import TestSupport
+import XCTest
+
+/// `staccato drums` through the paced virtual device, keys arriving on standard input.
+final class DrumsDeviceTests: XCTestCase {
+    override func setUpWithError() throws { try TestDevices.require() }
+
+    func testThreeKeysPlayThreeHitsAtTheirMoments() throws {
+        let path = TestDevices.temporaryFile("drums.raw")
+        defer { unlink(path) }
+        let staccato = CommandRunner.staccatoExecutable.path
+        // a = kick, s = closed hi-hat, f = snare (the shipped kit's order), 400 ms apart, after
+        // a 2 s pause that covers loading the kit in a debug build.
+        let result = try CommandRunner.shell(
+            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --device 'staccato_record:FILE=\(path)'",
+            timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("drum hits 3"), result.standardOutput)
+
+        let recording = try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2)
+        let left = recording.channel(0)
+        // Onsets: 10 ms windows whose level jumps from near silence.
+        let window = 480
+        let levels = stride(from: 0, to: left.count - window, by: window).map { SignalAnalysis.largestAbs(left[$0 ..< $0 + window]) }
+        var onsets: [Int] = []
+        for index in 1..<levels.count where levels[index] > 0.02 && levels[index - 1] < levels[index] * 0.2 {
+            if let last = onsets.last, index - last < 20 { continue }
+            onsets.append(index)
+        }
+        XCTAssertEqual(onsets.count, 3, "onsets at \(onsets.map { $0 * 10 }) ms")
+        if onsets.count == 3 {
+            // Keys were typed 400 ms apart; the control loop wakes every 10 ms, so allow 60 ms.
+            XCTAssertEqual(Double((onsets[1] - onsets[0]) * 10), 400, accuracy: 60)
+            XCTAssertEqual(Double((onsets[2] - onsets[1]) * 10), 400, accuracy: 60)
+        }
+    }
+}
