@@ -22,6 +22,13 @@ final class DeviceFailureTests: XCTestCase {
         assertOneLineError(result, mentioning: ["no_such_pcm", "not found"])
     }
 
+    func testRateTheDeviceCannotRunIsAClearError() throws {
+        // The raw jack PCM (no plug above it) runs at the server's 48 kHz only.
+        let result = try CommandRunner.staccato(["tone", "--device", "staccato_jack_raw", "--rate", "44100",
+                                                 "--frequency", "440", "--seconds", "1"], timeout: 10)
+        assertOneLineError(result, mentioning: ["staccato_jack_raw", "runs at 48000 Hz", "--rate 48000"])
+    }
+
     func testNoServerBehindTheDevice() throws {
         let result = try CommandRunner.staccato(["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "1"],
                                                 environment: ["JACK_DEFAULT_SERVER": "staccato_nobody_home"], timeout: 10)
