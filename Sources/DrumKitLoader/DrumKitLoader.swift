@@ -8,13 +8,15 @@ import SampleSet
 /// The manifest (`kit.json`):
 /// ```json
 /// {"name": "Standard",
-///  "pads": [{"name": "kick", "file": "kick.wav", "note": 36, "gain": 0, "voices": 4},
+///  "pads": [{"name": "kick", "file": "kick.wav", "note": 36, "alsoNotes": [35], "gain": 0, "voices": 4},
 ///           {"name": "hihat_closed", "file": "hihat_closed.wav", "note": 42, "gain": -2, "chokeGroup": "hihat"},
 ///           {"name": "hihat_open", "file": "hihat_open.wav", "note": 46, "gain": -2, "chokeGroup": "hihat"}]}
 /// ```
 /// - `name`: the kit's name; optional, the manifest's folder name otherwise.
 /// - `pads`: at least one. Each pad's `name` (unique), `file` (relative to the manifest's folder)
-///   and `note` (MIDI 0-127, unique) are required; `gain` is dB within `gainRange` (default 0),
+///   and `note` (MIDI 0-127) are required; `alsoNotes` lists further notes the pad answers to
+///   (General MIDI neighbours without a sample of their own, such as a second kick on 35); no
+///   note, main or also, may belong to two pads. `gain` is dB within `gainRange` (default 0),
 ///   `voices` the voices that may ring at once, within `voiceCountRange` (default
 ///   `defaultVoiceCount`), and `chokeGroup` a name: pads giving the same name silence each other.
 ///
@@ -85,7 +87,7 @@ public enum DrumKitLoader {
                                     voiceCount: pad.voiceCount, chokeGroup: pad.chokeGroup))
         }
         return DrumKit(name: manifest.name, samples: pool, pads: pads,
-                       notes: manifest.pads.map(\.note), padNames: manifest.pads.map(\.name))
+                       noteSets: manifest.pads.map(\.notes), padNames: manifest.pads.map(\.name))
     }
 
     /// `pad`'s file decoded, checked and converted: stereo interleaved frames at `sampleRate`, at

@@ -26,13 +26,8 @@ extension Commands {
         engine.install(kit)
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
 
-        let pads = (0..<128).compactMap { note -> (note: UInt8, pad: Int)? in
-            kit.padForNote[note] >= 0 ? (UInt8(note), Int(kit.padForNote[note])) : nil
-        }
-        // One key per pad, in manifest order; each pad sounds on its first note.
-        var notesByPad: [Int: UInt8] = [:]
-        for (note, pad) in pads where notesByPad[pad] == nil { notesByPad[pad] = note }
-        let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: notesByPad[$0] ?? 0) }
+        // One key per pad, in manifest order, playing the pad's own note.
+        let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: kit.padNotes[$0]) }
         var lit: [Int: Double] = [:]
         var inputEndedAt: Double?
         var quit = false

@@ -17,7 +17,7 @@ final class KitLoadingTests: XCTestCase {
     }
 
     func testMonoFileAtAnotherRatePlaysOnBothChannelsResampled() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         let source = hit(sampleRate: 22_050)
         try folder.writeAudio("snare.wav", sampleRate: 22_050, source)
         try folder.writeManifest(#"{"pads": [{"name": "snare", "file": "snare.wav", "note": 38}]}"#)
@@ -34,7 +34,7 @@ final class KitLoadingTests: XCTestCase {
     }
 
     func testStereoFileAtTheEngineRateIsCopiedExactly() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         let left = hit(sampleRate: rate), right = left.map { -0.5 * $0 }
         try folder.writeAudio("tom.wav", channelCount: 2, Array(zip(left, right).map { [$0, $1] }.joined()))
         try folder.writeManifest(#"{"pads": [{"name": "tom", "file": "tom.wav", "note": 45}]}"#)
@@ -44,7 +44,7 @@ final class KitLoadingTests: XCTestCase {
     }
 
     func testFormatsSubfoldersDefaultsAndGains() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try FileManager.default.createDirectory(atPath: folder.file("one shots"), withIntermediateDirectories: false)
         try folder.writeHit("one shots/kick.flac", sampleRate: 44_100)
         try folder.writeHit("crash.ogg", sampleRate: 32_000)
@@ -83,7 +83,7 @@ final class KitLoadingTests: XCTestCase {
     }
 
     func testChokeGroupsAreNumberedInOrderOfFirstUse() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeHit("hit.wav")
         let groups = ["\"pedal\"", "null", "\"hats\"", "\"pedal\"", nil, "\"hats\"", "\"cymbals\""]
         let pads = groups.enumerated().map { index, group in
@@ -94,8 +94,31 @@ final class KitLoadingTests: XCTestCase {
         XCTAssertEqual(kit.pads.map(\.chokeGroup), [1, 0, 2, 1, 0, 2, 3])
     }
 
+    func testAlsoNotesPlayTheirPad() throws {
+        let folder = try TemporaryFolder(self)
+        try folder.writeHit("hit.wav")
+        try folder.writeManifest("""
+            {"pads": [
+              {"name": "kick", "file": "hit.wav", "note": 36, "alsoNotes": [35]},
+              {"name": "snare", "file": "hit.wav", "note": 38, "alsoNotes": [40, 37]},
+              {"name": "hat", "file": "hit.wav", "note": 42, "alsoNotes": []},
+              {"name": "crash", "file": "hit.wav", "note": 49, "alsoNotes": null},
+              {"name": "edges", "file": "hit.wav", "note": 127, "alsoNotes": [0]}
+            ]}
+            """)
+        let kit = try DrumKitLoader.load(manifest: folder.manifest, sampleRate: rate)
+        var notes = [Int16](repeating: -1, count: 128)
+        notes[36] = 0; notes[35] = 0
+        notes[38] = 1; notes[40] = 1; notes[37] = 1
+        notes[42] = 2
+        notes[49] = 3
+        notes[127] = 4; notes[0] = 4
+        XCTAssertEqual(Array(kit.padForNote), notes)
+        XCTAssertEqual(kit.pads.count, 5, "further notes share their pad's voices, not new pads")
+    }
+
     func testKitIsNamedAfterItsFolderWithoutAName() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeHit("hit.wav")
         try folder.writeManifest(#"{"pads": [{"name": "hit", "file": "hit.wav", "note": 60}]}"#)
         let kit = try DrumKitLoader.load(manifest: folder.manifest, sampleRate: rate)

@@ -16,8 +16,8 @@ final class ManifestErrorTests: XCTestCase {
     }
 
     /// A folder holding `kick.wav` and a manifest with `pads`.
-    func kit(_ pads: [String], top: String = "") throws -> KitFolder {
-        let folder = try KitFolder(self)
+    func kit(_ pads: [String], top: String = "") throws -> TemporaryFolder {
+        let folder = try TemporaryFolder(self)
         try folder.writeHit("kick.wav")
         try folder.writeManifest("{\(top)\"pads\": [\(pads.joined(separator: ", "))]}")
         return folder
@@ -26,7 +26,7 @@ final class ManifestErrorTests: XCTestCase {
     /// The loader's error for `folder`'s manifest, checked to be one line naming the manifest and
     /// containing every one of `expected`; or a failure when it loads.
     @discardableResult
-    func assertError(_ folder: KitFolder, _ expected: String..., sampleRate: Double = 48_000,
+    func assertError(_ folder: TemporaryFolder, _ expected: String..., sampleRate: Double = 48_000,
                      file: StaticString = #filePath, line: UInt = #line) -> DrumKitError? {
         do {
             _ = try DrumKitLoader.load(manifest: folder.manifest, sampleRate: sampleRate)
@@ -51,12 +51,12 @@ final class ManifestErrorTests: XCTestCase {
     // MARK: The manifest file
 
     func testMissingManifest() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         assertError(folder, "cannot read")
     }
 
     func testNotJSON() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeManifest("{\"pads\": [\(pad()),]")
         assertError(folder, "not valid JSON")
         try folder.writeBytes("kit.json", [0xFF, 0xFE, 0x00, 0x12, 0x80])
@@ -66,13 +66,13 @@ final class ManifestErrorTests: XCTestCase {
     }
 
     func testDeepNestingIsAnErrorNotAStackOverflow() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeManifest("{\"pads\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}")
         assertError(folder)
     }
 
     func testNotAnObject() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeManifest("[\(pad())]")
         assertError(folder, "an array is not a kit manifest")
     }
@@ -80,7 +80,7 @@ final class ManifestErrorTests: XCTestCase {
     // MARK: Fields
 
     func testMissingFields() throws {
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeManifest("{\"name\": \"x\"}")
         assertError(folder, "pads: missing")
         assertError(try kit(["{\"file\": \"kick.wav\", \"note\": 36}"]), "pads[0].name: missing")
@@ -91,7 +91,7 @@ final class ManifestErrorTests: XCTestCase {
 
     func testNoPads() throws {
         assertError(try kit([]), "pads: empty")
-        let folder = try KitFolder(self)
+        let folder = try TemporaryFolder(self)
         try folder.writeManifest("{\"pads\": {\"kick\": 36}}")
         assertError(folder, "pads: an object is not an array of pads")
         assertError(try kit(["36"]), "pads[0]: 36 is not a pad")
@@ -136,6 +136,37 @@ final class ManifestErrorTests: XCTestCase {
     func testDuplicateNameNamesBothPads() throws {
         let error = assertError(try kit([pad(), pad("snare", note: 38), pad("snare", note: 40)]), "pads[2].name", "pads[1]", "snare")
         XCTAssertEqual(error?.reason, "pads[2].name: \"snare\" is also pads[1].name; pad names must be unique")
+    }
+
+    func testAlsoNotesOutOfRange() throws {
+        let error = assertError(try kit([pad(with: "\"alsoNotes\": [35, 128]")]), "pads[0].alsoNotes[1]")
+        XCTAssertEqual(error?.reason, "pads[0].alsoNotes[1]: 128 is not a MIDI note (0-127)")
+        assertError(try kit([pad(with: "\"alsoNotes\": [-1]")]), "pads[0].alsoNotes[0]: -1 is not a MIDI note")
+        assertError(try kit([pad(with: "\"alsoNotes\": [35.5]")]), "pads[0].alsoNotes[0]: 35.5 is not")
+        assertError(try kit([pad(with: "\"alsoNotes\": [\"B1\"]")]), "pads[0].alsoNotes[0]: \"B1\" is not")
+        assertError(try kit([pad(with: "\"alsoNotes\": [null]")]), "pads[0].alsoNotes[0]: null is not")
+        assertError(try kit([pad(with: "\"alsoNotes\": 35")]), "pads[0].alsoNotes: 35 is not an array of MIDI notes")
+        assertError(try kit([pad(with: "\"alsoNotes\": {\"kick\": 35}")]), "pads[0].alsoNotes: an object is not an array")
+    }
+
+    func testDuplicateAlsoNoteNamesBothPads() throws {
+        // An also-note taken by another pad's main note, …
+        let taken = assertError(try kit([pad(), pad("snare", note: 38, with: "\"alsoNotes\": [40, 36]")]),
+                                "pads[1].alsoNotes[1]", "pads[0].note", "\"snare\"", "\"kick\"")
+        XCTAssertEqual(taken?.reason, "pads[1].alsoNotes[1]: 36 (\"snare\") is also pads[0].note (\"kick\"); a note plays one pad")
+        // … a main note taken by an earlier pad's also-note, …
+        let main = assertError(try kit([pad(with: "\"alsoNotes\": [35]"), pad("kick2", note: 35)]))
+        XCTAssertEqual(main?.reason, "pads[1].note: 35 (\"kick2\") is also pads[0].alsoNotes[0] (\"kick\"); a note plays one pad")
+        // … and an also-note in two pads.
+        let both = assertError(try kit([pad(with: "\"alsoNotes\": [35]"), pad("snare", note: 38, with: "\"alsoNotes\": [35]")]))
+        XCTAssertEqual(both?.reason, "pads[1].alsoNotes[0]: 35 (\"snare\") is also pads[0].alsoNotes[0] (\"kick\"); a note plays one pad")
+    }
+
+    func testAlsoNotesRepeatingTheirOwnPad() throws {
+        let main = assertError(try kit([pad(with: "\"alsoNotes\": [36]")]))
+        XCTAssertEqual(main?.reason, "pads[0].alsoNotes[0]: 36 is already pads[0].note; list each note once")
+        let twice = assertError(try kit([pad(with: "\"alsoNotes\": [35, 35]")]))
+        XCTAssertEqual(twice?.reason, "pads[0].alsoNotes[1]: 35 is already pads[0].alsoNotes[0]; list each note once")
     }
 
     func testUnknownKeys() throws {

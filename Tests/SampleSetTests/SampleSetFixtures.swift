@@ -1,21 +1,9 @@
 import AudioFile
 import Foundation
-import XCTest
+import TestSupport
 
-/// A fresh folder under the system temporary directory, removed when the test ends, for sample
-/// sets written by the tests themselves (no binary fixtures to keep in the repository).
-final class TemporaryFolder {
-    let path: String
-
-    init(_ test: XCTestCase) throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("SampleSetTests-\(UUID().uuidString)", isDirectory: true).path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        test.addTeardownBlock { [path] in try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
+/// Sample sets written by the tests into a `TemporaryFolder`.
+extension TemporaryFolder {
     /// Writes a sine of `frequency` Hz; a stereo file gets `amplitude` on the left and
     /// `rightScale × amplitude` on the right.
     func writeSine(_ name: String, frequency: Double, sampleRate: Int, seconds: Double = 1, amplitude: Float = 0.5,
@@ -25,10 +13,6 @@ final class TemporaryFolder {
         let writer = try AudioFileWriter(path: file(name), sampleRate: sampleRate, channelCount: channelCount)
         try writer.write(interleaved)
         try writer.close()
-    }
-
-    func writeText(_ name: String, _ text: String) throws {
-        try text.write(toFile: file(name), atomically: true, encoding: .utf8)
     }
 }
 

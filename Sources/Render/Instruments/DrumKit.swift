@@ -63,6 +63,8 @@ public final class DrumKit: @unchecked Sendable {
     public let padForNote: UnsafeBufferPointer<Int16>
     /// Names of the pads, parallel to `pads` (control thread only).
     public let padNames: [String]
+    /// Each pad's own note (the first of its note set), parallel to `pads` (control thread only).
+    public let padNotes: [UInt8]
     /// Voice storage for all pads; the audio thread's while the kit is installed.
     public let voices: UnsafeMutableBufferPointer<Voice>
     /// Where each pad's next hit goes (round robin), parallel to `pads`; the audio thread's.
@@ -108,6 +110,7 @@ public final class DrumKit: @unchecked Sendable {
         }
         self.name = name
         self.padNames = padNames
+        padNotes = noteSets.map { $0.first ?? 0 }
         self.samples = Self.copy(samples)
         self.pads = Self.copy(placed)
         padForNote = Self.copy(table)

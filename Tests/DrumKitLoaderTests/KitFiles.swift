@@ -1,31 +1,15 @@
 import AudioFile
 import Foundation
-import XCTest
+import TestSupport
 
-/// A fresh folder under the system temporary directory, removed when the test ends, for kits
-/// written by the tests themselves (no binary fixtures to keep in the repository).
-final class KitFolder {
-    let path: String
-
-    init(_ test: XCTestCase) throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("DrumKitLoaderTests-\(UUID().uuidString)", isDirectory: true).path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        test.addTeardownBlock { [path] in try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
+/// Kits written by the tests into a `TemporaryFolder`: the manifest and the pads' audio.
+extension TemporaryFolder {
     /// The manifest's path.
     var manifest: String { file("kit.json") }
 
     /// Writes `kit.json`.
     func writeManifest(_ text: String) throws {
-        try writeBytes("kit.json", Array(text.utf8))
-    }
-
-    func writeBytes(_ name: String, _ bytes: [UInt8]) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
+        try writeText("kit.json", text)
     }
 
     /// Writes interleaved `samples` (float WAV for `.wav`, so any value survives).
