@@ -1,6 +1,7 @@
 // Exponentials for the audio thread. libm's exp2/pow are opaque calls the real-time checker
-// rejects, and they are slower than we need: these are pure Swift, branch-light and accurate to
-// about 2e-7 relative, far below what any pitch or level calculation here can hear.
+// rejects, and they are slower than we need: these are pure Swift and branch-light. The Float
+// version is accurate to about 1.5e-6 relative (0.00001 dB, 0.003 cents), the Double one to 1e-12:
+// far below what any pitch or level calculation here can hear.
 
 /// 2^x for |x| < 126.
 @inlinable @_noAllocation @_noLocks

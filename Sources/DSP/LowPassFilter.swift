@@ -1,6 +1,7 @@
 /// A resonant two-pole low-pass (RBJ Audio EQ Cookbook biquad in transposed direct form II), as
-/// SoundFont voices use it. Coefficients are recomputed at control rate when the cutoff moves;
-/// the state carries across, so a change never resets the filter.
+/// SoundFont voices use it: the coefficients and state of one voice's filter. Coefficients are
+/// recomputed at control rate when the cutoff moves; the state carries across, so a change never
+/// resets the filter. Voices are filtered four at a time by `LowPassFilterQuad`.
 public struct LowPassFilter: Sendable {
     @usableFromInline var b0: Float = 1, b1: Float = 0, b2: Float = 0, a1: Float = 0, a2: Float = 0
     @usableFromInline var z1: Float = 0, z2: Float = 0
@@ -35,15 +36,6 @@ public struct LowPassFilter: Sendable {
         b2 = b0
         a1 = -2 * cosine / a0
         a2 = (1 - alpha) / a0
-    }
-
-    /// Filters one sample.
-    @inlinable @_noAllocation @_noLocks
-    public mutating func process(_ input: Float) -> Float {
-        let output = b0 * input + z1
-        z1 = b1 * input - a1 * output + z2
-        z2 = b2 * input - a2 * output
-        return output
     }
 
     /// Flushes state that has decayed into the denormal range, which would slow the CPU to a crawl.

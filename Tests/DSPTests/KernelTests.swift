@@ -1,0 +1,76 @@
+import DSP
+import Foundation
+import XCTest
+
+/// Known answers for the real-time kernels, against libm and the cookbook formulas.
+final class KernelTests: XCTestCase {
+    func testFastExponentialsAndLogarithm() {
+        var worstFloat: Float = 0, worstDouble = 0.0, worstLog: Float = 0
+        for step in -4_000...4_000 {
+            let x = Double(step) / 100  // -40 … 40
+            worstFloat = max(worstFloat, abs(fastExp2(Float(x)) / Float(exp2(x)) - 1))
+            worstDouble = max(worstDouble, abs(fastExp2(x) / exp2(x) - 1))
+            let y = Float(exp2(x / 4))
+            worstLog = max(worstLog, abs(log2Approximation(y) - log2(y)))
+        }
+        XCTAssertLessThan(worstFloat, 2e-6)
+        XCTAssertLessThan(worstDouble, 1e-12)
+        XCTAssertLessThan(worstLog, 3e-5)
+        XCTAssertEqual(centsToRatio(1_200), 2, accuracy: 1e-12)
+        XCTAssertEqual(absoluteCentsToHertz(6_900), 440, accuracy: 0.01)
+        XCTAssertEqual(centibelsToAmplitude(200), 0.1, accuracy: 1e-6)
+    }
+
+    /// The quad filter's measured magnitude matches the RBJ low-pass formula in every lane.
+    func testLowPassQuadMatchesTheCookbookResponse() {
+        let rate: Float = 48_000
+        let cutoffs: [Float] = [500, 2_000, 8_000, 15_000]
+        let qs: [Float] = [0.707, 2, 0.5, 4]
+        var quad = LowPassFilterQuad()
+        for lane in 0..<4 {
+            var filter = LowPassFilter()
+            filter.set(cutoff: cutoffs[lane], q: qs[lane], sampleRate: rate)
+            quad.load(lane: lane, from: filter)
+        }
+        for probe: Float in [100, 1_000, 4_000, 12_000] {
+            let frames = 48_000
+            let buffer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frames)
+            defer { buffer.deallocate() }
+            for frame in 0..<frames { buffer[frame] = SIMD4(repeating: Float(sin(2 * Double.pi * Double(probe) * Double(frame) / Double(rate)))) }
+            var filtering = quad
+            filtering.process(buffer, count: frames)
+            for lane in 0..<4 {
+                // RMS over the last half second (a whole number of cycles of every probe) against
+                // the input's 1/√2: a sampled peak would miss the true peak at high frequencies.
+                var energy: Double = 0
+                for frame in 24_000..<frames { energy += Double(buffer[frame][lane] * buffer[frame][lane]) }
+                let gain = (energy / 24_000).squareRoot() * 2.0.squareRoot()
+                // |H| of the RBJ low-pass at `probe`.
+                let w0 = 2 * Double.pi * Double(cutoffs[lane]) / Double(rate)
+                let alpha = sin(w0) / (2 * Double(qs[lane]))
+                let b0 = (1 - cos(w0)) / 2, b1 = 1 - cos(w0), a0 = 1 + alpha, a1 = -2 * cos(w0), a2 = 1 - alpha
+                let w = 2 * Double.pi * Double(probe) / Double(rate)
+                let numerator = hypot(b0 + b1 * cos(w) + b0 * cos(2 * w), -(b1 * sin(w) + b0 * sin(2 * w)))
+                let denominator = hypot(a0 + a1 * cos(w) + a2 * cos(2 * w), -(a1 * sin(w) + a2 * sin(2 * w)))
+                let expectedDecibels = 20 * log10(numerator / denominator)
+                XCTAssertEqual(20 * log10(gain), expectedDecibels, accuracy: 0.05, "lane \(lane) at \(probe) Hz")
+            }
+        }
+    }
+
+    func testEnvelopeStagesAndShapes() {
+        var envelope = EnvelopeGenerator(linear: false)
+        envelope.start(delay: 0.01, attack: 0.02, hold: 0.01, decay: 1, sustainLevel: 0.1, release: 0.5, sampleRate: 1_000)
+        XCTAssertEqual(envelope.advance(by: 10), 0, "delay")
+        XCTAssertEqual(envelope.advance(by: 10), 0.5, accuracy: 1e-6, "linear attack, halfway")
+        XCTAssertEqual(envelope.advance(by: 10), 1, accuracy: 1e-6, "attack done")
+        _ = envelope.advance(by: 10)  // hold
+        // Decay falls 100 dB per second: 20 dB to the sustain level takes 200 ms; 10 dB at 100 ms.
+        XCTAssertEqual(20 * log10(envelope.advance(by: 100)), -10, accuracy: 0.1)
+        XCTAssertEqual(envelope.advance(by: 500), 0.1, accuracy: 1e-4, "sustain")
+        envelope.release()
+        XCTAssertEqual(20 * log10(envelope.advance(by: 100)), -40, accuracy: 0.1, "release: 20 dB more in 100 ms")
+        _ = envelope.advance(by: 1_000)
+        XCTAssertTrue(envelope.isFinished)
+    }
+}
