@@ -53,7 +53,7 @@ public final class Renderer: @unchecked Sendable {
         masterVolumeReader = masterVolume.reader
         tones = ToneBank(sampleRate: configuration.sampleRate)
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
-                          fadeSlotCount: configuration.fadeSlotCount)
+                          fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: configuration.maxFrameCount)
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)

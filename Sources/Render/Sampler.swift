@@ -27,6 +27,10 @@ struct Sampler {
     let banks: UnsafeMutablePointer<BankSlot>
     /// One control block of four interleaved lanes: the voices being rendered together.
     let scratch: UnsafeMutablePointer<SIMD4<Float>>
+    /// Per-lane mix buses, `maxFrameCount` frames: groups add into their lanes, and the lanes are
+    /// summed into left/right once per block rather than once per group.
+    let busLeft: UnsafeMutablePointer<SIMD4<Float>>
+    let busRight: UnsafeMutablePointer<SIMD4<Float>>
     /// Eight zero frames: what an empty lane of the SIMD reader reads.
     let silence: UnsafeMutablePointer<Float>
     /// The voices of the group being rendered (up to four).
@@ -44,7 +48,7 @@ struct Sampler {
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
 
-    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int) {
+    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: ChannelState.count)
         for index in 0..<ChannelState.count {
@@ -54,6 +58,8 @@ struct Sampler {
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
         scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
+        busLeft = .allocate(capacity: maxFrameCount)
+        busRight = .allocate(capacity: maxFrameCount)
         silence = .allocate(capacity: 8)
         silence.initialize(repeating: 0, count: 8)
         group = .allocate(capacity: 4)
@@ -71,6 +77,8 @@ struct Sampler {
         banks.deallocate()
         pool.deallocate()
         scratch.deallocate()
+        busLeft.deallocate()
+        busRight.deallocate()
         silence.deallocate()
         group.deallocate()
         groupBlocks.deallocate()
@@ -222,9 +230,11 @@ struct Sampler {
     // MARK: Rendering
 
     /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, four at a
-    /// time so their filters share SIMD lanes.
+    /// time so their reads, filters and gains share SIMD lanes.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        busLeft.update(repeating: SIMD4<Float>(), count: frameCount)
+        busRight.update(repeating: SIMD4<Float>(), count: frameCount)
         var grouped = 0
         for index in 0 ..< pool.capacity + pool.fadeCapacity {
             let voice = index < pool.capacity ? pool.voices + index : pool.fading + (index - pool.capacity)
@@ -232,20 +242,25 @@ struct Sampler {
             group[grouped] = voice
             grouped += 1
             if grouped == 4 {
-                renderGroup(count: grouped, left: left, right: right, frameCount: frameCount)
+                renderGroup(count: grouped, frameCount: frameCount)
                 grouped = 0
             }
         }
-        if grouped > 0 { renderGroup(count: grouped, left: left, right: right, frameCount: frameCount) }
+        if grouped > 0 { renderGroup(count: grouped, frameCount: frameCount) }
+        for frame in 0..<frameCount {
+            left[frame] += busLeft[frame].sum()
+            right[frame] += busRight[frame].sum()
+        }
         var active = 0
         for index in 0..<pool.capacity where pool.voices[index].isActive { active += 1 }
         activeVoiceCount = active
         peakVoiceCount = max(peakVoiceCount, active)
     }
 
-    /// Renders the `count` voices in `group` for `frameCount` frames, a control block at a time.
+    /// Renders the `count` voices in `group` for `frameCount` frames into the lane buses, a control
+    /// block at a time.
     @_noAllocation @_noLocks
-    mutating func renderGroup(count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+    mutating func renderGroup(count: Int, frameCount: Int) {
         let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
         var offset = 0
         while offset < frameCount {
@@ -282,7 +297,7 @@ struct Sampler {
                 quad.process(scratch, count: blockFrames)
                 for lane in 0..<count where groupBlocks[lane].filterActive { quad.store(lane: lane, into: &group[lane].pointee.filter) }
             }
-            mixGroup(frameCount: blockFrames, left: left + offset, right: right + offset)
+            mixGroup(frameCount: blockFrames, busLeft: busLeft + offset, busRight: busRight + offset)
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
                 voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
@@ -299,32 +314,35 @@ struct Sampler {
     func readGroup(count: Int, frameCount: Int) {
         let quiet = UnsafePointer(silence + 2)
         var bases = (quiet, quiet, quiet, quiet)
-        var phase = SIMD4<UInt64>(repeating: 0)
-        var step = SIMD4<UInt64>(repeating: 0)
+        // Within a block each lane's position is split into a whole frame count from its base and
+        // a Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
+        // accumulates: the Double position is advanced exactly at the end.
+        var whole = SIMD4<Int32>(repeating: 0), wholeStep = SIMD4<Int32>(repeating: 0)
+        var fraction = SIMD4<Float>(repeating: 0), fractionStep = SIMD4<Float>(repeating: 0)
         for lane in 0..<count where group[lane].pointee.isActive {
             let voice = group[lane]
-            let base = voice.pointee.samples! + Int(voice.pointee.position)
+            let start = Int(voice.pointee.position)
+            let base = voice.pointee.samples! + start
             switch lane {
             case 0: bases.0 = base
             case 1: bases.1 = base
             case 2: bases.2 = base
             default: bases.3 = base
             }
-            // Positions relative to each lane's base keep the integer part small.
-            let position = voice.pointee.position
-            phase[lane] = UInt64((position - Double(Int(position))) * 4_294_967_296)
-            step[lane] = UInt64(voice.pointee.lastIncrement * 4_294_967_296)
+            fraction[lane] = Float(voice.pointee.position - Double(start))
+            let increment = voice.pointee.lastIncrement
+            wholeStep[lane] = Int32(increment)
+            fractionStep[lane] = Float(increment - Double(Int32(increment)))
         }
-        let scale = SIMD4<Float>(repeating: 1 / 4_294_967_296)
+        let one = SIMD4<Float>(repeating: 1)
         let cubic = interpolation.isCubic
         for frame in 0..<frameCount {
-            let whole = SIMD4<Int>(truncatingIfNeeded: phase &>> 32)
-            let fraction = SIMD4<Float>(SIMD4<UInt32>(truncatingIfNeeded: phase)) * scale
-            let y0 = SIMD4<Float>(bases.0[whole[0]], bases.1[whole[1]], bases.2[whole[2]], bases.3[whole[3]])
-            let y1 = SIMD4<Float>(bases.0[whole[0] + 1], bases.1[whole[1] + 1], bases.2[whole[2] + 1], bases.3[whole[3] + 1])
+            let w0 = Int(whole[0]), w1 = Int(whole[1]), w2 = Int(whole[2]), w3 = Int(whole[3])
+            let y0 = SIMD4<Float>(bases.0[w0], bases.1[w1], bases.2[w2], bases.3[w3])
+            let y1 = SIMD4<Float>(bases.0[w0 + 1], bases.1[w1 + 1], bases.2[w2 + 1], bases.3[w3 + 1])
             if cubic {
-                let ym1 = SIMD4<Float>(bases.0[whole[0] - 1], bases.1[whole[1] - 1], bases.2[whole[2] - 1], bases.3[whole[3] - 1])
-                let y2 = SIMD4<Float>(bases.0[whole[0] + 2], bases.1[whole[1] + 2], bases.2[whole[2] + 2], bases.3[whole[3] + 2])
+                let ym1 = SIMD4<Float>(bases.0[w0 - 1], bases.1[w1 - 1], bases.2[w2 - 1], bases.3[w3 - 1])
+                let y2 = SIMD4<Float>(bases.0[w0 + 2], bases.1[w1 + 2], bases.2[w2 + 2], bases.3[w3 + 2])
                 // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at a time.
                 let slope = (y1 - ym1) * 0.5
                 let v = y0 - y1
@@ -335,18 +353,21 @@ struct Sampler {
             } else {
                 scratch[frame] = y0 + (y1 - y0) * fraction
             }
-            phase &+= step
+            fraction += fractionStep
+            let carry = fraction .>= one
+            fraction.replace(with: fraction - one, where: carry)
+            whole &+= wholeStep
+            whole.replace(with: whole &+ 1, where: carry)
         }
         for lane in 0..<count where group[lane].pointee.isActive {
-            let voice = group[lane]
-            voice.pointee.position = Double(Int(voice.pointee.position)) + Double(phase[lane]) / 4_294_967_296
+            group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
         }
     }
 
-    /// Adds the four lanes into `left`/`right`, each through its own ramped gains. Lanes past a
+    /// Adds the four lanes into the lane buses, each through its own ramped gains. Lanes past a
     /// voice's end hold zeros, and empty lanes have zero gain, so all four mix in one pass.
     @_noAllocation @_noLocks
-    func mixGroup(frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+    func mixGroup(frameCount: Int, busLeft: UnsafeMutablePointer<SIMD4<Float>>, busRight: UnsafeMutablePointer<SIMD4<Float>>) {
         var leftGain = SIMD4<Float>(), leftStep = SIMD4<Float>()
         var rightGain = SIMD4<Float>(), rightStep = SIMD4<Float>()
         for lane in 0..<4 {
@@ -359,8 +380,8 @@ struct Sampler {
             leftGain += leftStep
             rightGain += rightStep
             let values = scratch[frame]
-            left[frame] += (values * leftGain).sum()
-            right[frame] += (values * rightGain).sum()
+            busLeft[frame] += values * leftGain
+            busRight[frame] += values * rightGain
         }
     }
 
