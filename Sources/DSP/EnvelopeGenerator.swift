@@ -18,6 +18,9 @@ public struct EnvelopeGenerator: Sendable {
     @inlinable public var currentValue: Float { value }
     @usableFromInline var framesLeft = 0
     @usableFromInline var step: Float = 0   // per-frame add (linear) or multiply (exponential)
+    /// `step` compounded over a whole control block (64 frames), so the common case of stepping one
+    /// full block costs one multiply.
+    @usableFromInline var blockStep: Float = 1
     @usableFromInline var isExponential = false
 
     // Stage lengths in frames and the sustain level, fixed at note-on.
@@ -81,7 +84,9 @@ public struct EnvelopeGenerator: Sendable {
                 continue
             }
             let count = min(remaining, framesLeft)
-            if isExponential {
+            if isExponential && count == 64 {
+                value *= blockStep
+            } else if isExponential {
                 var factor: Float = 1
                 var base = step
                 var n = count
@@ -154,7 +159,9 @@ public struct EnvelopeGenerator: Sendable {
         let frames = Int(fullScaleSeconds * Double(decibels / 100) * sampleRate)
         guard frames > 0 else { return 0 }
         isExponential = true
-        step = fastExp2((log2Approximation(target) - log2Approximation(start)) / Float(frames))
+        let stepLog2 = (log2Approximation(target) - log2Approximation(start)) / Float(frames)
+        step = fastExp2(stepLog2)
+        blockStep = fastExp2(stepLog2 * 64)
         return frames
     }
 }

@@ -24,7 +24,7 @@ public struct TriangleLFO: Sendable {
         // 0 → 1 over the first quarter, 1 → -1 over the middle half, -1 → 0 over the last quarter.
         let value: Float = phase < 0.25 ? 4 * phase : (phase < 0.75 ? 2 - 4 * phase : 4 * phase - 4)
         phase += increment * Float(frameCount)
-        phase -= Float(Int(phase))
+        while phase >= 1 { phase -= 1 }  // at most a few turns: the frequency is capped at rate/4
         return value
     }
 }

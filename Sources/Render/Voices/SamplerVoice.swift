@@ -202,10 +202,20 @@ struct SamplerVoice {
     mutating func prepare(frameCount: Int, channel state: ChannelState, sampleRate: Double) -> ControlBlock {
         var block = ControlBlock()
         guard samples != nil else { return block }
-        let modulationDepth = modulationEnvelope.currentValue
-        _ = modulationEnvelope.advance(by: frameCount)
-        let modulationLFOValue = modulationLFO.valueThenAdvance(by: frameCount)
-        let vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
+        // Modulators with no destination are not stepped: most zones route none of them.
+        var modulationDepth: Float = 0
+        if modulationEnvelopeToPitch != 0 || modulationEnvelopeToCutoff != 0 {
+            modulationDepth = modulationEnvelope.currentValue
+            _ = modulationEnvelope.advance(by: frameCount)
+        }
+        var modulationLFOValue: Float = 0
+        if modulationLFOToPitch != 0 || modulationLFOToCutoff != 0 || modulationLFOToVolume != 0 {
+            modulationLFOValue = modulationLFO.valueThenAdvance(by: frameCount)
+        }
+        var vibratoValue: Float = 0
+        if vibratoLFOToPitch != 0 || state.vibratoDepthCents != 0 {
+            vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
+        }
         let cents = pitchCents + Double(state.pitchBendCents + modulationDepth * modulationEnvelopeToPitch
             + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.vibratoDepthCents))
         if cents != lastCents {

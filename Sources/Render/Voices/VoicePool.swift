@@ -47,16 +47,17 @@ struct VoicePool {
     /// A voice for a new note: a free one, or a stolen one. Never nil.
     @_noAllocation @_noLocks
     mutating func acquire(sampleRate: Double) -> Acquired {
-        var victim = -1
+        // A free voice first: a flag test per voice, so a large pool costs little per note-on.
+        for index in 0..<capacity where !voices[index].isActive {
+            voices[index].noteSerial = nextSerial
+            nextSerial += 1
+            return Acquired(voice: voices + index)
+        }
+        var victim = 0
         var victimScore = -Float.infinity
         let newest = nextSerial
         for index in 0..<capacity {
             let voice = voices + index
-            if !voice.pointee.isActive {
-                voice.pointee.noteSerial = nextSerial
-                nextSerial += 1
-                return Acquired(voice: voice)
-            }
             let score = stealScore(voice.pointee, newestSerial: newest)
             if score > victimScore {
                 victimScore = score
