@@ -1,0 +1,95 @@
+/// A gain in decibels, smoothed: the control thread sets a target, the audio thread ramps to it
+/// over `rampFrameCount` frames, so a boost knob never zippers.
+public struct GainStage: Sendable {
+    @usableFromInline var gain: SmoothedValue
+
+    /// - Parameter rampFrameCount: frames a change takes (e.g. 10 ms worth).
+    public init(decibels: Float = 0, rampFrameCount: Int) {
+        gain = SmoothedValue(Self.amplitude(decibels), rampFrameCount: rampFrameCount)
+    }
+
+    @inlinable @_noAllocation @_noLocks
+    static func amplitude(_ decibels: Float) -> Float { fastExp2(decibels * (3.321_928_1 / 20)) }  // 10^(dB/20)
+
+    /// Starts a move to `decibels`.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func set(decibels: Float) { gain.move(to: Self.amplitude(decibels)) }
+
+    /// Applies the gain to a stereo pair of buffers in place.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        for frame in 0..<frameCount {
+            let value = gain.next()
+            left[frame] *= value
+            right[frame] *= value
+        }
+    }
+}
+
+/// Removes DC and sub-sonic drift (a one-pole high-pass at about 20 Hz): a microphone's offset
+/// must not eat the limiter's headroom or thump when the gain changes.
+public struct DCBlocker: Sendable {
+    @usableFromInline var previousInput: Float = 0
+    @usableFromInline var previousOutput: Float = 0
+    @usableFromInline let pole: Float
+
+    /// - Parameter cornerHertz: where the response is 3 dB down.
+    public init(sampleRate: Double, cornerHertz: Double = 20) {
+        pole = Float(1 - 2 * Double.pi * cornerHertz / sampleRate)
+    }
+
+    @inlinable @_noAllocation @_noLocks
+    public mutating func process(_ samples: UnsafeMutablePointer<Float>, frameCount: Int, stride: Int = 1) {
+        var input1 = previousInput, output1 = previousOutput
+        for frame in 0..<frameCount {
+            let input = samples[frame * stride]
+            let output = input - input1 + pole * output1
+            input1 = input
+            output1 = abs(output) < 1e-20 ? 0 : output
+            samples[frame * stride] = output1
+        }
+        previousInput = input1
+        previousOutput = output1
+    }
+}
+
+/// The output safety limiter: a stereo-linked peak limiter with instant attack, so no sample ever
+/// leaves above the ceiling (default -1 dBFS), and a smooth exponential release. On by default in
+/// the graph: a feedback burst or a +24 dB boost must never reach the speaker at full scale.
+public struct SafetyLimiter: Sendable {
+    @usableFromInline var gain: Float = 1
+    @usableFromInline let ceiling: Float
+    @usableFromInline let releaseCoefficient: Float
+    @usableFromInline var deepest: Float = 1
+    /// The lowest gain applied since the last `resetReduction()`, for meters and tests.
+    public var deepestGain: Float { deepest }
+
+    /// - Parameters:
+    ///   - ceilingDecibels: the highest output level, in dBFS.
+    ///   - releaseSeconds: time constant for the gain to recover after a peak.
+    public init(sampleRate: Double, ceilingDecibels: Float = -1, releaseSeconds: Double = 0.05) {
+        ceiling = fastExp2(ceilingDecibels * (3.321_928_1 / 20))
+        // Per-frame approach to unity: after `releaseSeconds` the remaining reduction is 1/e.
+        releaseCoefficient = 1 - fastExp2(Float(-1.442_695 / (releaseSeconds * sampleRate)))
+    }
+
+    @inlinable @_noAllocation @_noLocks
+    public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        var current = gain
+        var lowest = deepest
+        for frame in 0..<frameCount {
+            let peak = max(abs(left[frame]), abs(right[frame]))
+            // Recover towards unity, then clamp at once if this sample would still be too loud.
+            current += (1 - current) * releaseCoefficient
+            if peak * current > ceiling { current = ceiling / peak }
+            lowest = min(lowest, current)
+            left[frame] *= current
+            right[frame] *= current
+        }
+        gain = current
+        deepest = lowest
+    }
+
+    /// Starts a new measurement of `deepestGain`.
+    public mutating func resetReduction() { deepest = 1 }
+}
