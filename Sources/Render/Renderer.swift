@@ -113,7 +113,7 @@ public final class Renderer: @unchecked Sendable {
             offset = segmentEnd
         }
         writeOutput(output, frameCount: frameCount)
-        retireUnusedBanks()
+        retireUnusedInstruments()
 
         frameTime += FrameTime(frameCount)
         publishStatistics()
@@ -204,10 +204,10 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    /// Sends banks nobody plays any more back to the control thread, while the ring has room
-    /// (a bank is never dropped: it waits in its slot for the next block).
+    /// Sends banks and kits nobody plays any more back to the control thread, while the ring has
+    /// room (none is ever dropped: it waits in its slot for the next block).
     @_noAllocation @_noLocks
-    func retireUnusedBanks() {
+    func retireUnusedInstruments() {
         while events.freeCount() > 0, let bank = sampler.collectRetiredBank() {
             report(.retired(bank))
         }
