@@ -70,6 +70,10 @@ public final class Renderer: @unchecked Sendable {
         mixRight.deallocate()
     }
 
+    /// How long the test tone fades in and out: a tone stopped this long before a deadline is
+    /// silent by then.
+    public static var toneFadeSeconds: Double { ToneBank.fadeSeconds }
+
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
     /// - Thread: any.
     public var renderedFrameTime: FrameTime { publishedFrameTime.load(ordering: .acquiring) }

@@ -2,6 +2,7 @@ import AudioFile
 import AudioIO
 import DSP
 import Engine
+import Foundation
 import Render
 
 enum Commands {
@@ -47,7 +48,8 @@ enum Commands {
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
         let frameCount = Int((seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOn(slot: 0, frequency: Float(frequency), amplitude: 1), at: 0)
-        engine.send(.toneOff(slot: 0), at: FrameTime(max(0, frameCount - fadeFrameCount(configuration.sampleRate))))
+        let fadeFrameCount = Int((Renderer.toneFadeSeconds * Double(configuration.sampleRate)).rounded())
+        engine.send(.toneOff(slot: 0), at: FrameTime(max(0, frameCount - fadeFrameCount)))
         return try LivePlayback.play(engine, on: stream, frameLimit: frameCount)
     }
 
@@ -83,11 +85,8 @@ enum Commands {
                 try writer.write($0.baseAddress!, frameCount: $0.count / 2)
             }
             try writer.close()
-            print("wrote \(output): \(String(format3: summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")
+            print("wrote \(output): \(String(format: "%.3f", summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")
             return 0
         }
     }
-
-    /// Frames of the tone bank's fade, so a scheduled stop is silent by the last frame.
-    static func fadeFrameCount(_ sampleRate: Int) -> Int { Int((0.005 * Double(sampleRate)).rounded()) }
 }

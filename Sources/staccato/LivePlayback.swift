@@ -1,5 +1,6 @@
 import AudioIO
 import Engine
+import Foundation
 import Glibc
 import Synchronization
 
@@ -33,7 +34,7 @@ enum LivePlayback {
         engine.processEvents()
         let rate = Double(stream.granted.sampleRate)
         let played = Double(stream.framesWritten) / rate
-        print("played \(stream.framesWritten) frames (\(String(format3: played)) s of audio) in \(String(format3: stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
+        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
         switch outcome {
         case .finished: return 0
         case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? 130 : 0
@@ -41,14 +42,5 @@ enum LivePlayback {
             printError("staccato: \(error)")
             return 1
         }
-    }
-}
-
-extension String {
-    /// A number with three decimals, without Foundation.
-    init(format3 value: Double) {
-        let thousandths = Int((abs(value) * 1_000).rounded())
-        let fraction = String(thousandths % 1_000)
-        self = (value < 0 ? "-" : "") + "\(thousandths / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

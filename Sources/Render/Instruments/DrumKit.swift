@@ -111,9 +111,9 @@ public final class DrumKit: @unchecked Sendable {
         self.name = name
         self.padNames = padNames
         padNotes = noteSets.map { $0.first ?? 0 }
-        self.samples = Self.copy(samples)
-        self.pads = Self.copy(placed)
-        padForNote = Self.copy(table)
+        self.samples = UnsafeBufferPointer.copying(samples)
+        self.pads = UnsafeBufferPointer.copying(placed)
+        padForNote = UnsafeBufferPointer.copying(table)
         let storage = UnsafeMutableBufferPointer<Voice>.allocate(capacity: max(1, voiceTotal))
         storage.initialize(repeating: Voice())
         voices = UnsafeMutableBufferPointer(rebasing: storage[0..<voiceTotal])
@@ -132,11 +132,5 @@ public final class DrumKit: @unchecked Sendable {
         voices.baseAddress?.deallocate()
         nextVoice.deallocate()
         UnsafeMutablePointer(mutating: layout).deallocate()
-    }
-
-    private static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
-        _ = buffer.initialize(from: array)
-        return UnsafeBufferPointer(start: buffer.baseAddress, count: array.count)
     }
 }

@@ -60,9 +60,9 @@ public final class SampleBank: @unchecked Sendable {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
         }
         self.name = name
-        self.samples = Self.copy(samples)
-        self.regions = Self.copy(regions)
-        self.presets = Self.copy(presets)
+        self.samples = UnsafeBufferPointer.copying(samples)
+        self.regions = UnsafeBufferPointer.copying(regions)
+        self.presets = UnsafeBufferPointer.copying(presets)
         self.presetNames = presetNames
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
         layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets))
@@ -74,12 +74,6 @@ public final class SampleBank: @unchecked Sendable {
         samples.deallocate()
         regions.deallocate()
         presets.deallocate()
-    }
-
-    private static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
-        _ = buffer.initialize(from: array)
-        return UnsafeBufferPointer(start: buffer.baseAddress, count: array.count)
     }
 
     /// The index of the preset for `bank`/`program`, or nil.
