@@ -41,9 +41,9 @@ let package = Package(
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DSP"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),

@@ -100,6 +100,7 @@ public struct Biquad: Sendable {
     @usableFromInline var target = BiquadCoefficients.identity
     @usableFromInline var z1: Float = 0, z2: Float = 0
 
+    @inlinable @_noAllocation @_noLocks
     public init(_ coefficients: BiquadCoefficients = .identity) {
         current = coefficients
         target = coefficients

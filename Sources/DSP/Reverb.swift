@@ -21,7 +21,7 @@
 /// (`lowFrequencyRT60Seconds`, what `Reverb.setDecay` takes) is longer, by a factor calibrated
 /// against that measurement. All four are Freeverb settings (the plate is a bright, nearly
 /// undamped Freeverb, not a Dattorro plate).
-public enum ReverbPreset: Sendable, CaseIterable {
+public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
     /// A small, fairly dead room: RT60 0.5 s, strong damping.
     case smallRoom
     /// A medium room: RT60 1.0 s.

@@ -11,8 +11,12 @@ public final class Engine {
     public let configuration: EngineConfiguration
     /// The audio-thread half. Hand it to exactly one device stream or offline render.
     public let renderer: Renderer
+    /// The effects graph's knobs: bass, treble, boost, reverb mix and master volume.
+    public let effects: EffectsControls
     /// Master volume, 0...1, applied smoothly on the audio thread.
-    public let masterVolume: ParameterCell
+    public var masterVolume: ParameterCell { effects.volume }
+    /// The recording tap on the final output, when `configuration.recordingBufferSeconds` > 0.
+    public let outputTap: OutputTap?
 
     private var commands: SPSCRing<RenderCommand>.Producer
     private var events: SPSCRing<RenderEvent>.Consumer
@@ -24,13 +28,17 @@ public final class Engine {
     /// Not real-time safe: allocates the rings and the renderer.
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
-        masterVolume = ParameterCell(configuration.initialMasterVolume, range: 0...1)
+        effects = EffectsControls(initialVolume: configuration.initialMasterVolume)
+        outputTap = configuration.recordingBufferSeconds > 0
+            ? OutputTap(channelCount: configuration.render.channelCount,
+                        capacityFrameCount: Int(configuration.recordingBufferSeconds * configuration.render.sampleRate))
+            : nil
         let commandRing = SPSCRing<RenderCommand>.make(capacity: configuration.commandCapacity)
         let eventRing = SPSCRing<RenderEvent>.make(capacity: configuration.eventCapacity)
         commands = commandRing.producer
         events = eventRing.consumer
         renderer = Renderer(configuration: configuration.render, commands: commandRing.consumer,
-                            events: eventRing.producer, masterVolume: masterVolume)
+                            events: eventRing.producer, effects: effects, outputTap: outputTap)
     }
 
     deinit { processEvents() }

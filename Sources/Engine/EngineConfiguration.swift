@@ -10,12 +10,16 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var eventCapacity = 1_024
     /// Master volume at start, 0...1. Live front ends start at 0.3: starting quiet is a safety feature.
     public var initialMasterVolume: Float = 1
+    /// Seconds of output the recording tap can hold while the writer thread catches up; 0 builds
+    /// no tap (nothing can record).
+    public var recordingBufferSeconds: Double = 0
 
     public init(render: RenderConfiguration = RenderConfiguration(), commandCapacity: Int = 4_096,
-                eventCapacity: Int = 1_024, initialMasterVolume: Float = 1) {
+                eventCapacity: Int = 1_024, initialMasterVolume: Float = 1, recordingBufferSeconds: Double = 0) {
         self.render = render
         self.commandCapacity = commandCapacity
         self.eventCapacity = eventCapacity
         self.initialMasterVolume = initialMasterVolume
+        self.recordingBufferSeconds = recordingBufferSeconds
     }
 }

@@ -6,20 +6,37 @@ extension Engine {
     /// Runs the renderer on the calling thread for `frameCount` frames, in blocks of
     /// `blockFrameCount`, handing each block (interleaved) to `consume`. This is the same render
     /// path a device runs, with the calling thread playing the audio thread's part.
+    ///
+    /// With `input`, those interleaved frames of `inputChannelCount` channels play the microphone's
+    /// part, block by block, exactly as a capture device would feed them (silence after their end).
     /// - Thread: stopped: no device stream may be running this engine's renderer.
     public func renderOffline(frameCount: Int, blockFrameCount: Int = 64,
+                              input: UnsafeBufferPointer<Float>? = nil, inputChannelCount: Int = 1,
                               _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
         let block = min(max(1, blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
+        let inputChannels = max(1, inputChannelCount)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
-        defer { scratch.deallocate() }
-        var remaining = frameCount
-        while remaining > 0 {
-            let count = min(block, remaining)
-            renderer.render(into: scratch, frameCount: count)
+        let inputScratch = UnsafeMutablePointer<Float>.allocate(capacity: block * inputChannels)
+        defer {
+            scratch.deallocate()
+            inputScratch.deallocate()
+        }
+        let inputFrameCount = (input?.count ?? 0) / inputChannels
+        var rendered = 0
+        while rendered < frameCount {
+            let count = min(block, frameCount - rendered)
+            if let source = input?.baseAddress {
+                let available = max(0, min(count, inputFrameCount - rendered))
+                inputScratch.update(from: source + rendered * inputChannels, count: available * inputChannels)
+                (inputScratch + available * inputChannels).update(repeating: 0, count: (count - available) * inputChannels)
+                renderer.render(input: inputScratch, inputChannelCount: inputChannels, into: scratch, frameCount: count)
+            } else {
+                renderer.render(into: scratch, frameCount: count)
+            }
             processEvents()
             try consume(UnsafeBufferPointer(start: scratch, count: count * channelCount))
-            remaining -= count
+            rendered += count
         }
     }
 
@@ -29,6 +46,20 @@ extension Engine {
         var samples: [Float] = []
         samples.reserveCapacity(frameCount * configuration.render.channelCount)
         renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) { samples.append(contentsOf: $0) }
+        return samples
+    }
+
+    /// Runs `input` (interleaved, `inputChannelCount` channels) through the graph as the
+    /// microphone, for as many frames as it holds, and returns the output.
+    /// - Thread: stopped. Not real-time safe: allocates.
+    public func processOffline(input: [Float], inputChannelCount: Int, blockFrameCount: Int = 64) -> [Float] {
+        let frameCount = input.count / max(1, inputChannelCount)
+        var samples: [Float] = []
+        samples.reserveCapacity(frameCount * configuration.render.channelCount)
+        input.withUnsafeBufferPointer { source in
+            renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount, input: source,
+                          inputChannelCount: inputChannelCount) { samples.append(contentsOf: $0) }
+        }
         return samples
     }
 

@@ -42,18 +42,18 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         public let first: UnsafeMutableBufferPointer<Element>
         public let second: UnsafeMutableBufferPointer<Element>
         /// Total number of slots in both regions.
-        public var count: Int { first.count + second.count }
+        @inlinable public var count: Int { @_noAllocation @_noLocks get { first.count + second.count } }
 
         /// Copies `count` items from `source` into the regions, first then second.
         @inlinable
-        func fill(from source: UnsafePointer<Element>) {
+        public func fill(from source: UnsafePointer<Element>) {
             copyElements(from: source, to: first.baseAddress!, count: first.count)
             if second.count > 0 { copyElements(from: source + first.count, to: second.baseAddress!, count: second.count) }
         }
 
         /// Copies the regions' `count` items, first then second, to `destination`.
         @inlinable
-        func drain(to destination: UnsafeMutablePointer<Element>) {
+        public func drain(to destination: UnsafeMutablePointer<Element>) {
             copyElements(from: first.baseAddress!, to: destination, count: first.count)
             if second.count > 0 { copyElements(from: second.baseAddress!, to: destination + first.count, count: second.count) }
         }

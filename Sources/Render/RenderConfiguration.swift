@@ -13,14 +13,22 @@ public struct RenderConfiguration: Sendable, Equatable {
     public var fadeSlotCount: Int = 64
     /// Sampler interpolation: cubic (4-point) by default, linear to save time.
     public var cubicInterpolation: Bool = true
+    /// The output safety limiter (ceiling −1 dBFS, instant attack). On by default; off only for
+    /// measurements that must see the unlimited signal.
+    public var outputLimiter: Bool = true
+    /// The howl guard: ducks the output when it hears sustained acoustic feedback. On by default.
+    public var howlGuard: Bool = true
 
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
-                voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true) {
+                voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
+                outputLimiter: Bool = true, howlGuard: Bool = true) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
         self.voiceCount = min(max(voiceCount, 1), 4_096)
         self.fadeSlotCount = max(fadeSlotCount, 1)
         self.cubicInterpolation = cubicInterpolation
+        self.outputLimiter = outputLimiter
+        self.howlGuard = howlGuard
     }
 }

@@ -10,19 +10,24 @@ import Synchronization
 /// counters below.
 public final class Renderer: @unchecked Sendable {
     public let configuration: RenderConfiguration
+    /// The effects graph's knobs (EQ, boost, reverb, master volume), read once per block.
+    public let effects: EffectsControls
     /// Master volume, 0...1, read once per block and smoothed per frame.
-    public let masterVolume: ParameterCell
-    let masterVolumeReader: ParameterReader
+    public var masterVolume: ParameterCell { effects.volume }
 
     var commands: SPSCRing<RenderCommand>.Consumer
     var events: SPSCRing<RenderEvent>.Producer
     let tones: ToneBank
     var sampler: Sampler
     var drums: DrumPlayer
+    var chain: EffectsChain
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
-    var masterGain: SmoothedValue
+    /// Where the final output is copied for recording (a disabled tap when nobody records).
+    let outputTap: OutputTap
+    /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
+    let outputTapReference: Unmanaged<OutputTap>
     /// Frames rendered so far: the time of the next frame out. Audio thread only.
     var frameTime: FrameTime = 0
 
@@ -39,18 +44,29 @@ public final class Renderer: @unchecked Sendable {
     let publishedDrumChokes = Atomic<Int>(0)
     let publishedUnmappedHits = Atomic<Int>(0)
     let publishedDrumVoices = Atomic<Int>(0)
+    let publishedInputPeak = Atomic<UInt32>(0)
+    let publishedOutputPeak = Atomic<UInt32>(0)
+    let publishedHowlCount = Atomic<Int>(0)
+    let publishedHowlPredictor1 = Atomic<UInt32>(0)
+    let publishedHowlPredictor2 = Atomic<UInt32>(0)
+    let publishedLimitedBlocks = Atomic<Int>(0)
 
+    /// - Parameter outputTap: where every rendered block is copied for recording, if anywhere.
     /// - Thread: control. Not real-time safe: allocates.
     public init(configuration: RenderConfiguration,
                 commands: consuming SPSCRing<RenderCommand>.Consumer,
                 events: consuming SPSCRing<RenderEvent>.Producer,
-                masterVolume: ParameterCell) {
+                effects: EffectsControls,
+                outputTap: OutputTap? = nil) {
         precondition(configuration.sampleRate > 0 && configuration.channelCount > 0 && configuration.maxFrameCount > 0)
         self.configuration = configuration
         self.commands = commands
         self.events = events
-        self.masterVolume = masterVolume
-        masterVolumeReader = masterVolume.reader
+        self.effects = effects
+        self.outputTap = outputTap ?? OutputTap(channelCount: configuration.channelCount, capacityFrameCount: 0)
+        outputTapReference = Unmanaged.passUnretained(self.outputTap)
+        precondition(self.outputTap.channelCount == configuration.channelCount,
+                     "the output tap must have the renderer's channel count")
         tones = ToneBank(sampleRate: configuration.sampleRate)
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: configuration.maxFrameCount)
@@ -58,8 +74,9 @@ public final class Renderer: @unchecked Sendable {
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
-        masterGain = SmoothedValue(masterVolume.value,
-                                   rampFrameCount: Int(configuration.sampleRate * ToneBank.fadeSeconds))
+        chain = EffectsChain(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount,
+                             controls: effects, limiterEnabled: configuration.outputLimiter,
+                             howlGuardEnabled: configuration.howlGuard)
     }
 
     deinit {
@@ -68,6 +85,7 @@ public final class Renderer: @unchecked Sendable {
         drums.deallocate { $0.release() }
         mixLeft.deallocate()
         mixRight.deallocate()
+        chain.deallocate()
     }
 
     /// How long the test tone fades in and out: a tone stopped this long before a deadline is
@@ -94,6 +112,26 @@ public final class Renderer: @unchecked Sendable {
                          activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed))
     }
 
+    /// The highest input and output sample magnitudes since the last call (for level meters).
+    /// - Thread: control (one reader: it resets the peaks).
+    public func takePeaks() -> (input: Float, output: Float) {
+        (Float(bitPattern: publishedInputPeak.exchange(0, ordering: .relaxed)),
+         Float(bitPattern: publishedOutputPeak.exchange(0, ordering: .relaxed)))
+    }
+
+    /// Howls the guard has caught and ducked so far.
+    /// - Thread: any.
+    public var howlCount: Int { publishedHowlCount.load(ordering: .relaxed) }
+
+    /// The frequency of the last howl caught, in hertz (0 before the first).
+    /// - Thread: any.
+    public var lastHowlHertz: Double {
+        guard howlCount > 0 else { return 0 }
+        return HowlDetector.frequency(predictor1: Float(bitPattern: publishedHowlPredictor1.load(ordering: .relaxed)),
+                                      predictor2: Float(bitPattern: publishedHowlPredictor2.load(ordering: .relaxed)),
+                                      sampleRate: configuration.sampleRate)
+    }
+
     /// Events the audio thread could not send because the return ring was full.
     /// - Thread: any.
     public var droppedEventCount: Int { publishedDroppedEventCount.load(ordering: .relaxed) }
@@ -103,9 +141,25 @@ public final class Renderer: @unchecked Sendable {
     /// - Thread: audio.
     @_noAllocation @_noLocks
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
-        mixLeft.update(repeating: 0, count: frameCount)
-        mixRight.update(repeating: 0, count: frameCount)
-        masterGain.move(to: masterVolumeReader.value)
+        render(input: nil, inputChannelCount: 0, into: output, frameCount: frameCount)
+    }
+
+    /// Renders one block with a microphone: `input` holds `frameCount` interleaved frames of
+    /// `inputChannelCount` channels (mono feeds both sides; beyond two, the first two are used),
+    /// which go through the input chain (EQ, boost) and join the instruments before the reverb.
+    /// - Thread: audio.
+    @_noAllocation @_noLocks
+    public func render(input: UnsafePointer<Float>?, inputChannelCount: Int,
+                       into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        chain.updateParameters()
+        let microphoneIsOpen = input != nil && inputChannelCount > 0
+        if let input, microphoneIsOpen {
+            readInput(input, channelCount: inputChannelCount, frameCount: frameCount)
+            chain.processInput(left: mixLeft, right: mixRight, frameCount: frameCount)
+        } else {
+            mixLeft.update(repeating: 0, count: frameCount)
+            mixRight.update(repeating: 0, count: frameCount)
+        }
 
         var offset = 0
         while offset < frameCount {
@@ -116,7 +170,15 @@ public final class Renderer: @unchecked Sendable {
             drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
             offset = segmentEnd
         }
+        if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
+            let (predictor1, predictor2) = chain.howlPredictor
+            publishedHowlPredictor1.store(predictor1.bitPattern, ordering: .relaxed)
+            publishedHowlPredictor2.store(predictor2.bitPattern, ordering: .relaxed)
+            publishedHowlCount.add(1, ordering: .relaxed)
+        }
+        publishPeak(publishedOutputPeak, of: mixLeft, mixRight, frameCount: frameCount)
         writeOutput(output, frameCount: frameCount)
+        outputTapReference._withUnsafeGuaranteedRef { $0.write(output, frameCount: frameCount) }
         retireUnusedInstruments()
 
         frameTime += FrameTime(frameCount)
@@ -185,27 +247,59 @@ public final class Renderer: @unchecked Sendable {
             return sampler.install(bank, layout: layout)
         case let .installKit(kit, layout):
             return drums.install(kit, layout: layout)
+        case let .reverbPreset(preset):
+            chain.setReverbPreset(preset)
+        case let .mute(muted):
+            chain.setMuted(muted)
         }
         return true
     }
 
-    /// Interleaves the mix bus into `output` through the master gain: stereo as is, mono as the
-    /// average, extra channels silent.
+    /// De-interleaves the microphone block onto the (empty) mix bus, where the input chain runs.
+    @_noAllocation @_noLocks
+    func readInput(_ input: UnsafePointer<Float>, channelCount: Int, frameCount: Int) {
+        let rightChannel = channelCount > 1 ? 1 : 0
+        var sampleIndex = 0
+        var peak: Float = 0
+        for frame in 0..<frameCount {
+            let left = input[sampleIndex], right = input[sampleIndex + rightChannel]
+            mixLeft[frame] = left
+            mixRight[frame] = right
+            peak = max(peak, max(abs(left), abs(right)))
+            sampleIndex += channelCount
+        }
+        raisePeak(publishedInputPeak, to: peak)
+    }
+
+    /// Interleaves the finished mix bus into `output`: stereo as is, mono as the average, extra
+    /// channels silent.
     @_noAllocation @_noLocks
     func writeOutput(_ output: UnsafeMutablePointer<Float>, frameCount: Int) {
         let channelCount = configuration.channelCount
         var sampleIndex = 0
         for frame in 0..<frameCount {
-            let gain = masterGain.next()
             if channelCount == 1 {
-                output[frame] = (mixLeft[frame] + mixRight[frame]) * 0.5 * gain
+                output[frame] = (mixLeft[frame] + mixRight[frame]) * 0.5
             } else {
-                output[sampleIndex] = mixLeft[frame] * gain
-                output[sampleIndex + 1] = mixRight[frame] * gain
+                output[sampleIndex] = mixLeft[frame]
+                output[sampleIndex + 1] = mixRight[frame]
                 for channel in 2..<max(2, channelCount) { output[sampleIndex + channel] = 0 }
             }
             sampleIndex += channelCount
         }
+    }
+
+    @_noAllocation @_noLocks
+    func publishPeak(_ cell: borrowing Atomic<UInt32>, of left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frameCount: Int) {
+        var peak: Float = 0
+        for frame in 0..<frameCount { peak = max(peak, max(abs(left[frame]), abs(right[frame]))) }
+        raisePeak(cell, to: peak)
+    }
+
+    /// Meters hold the highest peak until the control thread takes it (`takePeaks`).
+    @_noAllocation @_noLocks
+    func raisePeak(_ cell: borrowing Atomic<UInt32>, to peak: Float) {
+        if peak > Float(bitPattern: cell.load(ordering: .relaxed)) { cell.store(peak.bitPattern, ordering: .relaxed) }
     }
 
     /// Sends banks and kits nobody plays any more back to the control thread, while the ring has

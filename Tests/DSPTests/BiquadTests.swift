@@ -1,37 +1,14 @@
 import DSP
 import Foundation
+import TestSupport
 import XCTest
 
 /// The cookbook biquads against the cookbook formulas, computed here independently with libm.
 final class BiquadTests: XCTestCase {
     let rate = 48_000.0
 
-    /// |H| of the cookbook filter, from the cookbook's own formulas in double precision.
     func cookbookMagnitude(_ kind: BiquadCoefficients.Kind, frequency f0: Double, q: Double, at f: Double) -> Double {
-        let w0 = 2 * Double.pi * f0 / rate, alpha = sin(w0) / (2 * q), c = cos(w0)
-        var b = (0.0, 0.0, 0.0), a = (0.0, 0.0, 0.0)
-        switch kind {
-        case .lowPass: b = ((1 - c) / 2, 1 - c, (1 - c) / 2); a = (1 + alpha, -2 * c, 1 - alpha)
-        case .highPass: b = ((1 + c) / 2, -(1 + c), (1 + c) / 2); a = (1 + alpha, -2 * c, 1 - alpha)
-        case .bandPass: b = (alpha, 0, -alpha); a = (1 + alpha, -2 * c, 1 - alpha)
-        case .notch: b = (1, -2 * c, 1); a = (1 + alpha, -2 * c, 1 - alpha)
-        case .allPass: b = (1 - alpha, -2 * c, 1 + alpha); a = (1 + alpha, -2 * c, 1 - alpha)
-        case let .peaking(gain):
-            let A = pow(10, gain / 40)
-            b = (1 + alpha * A, -2 * c, 1 - alpha * A); a = (1 + alpha / A, -2 * c, 1 - alpha / A)
-        case let .lowShelf(gain):
-            let A = pow(10, gain / 40), r = 2 * sqrt(A) * alpha
-            b = (A * ((A + 1) - (A - 1) * c + r), 2 * A * ((A - 1) - (A + 1) * c), A * ((A + 1) - (A - 1) * c - r))
-            a = ((A + 1) + (A - 1) * c + r, -2 * ((A - 1) + (A + 1) * c), (A + 1) + (A - 1) * c - r)
-        case let .highShelf(gain):
-            let A = pow(10, gain / 40), r = 2 * sqrt(A) * alpha
-            b = (A * ((A + 1) + (A - 1) * c + r), -2 * A * ((A - 1) + (A + 1) * c), A * ((A + 1) + (A - 1) * c - r))
-            a = ((A + 1) - (A - 1) * c + r, 2 * ((A - 1) - (A + 1) * c), (A + 1) - (A - 1) * c - r)
-        }
-        let w = 2 * Double.pi * f / rate
-        let nr = b.0 + b.1 * cos(w) + b.2 * cos(2 * w), ni = -(b.1 * sin(w) + b.2 * sin(2 * w))
-        let dr = a.0 + a.1 * cos(w) + a.2 * cos(2 * w), di = -(a.1 * sin(w) + a.2 * sin(2 * w))
-        return sqrt((nr * nr + ni * ni) / (dr * dr + di * di))
+        CookbookReference.magnitude(kind, frequency: f0, q: q, at: f, sampleRate: rate)
     }
 
     /// Gain of the running filter at `f`, by RMS of a steady sine (whole cycles, after settling).

@@ -9,7 +9,7 @@ final class SamplerRenderTests: XCTestCase {
     let rate = 48_000.0
 
     func engine(voices: Int = 256, bank: SampleBank) -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, voiceCount: voices)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, voiceCount: voices, outputLimiter: false)))
         XCTAssertTrue(engine.install(bank))
         return engine
     }

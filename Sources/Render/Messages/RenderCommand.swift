@@ -38,5 +38,9 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         case installBank(RetainedObject, layout: UnsafePointer<SampleBank.Layout>)
         /// Makes a `DrumKit` current: from then on channel 10 plays it. Ownership as for banks.
         case installKit(RetainedObject, layout: UnsafePointer<DrumKit.Layout>)
+        /// Switches the reverb's room (decay and damping; the mix is a knob of its own).
+        case reverbPreset(ReverbPreset)
+        /// Fades the output out (true) or back in (false), leaving every knob where it is.
+        case mute(Bool)
     }
 }

@@ -1,0 +1,174 @@
+import DSP
+import Lockfree
+
+/// The effects graph, audio-thread half:
+///
+///     microphone → DC blocker → bass shelf → treble shelf → boost ─┐
+///                                      instruments (tones, sampler, drums) ─┴→ reverb
+///     → master volume × mute × howl duck → [howl detector] → safety limiter → out
+///
+/// The instruments join before the reverb, so one graph serves the live microphone and the
+/// instruments alike. Every knob comes from an `EffectsControls` cell, read once per block; gains
+/// ramp per frame, filter coefficients per block, so no change clicks or zippers.
+///
+/// The howl guard (only while a microphone feeds the graph): when the detector confirms feedback in the output, the output is ducked by
+/// `howlDuckDecibels` within `howlDuckSeconds`, held for `howlHoldSeconds` (the loop dies down,
+/// because the ducked loop gain is below 1), then released over `howlReleaseSeconds`.
+struct EffectsChain {
+    static var bassHertz: Double { 150 }
+    static var trebleHertz: Double { 6_000 }
+    /// The cookbook's shelf slope S = 1, the steepest without a bump.
+    static var shelfQ: Double { 0.707_106_781_186_547_6 }
+    static var howlDuckDecibels: Float { -24 }
+    static var howlDuckSeconds: Double { 0.02 }
+    static var howlHoldSeconds: Double { 2 }
+    static var howlReleaseSeconds: Double { 2 }
+    static var limiterCeilingDecibels: Float { -1 }
+
+    let sampleRate: Double
+    let bassReader: ParameterReader, trebleReader: ParameterReader, boostReader: ParameterReader
+    let reverbReader: ParameterReader, volumeReader: ParameterReader
+
+    var inputDCLeft: DCBlocker, inputDCRight: DCBlocker
+    var bassLeft = Biquad(), bassRight = Biquad(), trebleLeft = Biquad(), trebleRight = Biquad()
+    var appliedBass: Float = .nan, appliedTreble: Float = .nan
+    var boost: GainStage
+    var reverb: Reverb
+    /// True while the reverb's tanks hold a tail; false once the mix has been 0 long enough that
+    /// the tanks were skipped (they are cleared before the reverb sounds again).
+    var reverbIsRunning = false
+    var master: SmoothedValue
+    var mute: SmoothedValue
+    var duck: SmoothedValue
+    var duckHoldFrameCount = 0
+    let duckReleaseFrameCount: Int
+    var limiter: SafetyLimiter
+    let limiterEnabled: Bool
+    var howlDetector: HowlDetector
+    let howlGuardEnabled: Bool
+
+    init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, howlGuardEnabled: Bool) {
+        self.sampleRate = sampleRate
+        bassReader = controls.bassDecibels.reader
+        trebleReader = controls.trebleDecibels.reader
+        boostReader = controls.boostDecibels.reader
+        reverbReader = controls.reverbPercent.reader
+        volumeReader = controls.volume.reader
+        inputDCLeft = DCBlocker(sampleRate: sampleRate)
+        inputDCRight = DCBlocker(sampleRate: sampleRate)
+        let smoothing = Int(sampleRate * 0.01)  // 10 ms: no zipper, still feels immediate
+        boost = GainStage(decibels: controls.boostDecibels.value, rampFrameCount: smoothing)
+        reverb = Reverb(sampleRate: sampleRate, maxFrameCount: maxFrameCount, preset: .mediumRoom,
+                        mixPercent: controls.reverbPercent.value)
+        master = SmoothedValue(controls.volume.value, rampFrameCount: Int(sampleRate * 0.005))
+        mute = SmoothedValue(1, rampFrameCount: Int(sampleRate * 0.005))
+        duck = SmoothedValue(1, rampFrameCount: Int(sampleRate * Self.howlDuckSeconds))
+        duckReleaseFrameCount = Int(sampleRate * Self.howlReleaseSeconds)
+        let ceilingDecibels = Self.limiterCeilingDecibels
+        limiter = SafetyLimiter(sampleRate: sampleRate, ceilingDecibels: ceilingDecibels)
+        self.limiterEnabled = limiterEnabled
+        howlDetector = HowlDetector(saturationLevel: fastExp2(ceilingDecibels * (3.321_928_1 / 20)))
+        self.howlGuardEnabled = howlGuardEnabled
+        // Start where the knobs are: the first block must not ramp in from flat.
+        updateEqualiser(startingNow: true)
+    }
+
+    func deallocate() { reverb.deallocate() }
+
+    /// Reads the knobs (once per block).
+    @_noAllocation @_noLocks
+    mutating func updateParameters() {
+        updateEqualiser(startingNow: false)
+        boost.set(decibels: boostReader.value)
+        master.move(to: volumeReader.value)
+        let mix = reverbReader.value
+        if mix != reverb.mixPercent { reverb.setMix(mix) }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func updateEqualiser(startingNow: Bool) {
+        let bass = bassReader.value, treble = trebleReader.value
+        if bass != appliedBass {
+            appliedBass = bass
+            let shelf = BiquadCoefficients(.lowShelf(gain: Double(bass)), frequency: Self.bassHertz, q: Self.shelfQ, sampleRate: sampleRate)
+            if startingNow { bassLeft = Biquad(shelf); bassRight = Biquad(shelf) } else { bassLeft.setTarget(shelf); bassRight.setTarget(shelf) }
+        }
+        if treble != appliedTreble {
+            appliedTreble = treble
+            let shelf = BiquadCoefficients(.highShelf(gain: Double(treble)), frequency: Self.trebleHertz, q: Self.shelfQ, sampleRate: sampleRate)
+            if startingNow { trebleLeft = Biquad(shelf); trebleRight = Biquad(shelf) } else { trebleLeft.setTarget(shelf); trebleRight.setTarget(shelf) }
+        }
+    }
+
+    /// Mutes or unmutes the output with a short fade.
+    @_noAllocation @_noLocks
+    mutating func setMuted(_ muted: Bool) { mute.move(to: muted ? 0 : 1) }
+
+    @_noAllocation @_noLocks
+    mutating func setReverbPreset(_ preset: ReverbPreset) { reverb.setPreset(preset) }
+
+    /// The microphone's own chain, in place: DC blocker, bass, treble, boost.
+    @_noAllocation @_noLocks
+    mutating func processInput(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        inputDCLeft.process(left, frameCount: frameCount)
+        inputDCRight.process(right, frameCount: frameCount)
+        bassLeft.process(left, frameCount: frameCount)
+        bassRight.process(right, frameCount: frameCount)
+        trebleLeft.process(left, frameCount: frameCount)
+        trebleRight.process(right, frameCount: frameCount)
+        boost.process(left: left, right: right, frameCount: frameCount)
+    }
+
+    /// The shared output chain, in place. Returns true when the howl guard ducked the output in
+    /// this block (a newly confirmed howl).
+    @_noAllocation @_noLocks
+    mutating func processOutput(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int,
+                                microphoneIsOpen: Bool) -> Bool {
+        processReverb(left: left, right: right, frameCount: frameCount)
+        for frame in 0..<frameCount {
+            let gain = master.next() * mute.next() * duck.next()
+            left[frame] *= gain
+            right[frame] *= gain
+        }
+        // Feedback needs a microphone: without one, a loud steady tone is the music, not a loop.
+        let howlConfirmed = microphoneIsOpen && guardAgainstHowl(left: left, right: right, frameCount: frameCount)
+        if limiterEnabled { limiter.process(left: left, right: right, frameCount: frameCount) }
+        return howlConfirmed
+    }
+
+    @_noAllocation @_noLocks
+    mutating func processReverb(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let silentTarget = reverb.mixPercent == 0
+        if silentTarget && !reverbIsRunning { return }  // dry: exact pass-through, no cost
+        if !reverbIsRunning {
+            reverb.reset()  // the tanks were skipped while dry: start from silence, not a stale tail
+            reverbIsRunning = true
+        }
+        reverb.process(left: left, right: right, frameCount: frameCount)
+        // Once the mix has reached 0 the wet gain is 0: the tank can stop.
+        if silentTarget { reverbIsRunning = false }
+    }
+
+    @_noAllocation @_noLocks
+    mutating func guardAgainstHowl(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
+        guard howlGuardEnabled else { return false }
+        if duckHoldFrameCount > 0 {
+            duckHoldFrameCount -= frameCount
+            if duckHoldFrameCount <= 0 {
+                duck.rampFrameCount = duckReleaseFrameCount
+                duck.move(to: 1)
+            }
+        }
+        guard howlDetector.analyse(left: left, right: right, frameCount: frameCount) else { return false }
+        duck.rampFrameCount = Int(sampleRate * Self.howlDuckSeconds)
+        duck.move(to: fastExp2(Self.howlDuckDecibels * (3.321_928_1 / 20)))
+        duckHoldFrameCount = Int(sampleRate * Self.howlHoldSeconds)
+        howlDetector.restart()
+        return true
+    }
+
+    /// The predictor of the last narrow tone the howl detector saw (see `HowlDetector`).
+    var howlPredictor: (Float, Float) {
+        @_noAllocation @_noLocks get { (howlDetector.predictor1, howlDetector.predictor2) }
+    }
+}

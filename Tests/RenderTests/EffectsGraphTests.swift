@@ -1,0 +1,218 @@
+import DSP
+import Engine
+import Foundation
+import MIDI
+import Render
+import SoundFont
+import TestSupport
+import XCTest
+
+/// The microphone → effects → output graph, run offline exactly as a device runs it.
+final class EffectsGraphTests: XCTestCase {
+    static let rate = 48_000.0
+
+    static func makeEngine(volume: Float = 1, howlGuard: Bool = true) -> Engine {
+        Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, howlGuard: howlGuard),
+                                                  initialMasterVolume: volume))
+    }
+
+    /// Gain of the whole graph at `frequency`, by the RMS of a steady sine through it.
+    static func measuredGain(_ engine: Engine, at frequency: Double, amplitude: Float = 0.05) -> Double {
+        let frames = 36_000
+        let input = (0..<frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) }
+        let left = SignalAnalysis.channel(0, of: engine.processOffline(input: input, inputChannelCount: 1), channelCount: 2)
+        // The last 0.25 s, in whole cycles: the shelves and the DC blocker have settled by then.
+        let cycle = rate / frequency
+        let length = Int((12_000 / cycle).rounded(.down) * cycle)
+        return Double(SignalAnalysis.rms(left[(frames - length)...])) * 2.0.squareRoot() / Double(amplitude)
+    }
+
+    func testBassTrebleBoostChainWithinATenthOfADecibelOfTheCookbookAtTwentyFrequencies() {
+        let probes = (0..<20).map { 30 * pow(2, Double($0) * 0.48) }  // 30 Hz … ~17 kHz, log-spaced
+        let settings: [(bass: Float, treble: Float, boost: Float)] = [(6, 0, 0), (-12, 12, 3), (12, -12, -6), (3, 4, 9)]
+        for setting in settings {
+            let engine = Self.makeEngine(volume: 0.5)
+            engine.effects.bassDecibels.set(setting.bass)
+            engine.effects.trebleDecibels.set(setting.treble)
+            engine.effects.boostDecibels.set(setting.boost)
+            var worst = 0.0
+            for frequency in probes {
+                let expected = CookbookReference.magnitude(.lowShelf(gain: Double(setting.bass)), frequency: 150, q: 0.7071067811865476, at: frequency, sampleRate: Self.rate)
+                    * CookbookReference.magnitude(.highShelf(gain: Double(setting.treble)), frequency: 6_000, q: 0.7071067811865476, at: frequency, sampleRate: Self.rate)
+                    * CookbookReference.dcBlockerMagnitude(cornerHertz: 20, at: frequency, sampleRate: Self.rate)
+                    * pow(10, Double(setting.boost) / 20) * 0.5
+                let measured = Self.measuredGain(engine, at: frequency)
+                let error = abs(20 * log10(measured / expected))
+                worst = max(worst, error)
+                XCTAssertLessThan(error, 0.1, "bass \(setting.bass) treble \(setting.treble) boost \(setting.boost) at \(Int(frequency)) Hz: measured \(measured), cookbook \(expected)")
+            }
+            print("effects chain: bass \(setting.bass) dB, treble \(setting.treble) dB, boost \(setting.boost) dB: worst error \(String(format: "%.4f", worst)) dB over 20 frequencies")
+        }
+    }
+
+    func testKnobChangesRampWithoutASteps() {
+        let engine = Self.makeEngine()
+        let input = (0..<48_000).map { 0.1 * Float(sin(2 * Double.pi * 200 * Double($0) / Self.rate)) }
+        var output: [Float] = []
+        input.withUnsafeBufferPointer { source in
+            engine.renderOffline(frameCount: 48_000, input: source, inputChannelCount: 1) { block in
+                output.append(contentsOf: block)
+                if output.count == 2 * 12_000 {
+                    engine.effects.bassDecibels.set(12)
+                    engine.effects.boostDecibels.set(24)
+                    engine.effects.volume.set(0.2)
+                }
+            }
+        }
+        let left = SignalAnalysis.channel(0, of: output, channelCount: 2)
+        // Loudest steady step of the sine after the change, times a margin: no zipper or click beyond it.
+        let steadyStep = SignalAnalysis.largestStep(left[36_000...])
+        XCTAssertLessThanOrEqual(SignalAnalysis.largestStep(left[11_000...]), steadyStep * 1.05)
+    }
+
+    func testLimiterHoldsTheCeilingWhateverTheBoost() {
+        let engine = Self.makeEngine()
+        engine.effects.boostDecibels.set(24)
+        engine.effects.bassDecibels.set(12)
+        var generator = SeededGenerator(state: 7)
+        let input = (0..<48_000).map { _ in Float.random(in: -1...1, using: &generator) }
+        let output = engine.processOffline(input: input, inputChannelCount: 1)
+        let ceiling = Float(pow(10, -1.0 / 20))
+        XCTAssertLessThanOrEqual(SignalAnalysis.largestAbs(output[...]), ceiling * 1.000_01)
+    }
+
+    func testReverbMixAddsATailAndZeroIsExactlyDry() {
+        let engine = Self.makeEngine()
+        var input = [Float](repeating: 0, count: 48_000)
+        input[100] = 0.5
+        let dry = engine.processOffline(input: input, inputChannelCount: 1)
+        XCTAssertLessThan(SignalAnalysis.rms(dry[(2 * 10_000)...]), 1e-9, "no tail with the reverb at 0 %")
+        engine.effects.reverbPercent.set(40)
+        engine.send(.reverbPreset(.largeHall))
+        let wet = engine.processOffline(input: input, inputChannelCount: 1)
+        XCTAssertGreaterThan(SignalAnalysis.rms(wet[(2 * 10_000)...]), 1e-4, "a hall's tail 200 ms after the click")
+    }
+
+    func testMuteFadesOutAndBack() {
+        let engine = Self.makeEngine()
+        let input = (0..<9_600).map { 0.1 * Float(sin(2 * Double.pi * 300 * Double($0) / Self.rate)) }
+        engine.send(.mute(true))
+        let muted = engine.processOffline(input: input, inputChannelCount: 1)
+        XCTAssertLessThan(SignalAnalysis.rms(muted[2_000...]), 1e-6)
+        engine.send(.mute(false))
+        let open = engine.processOffline(input: input, inputChannelCount: 1)
+        XCTAssertGreaterThan(SignalAnalysis.rms(open[4_000...]), 0.05)
+    }
+
+    // MARK: Howl guard
+
+    /// A simulated acoustic loop: the output comes back into the microphone after `delayFrames`
+    /// (device latency plus 2 m of air), through a room whose strongest mode (a resonance at
+    /// `modeHertz`) gives the whole loop, master volume included, a gain of `loopGain` there.
+    /// Returns the output's left channel and the frame at which the guard first ducked (if ever).
+    static func simulateLoop(loopGain: Double, seconds: Double, guardOn: Bool, volume: Float = 0.3,
+                             delayFrames: Int = 480, modeHertz: Double = 1_200,
+                             music: [Float]? = nil) -> (output: [Float], duckFrame: Int?) {
+        let engine = makeEngine(volume: volume, howlGuard: guardOn)
+        let block = 64
+        let frameCount = Int(seconds * rate)
+        // The room: a band-pass (0 dB peak) at the mode, scaled so volume × room = loopGain.
+        var room = Biquad(BiquadCoefficients(.bandPass, frequency: modeHertz, q: 8, sampleRate: rate))
+        let roomGain = Float(loopGain) / volume
+        var air = [Float](repeating: 0, count: delayFrames + frameCount)
+        var generator = SeededGenerator(state: 11)
+        var output: [Float] = []
+        output.reserveCapacity(frameCount)
+        var duckFrame: Int?
+        let inputBlock = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let outputBlock = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        defer { inputBlock.deallocate(); outputBlock.deallocate() }
+        var frame = 0
+        while frame < frameCount {
+            for index in 0..<block {
+                // The microphone hears the room's answer to what the speaker played, plus its own hiss
+                // (-60 dBFS) and, if given, music played in the room.
+                let hiss = Float.random(in: -0.001...0.001, using: &generator)
+                inputBlock[index] = air[frame + index] + hiss + (music.map { frame + index < $0.count ? $0[frame + index] : 0 } ?? 0)
+            }
+            engine.renderer.render(input: inputBlock, inputChannelCount: 1, into: outputBlock, frameCount: block)
+            for index in 0..<block {
+                let left = outputBlock[2 * index]
+                output.append(left)
+                var heard = left
+                withUnsafeMutablePointer(to: &heard) { room.process($0, frameCount: 1) }
+                air[frame + index + delayFrames] = heard * roomGain
+            }
+            frame += block
+            if duckFrame == nil, engine.renderer.howlCount > 0 { duckFrame = frame }
+        }
+        return (output, duckFrame)
+    }
+
+    static func rmsDecibels(_ samples: ArraySlice<Float>) -> Double {
+        20 * log10(max(Double(SignalAnalysis.rms(samples)), 1e-10))
+    }
+
+    func testWithoutTheGuardALoopGainOfOneAndAHalfScreams() {
+        let (output, duckFrame) = Self.simulateLoop(loopGain: 1.5, seconds: 2, guardOn: false)
+        XCTAssertNil(duckFrame)
+        let level = Self.rmsDecibels(output[48_000...])
+        print("howl without guard: output \(String(format: "%.1f", level)) dBFS RMS after 1 s")
+        XCTAssertGreaterThan(level, -6, "the simulated loop must really howl, or the guard test proves nothing")
+    }
+
+    func testGuardStopsALoopGainOfOneAndAHalfWithinHalfASecond() {
+        let (output, duckFrame) = Self.simulateLoop(loopGain: 1.5, seconds: 2, guardOn: true)
+        guard let duckFrame else { return XCTFail("the guard never ducked") }
+        // The howl starts with the loop (frame 0); it must be caught within 500 ms of that …
+        let caughtSeconds = Double(duckFrame) / Self.rate
+        // … and be gone soon after: the ducked loop gain is 1.5 × 10^(-24/20) < 1, so it dies away.
+        let peakLevel = Self.rmsDecibels(output[max(0, duckFrame - 2_400)..<duckFrame])
+        let afterLevel = Self.rmsDecibels(output[(duckFrame + 9_600)..<(duckFrame + 19_200)])
+        print("howl guard: loop gain 1.5 caught after \(String(format: "%.0f", caughtSeconds * 1000)) ms; output \(String(format: "%.1f", peakLevel)) dBFS before, \(String(format: "%.1f", afterLevel)) dBFS 200-400 ms after")
+        XCTAssertLessThanOrEqual(caughtSeconds, 0.5)
+        XCTAssertLessThan(afterLevel, peakLevel - 20)
+    }
+
+    /// Other room modes and distances. Timed from the moment the howl rises out of the
+    /// microphone's hiss (the output first above −50 dBFS in a 10 ms window).
+    func testGuardStopsLoopsAtOtherFrequenciesAndDelays() {
+        for (mode, delay) in [(300.0, 480), (2_500.0, 256), (700.0, 960), (4_000.0, 720)] {
+            let (output, duckFrame) = Self.simulateLoop(loopGain: 1.5, seconds: 1.5, guardOn: true, delayFrames: delay, modeHertz: mode)
+            guard let duckFrame else { XCTFail("mode \(mode) Hz, delay \(delay): never ducked"); continue }
+            let onset = stride(from: 0, to: output.count - 480, by: 480).first { Self.rmsDecibels(output[$0..<($0 + 480)]) > -50 } ?? 0
+            let seconds = Double(duckFrame - onset) / Self.rate
+            print("howl guard: mode \(Int(mode)) Hz, loop delay \(delay) frames: caught \(Int(seconds * 1000)) ms after it rose above -50 dBFS (\(Int(Double(duckFrame) / Self.rate * 1000)) ms after the loop closed)")
+            XCTAssertLessThanOrEqual(seconds, 0.5, "mode \(mode) Hz, delay \(delay) frames")
+        }
+    }
+
+    /// The committed MIDI renders, played into the microphone (a karaoke backing track in the
+    /// room, the loop well below 1): sustained notes, pedalled chords and dense GM arrangements
+    /// must never be taken for feedback.
+    func testMusicWithSustainedNotesNeverTriggersTheGuard() throws {
+        let root = CommandRunner.repositoryRoot
+        let songs = [("converse_what_a_friend_piano_pedal", "FluidR3_GM_piano_xylo.sf2"),
+                     ("mozart_turkish_march", "FluidR3_GM_piano_xylo.sf2"),
+                     ("openmsx_keep_on_rolling_dense", "sf_GMbank_piano_xylo_drums.sf2"),
+                     ("bach_bwv772_sankey", "sf_GMbank_piano_xylo_drums.sf2")]
+        for (song, font) in songs {
+            let renderer = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+            renderer.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/\(font)").path, sampleRate: Self.rate))
+            var music: [Float] = []
+            let file = try MIDIFile.read(path: root.appendingPathComponent("Tests/Fixtures/midi/\(song).mid").path)
+            try renderer.render(file) { block in
+                if music.count < 2 * 48_000 * 40 { music.append(contentsOf: block) }
+            }
+            let mono = SignalAnalysis.channel(0, of: music, channelCount: 2)
+            // Straight in at full level, and through a room loop of gain 0.7.
+            let straight = Self.makeEngine(volume: 1)
+            _ = straight.processOffline(input: mono, inputChannelCount: 1)
+            XCTAssertEqual(straight.renderer.howlCount, 0, "\(song) played into the microphone")
+            let (_, duckFrame) = Self.simulateLoop(loopGain: 0.7, seconds: Double(mono.count) / Self.rate, guardOn: true,
+                                                   volume: 1, music: mono)
+            XCTAssertNil(duckFrame, "\(song) with a room loop of gain 0.7")
+            print("howl guard: \(song): \(String(format: "%.1f", Double(mono.count) / Self.rate)) s, no trigger")
+        }
+    }
+}
