@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
-        .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "MIDI", "DrumKitLoader"]),
+        .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader"]),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
@@ -49,6 +49,6 @@ let package = Package(
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
-        .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "TestSupport"]),
+        .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "Engine", "Render", "TestSupport"]),
     ]
 )

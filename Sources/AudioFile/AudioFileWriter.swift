@@ -36,6 +36,14 @@ public final class AudioFileWriter {
 
     deinit { try? close() }
 
+    /// Makes libsndfile rewrite the header after every write (`SFC_SET_UPDATE_HEADER_AUTO`), so a
+    /// WAV stays readable up to the last write even if the process dies before `close`. Costs a
+    /// seek per write: for recordings, not for offline renders.
+    public func updateHeaderAfterEveryWrite() {
+        guard let handle else { return }
+        sf_command(handle, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
+    }
+
     /// Appends `frameCount` interleaved frames.
     public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
         guard let handle else { throw AudioFileError(path: path, reason: "already closed") }

@@ -60,11 +60,19 @@ final class PCM: @unchecked Sendable {
         }
         try check(snd_pcm_hw_params_set_format(handle, hardware, format.rawValue), "refused format \(format)")
 
-        if snd_pcm_hw_params_set_channels(handle, hardware, UInt32(request.channelCount)) < 0 {
-            var minimum: UInt32 = 0, maximum: UInt32 = 0
-            snd_pcm_hw_params_get_channels_min(hardware, &minimum)
-            snd_pcm_hw_params_get_channels_max(hardware, &maximum)
-            throw DeviceError(device: name, message: "cannot do \(request.channelCount) \(direction) channels (it supports \(minimum)-\(maximum))",
+        var minimumChannels: UInt32 = 0, maximumChannels: UInt32 = 0
+        snd_pcm_hw_params_get_channels_min(hardware, &minimumChannels)
+        snd_pcm_hw_params_get_channels_max(hardware, &maximumChannels)
+        guard maximumChannels > 0 else {
+            throw DeviceError(device: name, message: "has no \(direction) channels", code: .invalid)
+        }
+        // A microphone takes what it has (mono or stereo: the graph uses at most two); an output
+        // must give exactly the channels the renderer makes.
+        let channelCount = direction == .capture
+            ? Int(min(max(UInt32(request.channelCount), minimumChannels), maximumChannels))
+            : request.channelCount
+        if snd_pcm_hw_params_set_channels(handle, hardware, UInt32(channelCount)) < 0 {
+            throw DeviceError(device: name, message: "cannot do \(channelCount) \(direction) channels (it supports \(minimumChannels)-\(maximumChannels))",
                               code: .invalid)
         }
 
@@ -94,12 +102,13 @@ final class PCM: @unchecked Sendable {
         try check(snd_pcm_sw_params_current(handle, software), "cannot read its software parameters")
         // Playback starts once the buffer is full, so the first period has the whole buffer of
         // headroom; capture starts at once. The thread wakes when a whole period is free.
+        // (A duplex stream starts both explicitly, after pre-filling playback.)
         let threshold = self.direction == .playback ? buffer : 1
         try check(snd_pcm_sw_params_set_start_threshold(handle, software, threshold), "refused the start threshold")
         try check(snd_pcm_sw_params_set_avail_min(handle, software, period), "refused the wake-up size")
         try check(snd_pcm_sw_params(handle, software), "refused the software parameters")
 
-        return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: request.channelCount,
+        return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: channelCount,
                                     periodFrameCount: Int(period), bufferFrameCount: Int(buffer))
     }
 
@@ -129,6 +138,29 @@ final class PCM: @unchecked Sendable {
             return .success(result > 0)
         }
     }
+
+    /// Reads up to `frameCount` interleaved frames (`snd_pcm_readi`), retrying `EINTR`.
+    /// Returns the frames read, which may be fewer.
+    func read(_ frames: UnsafeMutableRawPointer, frameCount: Int) -> Result<Int, ALSAError> {
+        while true {
+            let count = snd_pcm_readi(handle, frames, snd_pcm_uframes_t(frameCount))
+            if count == -Int(EINTR) { continue }
+            return count < 0 ? .failure(ALSAError(returned: count)) : .success(count)
+        }
+    }
+
+    /// Starts the stream now, not at the start threshold (`snd_pcm_start`).
+    func start() -> ALSAError? {
+        let result = snd_pcm_start(handle)
+        return result < 0 ? ALSAError(returned: result) : nil
+    }
+
+    /// Links this PCM with `other` so they start, stop and prepare together (`snd_pcm_link`).
+    /// Returns false when the devices cannot be linked (different cards, most plugins).
+    func link(to other: PCM) -> Bool { snd_pcm_link(handle, other.handle) >= 0 }
+
+    /// Undoes `link(to:)` (`snd_pcm_unlink`).
+    func unlink() { snd_pcm_unlink(handle) }
 
     /// Writes up to `frameCount` interleaved frames (`snd_pcm_writei`), retrying `EINTR`.
     /// Returns the frames written, which may be fewer.

@@ -3,12 +3,21 @@ import Glibc
 import Render
 import Synchronization
 
-/// Plays a `Renderer` through an ALSA playback device on a dedicated thread.
+/// Plays a `Renderer` through an ALSA playback device on a dedicated thread, optionally fed by a
+/// capture device (duplex: the microphone of the effects graph).
 ///
-/// The device thread loops wait → render one period → convert → write. It recovers from xruns
-/// (`EPIPE` → prepare) and suspends (`ESTRPIPE` → resume), counts every xrun, and stops with a
-/// reason instead of spinning or hanging when the device disappears (`ENODEV`, `EBADFD`, `EIO`) or
-/// stops taking frames altogether (a dead sound server shows up as a wait that never ends).
+/// Playback only, the device thread loops wait → render one period → convert → write. Duplex, it
+/// loops wait for a captured period → read → convert → render with it as input → write: the
+/// capture clock paces everything. Playback is pre-filled with silence (buffer − one period), both
+/// are started together (linked with `snd_pcm_link` where the devices allow it), and clock drift
+/// between two devices is absorbed by dropping or repeating one captured frame now and then
+/// (counted). The capture device is opened and validated first, so a device with no input fails
+/// before anything plays.
+///
+/// It recovers from xruns (`EPIPE` → prepare; duplex: both sides restart, pre-filled again) and
+/// suspends (`ESTRPIPE` → resume), counts every xrun, and stops with a reason instead of spinning
+/// or hanging when a device disappears (`ENODEV`, `EBADFD`, `EIO`) or stops moving frames
+/// altogether (a dead sound server shows up as a wait that never ends).
 ///
 /// - Thread: control, for every member; the device thread is private.
 public final class PlaybackStream: @unchecked Sendable {
@@ -32,10 +41,22 @@ public final class PlaybackStream: @unchecked Sendable {
 
     public let device: String
     public let granted: GrantedConfiguration
+    /// The capture device of a duplex stream, and what it granted (its channel count may differ).
+    public let captureDevice: String?
+    public let grantedCapture: GrantedConfiguration?
+    /// True when capture and playback are linked (start and stop together in the driver).
+    public let isLinked: Bool
     /// How long the device may take no frames at all before the stream gives up on it.
     public let stallTimeoutMilliseconds: Int32
 
     private let pcm: PCM
+    private let capture: PCM?
+    private let captureConversion: SampleConversion
+    private let captureBuffer: UnsafeMutableRawPointer
+    /// Captured frames as float, one period plus one frame (a repeated frame).
+    private let inputBuffer: UnsafeMutablePointer<Float>
+    private let captureBytesPerFrame: Int
+    private let captureChannelCount: Int
     private let renderer: Renderer
     private let requestedPriority: Int32
     private let conversion: SampleConversion
@@ -48,44 +69,72 @@ public final class PlaybackStream: @unchecked Sendable {
     private let schedulingKnown = Atomic<Bool>(false)
     private let publishedXrunCount = Atomic<Int>(0)
     private let publishedFrameCount = Atomic<Int>(0)
+    private let publishedDroppedInputFrames = Atomic<Int>(0)
+    private let publishedRepeatedInputFrames = Atomic<Int>(0)
+    private let publishedLatencyFrames = Atomic<Int>(-1)
+    private let publishedStreamOffset = Atomic<Int>(-1)
     // Written by the device thread before `threadDone` is stored (release); read after it (acquire).
     private var failureCode: ALSAError?
     private var failureStage: StaticString = ""
+    private var failureDevice: String?
     private var scheduling = RealtimeScheduling.notRequested
     private var frameLimit = Int.max
     private var thread: pthread_t?
     private var startTime = 0.0
     private var endTime = 0.0
 
-    /// Opens and configures `device`. Nothing plays until `start`.
+    /// Opens and configures `device` (and `captureDevice`, first, for a duplex stream). Nothing
+    /// plays until `start`.
     /// - Throws: `DeviceError` with a one-line message naming the device.
     /// - Thread: control. Not real-time safe: allocates.
-    public init(device: String, configuration: StreamConfiguration, renderer: Renderer) throws(DeviceError) {
+    public init(device: String, configuration: StreamConfiguration, renderer: Renderer,
+                captureDevice: String? = nil) throws(DeviceError) {
         guard configuration.channelCount == renderer.configuration.channelCount,
               Double(configuration.sampleRate) == renderer.configuration.sampleRate else {
             throw DeviceError(device: device, message: "stream asks for \(configuration.channelCount) ch at \(configuration.sampleRate) Hz but the renderer makes \(renderer.configuration.channelCount) ch at \(Int(renderer.configuration.sampleRate)) Hz")
         }
         self.device = device
-        pcm = try PCM.open(device, direction: .playback)
-        granted = try pcm.configure(configuration)
-        guard granted.periodFrameCount <= renderer.configuration.maxFrameCount else {
+        self.captureDevice = captureDevice
+        var capture: PCM?
+        var grantedCapture: GrantedConfiguration?
+        if let captureDevice {
+            let input = try PCM.open(captureDevice, direction: .capture)
+            grantedCapture = try input.configure(configuration)
+            capture = input
+        }
+        let output = try PCM.open(device, direction: .playback)
+        pcm = output
+        granted = try output.configure(configuration)
+        guard granted.periodFrameCount < renderer.configuration.maxFrameCount else {
             throw DeviceError(device: device, message: "granted a period of \(granted.periodFrameCount) frames, more than the renderer's block limit of \(renderer.configuration.maxFrameCount)")
         }
+        self.capture = capture
+        self.grantedCapture = grantedCapture
+        isLinked = capture.map { $0.link(to: output) } ?? false
         self.renderer = renderer
         requestedPriority = configuration.realtimePriority
         conversion = SampleConversion(granted.format)
         bytesPerFrame = granted.format.byteCount * granted.channelCount
         renderBuffer = .allocate(capacity: granted.periodFrameCount * granted.channelCount)
         deviceBuffer = .allocate(byteCount: granted.periodFrameCount * bytesPerFrame, alignment: 16)
-        // A healthy device takes a period every period; allow for a scheduler hiccup of many buffers.
-        stallTimeoutMilliseconds = Int32(max(250, 8 * granted.milliseconds(granted.bufferFrameCount)))
+        captureChannelCount = grantedCapture?.channelCount ?? 1
+        captureConversion = SampleConversion(grantedCapture?.format ?? .float32)
+        captureBytesPerFrame = (grantedCapture?.format.byteCount ?? 4) * captureChannelCount
+        captureBuffer = .allocate(byteCount: (granted.periodFrameCount + 1) * captureBytesPerFrame, alignment: 16)
+        inputBuffer = .allocate(capacity: (granted.periodFrameCount + 1) * captureChannelCount)
+        // A healthy device moves a period every period; allow for a scheduler hiccup of many
+        // buffers, and no more: a vanished device must be reported within about 100 ms.
+        stallTimeoutMilliseconds = Int32(max(80, 8 * granted.milliseconds(granted.bufferFrameCount)))
     }
 
     deinit {
         stop()
         _ = join()
+        if isLinked { capture?.unlink() }
         renderBuffer.deallocate()
         deviceBuffer.deallocate()
+        captureBuffer.deallocate()
+        inputBuffer.deallocate()
     }
 
     /// Starts the device thread. With `frameLimit`, it plays that many frames, lets them drain and
@@ -118,6 +167,24 @@ public final class PlaybackStream: @unchecked Sendable {
     public var xrunCount: Int { publishedXrunCount.load(ordering: .relaxed) }
     /// Frames handed to the device so far.
     public var framesWritten: Int { publishedFrameCount.load(ordering: .relaxed) }
+    /// Captured frames dropped (capture clock faster than playback) and repeated (slower).
+    public var droppedInputFrames: Int { publishedDroppedInputFrames.load(ordering: .relaxed) }
+    public var repeatedInputFrames: Int { publishedRepeatedInputFrames.load(ordering: .relaxed) }
+    /// Duplex only: the measured microphone-to-speaker latency in frames (how long ago the next
+    /// captured frame was captured, plus how long until it plays: `snd_pcm_avail` of capture plus
+    /// `snd_pcm_delay` of playback, right after a write), averaged over the last half second; nil
+    /// until measured.
+    public var latencyFrameCount: Int? {
+        let frames = publishedLatencyFrames.load(ordering: .relaxed)
+        return frames < 0 ? nil : frames
+    }
+    /// Duplex only: of that, the frames Staccato itself buffers: how far the output stream runs
+    /// ahead of the input stream (the silence pre-filled, plus repeated, minus dropped frames). The
+    /// rest is buffering inside the devices and their server.
+    public var streamOffsetFrameCount: Int? {
+        let frames = publishedStreamOffset.load(ordering: .relaxed)
+        return frames < 0 ? nil : frames
+    }
     /// True once the device thread has ended, for any reason.
     public var isDone: Bool { threadDone.load(ordering: .acquiring) }
 
@@ -148,7 +215,7 @@ public final class PlaybackStream: @unchecked Sendable {
             case .noDevice, .badState: "disconnected while \(failureStage) (\(failureCode))"
             default: "failed while \(failureStage): \(failureCode)"
             }
-            return .failed(DeviceError(device: device, message: message, code: failureCode))
+            return .failed(DeviceError(device: failureDevice ?? device, message: message, code: failureCode))
         }
         return stopRequested.load(ordering: .relaxed) && framesWritten < frameLimit ? .stopped : .finished
     }
@@ -158,10 +225,12 @@ public final class PlaybackStream: @unchecked Sendable {
     private func runDeviceThread() {
         scheduling = .promoteCurrentThread(priority: requestedPriority)
         schedulingKnown.store(true, ordering: .releasing)
-        if let failure = playLoop() {
+        if let failure = capture == nil ? playLoop() : duplexLoop() {
             failureCode = failure.code
             failureStage = failure.stage
+            if failure.onCapture { failureDevice = captureDevice }
             pcm.drop()
+            capture?.drop()
         }
         endTime = MonotonicClock.seconds()
         threadDone.store(true, ordering: .releasing)
@@ -170,6 +239,13 @@ public final class PlaybackStream: @unchecked Sendable {
     private struct Failure {
         let code: ALSAError
         let stage: StaticString
+        var onCapture = false
+
+        func onCaptureSide() -> Failure {
+            var copy = self
+            copy.onCapture = true
+            return copy
+        }
     }
 
     /// Plays until the frame limit, a stop request or a failure. Returns the failure, if any.
@@ -231,6 +307,7 @@ public final class PlaybackStream: @unchecked Sendable {
         case .xrun:
             publishedXrunCount.add(1, ordering: .relaxed)
             renderer.report(.xrun(frameTime: renderer.renderedFrameTime))
+            if capture != nil { return startDuplex() }
             return pcm.prepare().map { Failure(code: $0, stage: "recovering from an xrun") }
         case .suspended:
             var result = pcm.resume()
@@ -247,6 +324,167 @@ public final class PlaybackStream: @unchecked Sendable {
         default:
             return Failure(code: code, stage: stage)
         }
+    }
+
+    // MARK: Duplex
+
+    /// (Re)starts both sides: drop whatever is queued, prepare, pre-fill playback with silence
+    /// (buffer − one period: the first captured period arrives just as that much has played),
+    /// then start playback and capture together.
+    private func startDuplex() -> Failure? {
+        guard let capture else { return nil }
+        pcm.drop()
+        if !isLinked { capture.drop() }
+        if let code = pcm.prepare() { return Failure(code: code, stage: "preparing playback") }
+        if !isLinked, let code = capture.prepare() { return Failure(code: code, stage: "preparing capture", onCapture: true) }
+        let prefill = granted.bufferFrameCount - granted.periodFrameCount
+        deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: granted.periodFrameCount * bytesPerFrame)
+        var queued = 0
+        while queued < prefill {
+            let count = min(granted.periodFrameCount, prefill - queued)
+            switch pcm.write(deviceBuffer, frameCount: count) {
+            case let .success(written): queued += written
+            case .failure(.wouldBlock), .failure(.interrupted): continue
+            case let .failure(code): return Failure(code: code, stage: "pre-filling playback")
+            }
+        }
+        if let code = pcm.start() { return Failure(code: code, stage: "starting playback") }
+        if !isLinked, let code = capture.start() { return Failure(code: code, stage: "starting capture", onCapture: true) }
+        driftBaseline = nil
+        warmUpWindows = 0
+        latencySum = 0
+        driftSamples = 0
+        publishedStreamOffset.store(prefill, ordering: .relaxed)
+        return nil
+    }
+
+    /// The latency averaged per window; the first settled window's average is the baseline that
+    /// drift corrections hold it to.
+    private var driftBaseline: Double?
+    private var latencySum = 0.0
+    private var driftSamples = 0
+    private var warmUpWindows = 0
+
+    /// Moves audio from capture through the renderer to playback until the frame limit, a stop
+    /// request or a failure. Returns the failure, if any.
+    private func duplexLoop() -> Failure? {
+        guard let capture else { return nil }
+        if let failure = startDuplex() { return failure }
+        let periodFrameCount = granted.periodFrameCount
+        var consumed = 0  // captured frames taken (the frame limit counts these)
+        var written = 0
+        var pendingCorrection = 0  // > 0: frames to repeat, one per period; < 0: frames to drop
+        while consumed < frameLimit {
+            if stopRequested.load(ordering: .relaxed) {
+                pcm.drop()
+                capture.drop()
+                return nil
+            }
+            switch capture.availableFrameCount() {
+            case let .failure(code):
+                if let failure = recover(code, stage: "checking captured frames") { return failure.onCaptureSide() }
+                continue
+            case let .success(available) where available < periodFrameCount:
+                switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
+                case .success(true): continue
+                case .success(false): return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
+                case let .failure(code):
+                    if let failure = recover(code, stage: "waiting for the microphone") { return failure.onCaptureSide() }
+                    continue
+                }
+            case .success:
+                break
+            }
+            let frameCount = min(periodFrameCount, frameLimit - consumed)
+            if let failure = readCaptured(frameCount) {
+                if failure.code == .xrun { continue }  // restarted; read again
+                return failure
+            }
+            captureConversion.convertToFloat(captureBuffer, count: frameCount * captureChannelCount, into: inputBuffer)
+            // Drift: one captured frame dropped or repeated, at most once per window.
+            var input = UnsafePointer(inputBuffer)
+            var inputFrameCount = frameCount
+            if pendingCorrection < 0, frameCount > 1 {
+                input += captureChannelCount
+                inputFrameCount -= 1
+                pendingCorrection += 1
+                publishedDroppedInputFrames.add(1, ordering: .relaxed)
+            } else if pendingCorrection > 0 {
+                (inputBuffer + frameCount * captureChannelCount).update(from: inputBuffer + (frameCount - 1) * captureChannelCount, count: captureChannelCount)
+                inputFrameCount += 1
+                pendingCorrection -= 1
+                publishedRepeatedInputFrames.add(1, ordering: .relaxed)
+            }
+            renderer.render(input: input, inputChannelCount: captureChannelCount, into: renderBuffer, frameCount: inputFrameCount)
+            conversion.convert(renderBuffer, count: inputFrameCount * granted.channelCount, into: deviceBuffer)
+            if let failure = writeAll(inputFrameCount) { return failure }
+            consumed += frameCount
+            written += inputFrameCount
+            publishedFrameCount.store(written, ordering: .relaxed)
+            publishedStreamOffset.add(inputFrameCount - frameCount, ordering: .relaxed)
+            pendingCorrection += measureLatency()
+        }
+        capture.drop()
+        return drain()
+    }
+
+    /// Reads exactly `frameCount` captured frames into `captureBuffer`, waiting as needed.
+    private func readCaptured(_ frameCount: Int) -> Failure? {
+        guard let capture else { return nil }
+        var offset = 0
+        while offset < frameCount {
+            switch capture.read(captureBuffer + offset * captureBytesPerFrame, frameCount: frameCount - offset) {
+            case let .success(count):
+                offset += count
+            case .failure(.wouldBlock):
+                switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
+                case .success(true): continue
+                case .success(false): return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
+                case let .failure(code):
+                    if let failure = recover(code, stage: "reading the microphone") { return failure.onCaptureSide() }
+                    if code == .xrun { return Failure(code: .xrun, stage: "reading the microphone") }
+                }
+            case let .failure(code):
+                if let failure = recover(code, stage: "reading the microphone") { return failure.onCaptureSide() }
+                if code == .xrun { return Failure(code: .xrun, stage: "reading the microphone") }
+            }
+        }
+        return nil
+    }
+
+    /// Updates the latency figures and returns the drift correction to make over the next window,
+    /// in frames (negative: drop that many captured frames; positive: repeat), one per period.
+    ///
+    /// Right after a write, the next captured frame was captured `avail` frames ago (capture) and
+    /// will play after the `delay` frames now queued (playback): the latency is their sum. Sampled
+    /// once per period it jitters by up to a period (the two pointers move at slightly different
+    /// moments), so it is averaged over half a second. With one clock the average stays put; with
+    /// two it creeps, and once it is more than a period off, it is pulled back to the baseline.
+    private func measureLatency() -> Int {
+        guard let capture, case let .success(queued) = pcm.delay(),
+              case let .success(waiting) = capture.availableFrameCount() else { return 0 }
+        latencySum += Double(queued + waiting)
+        driftSamples += 1
+        let windowPeriods = max(16, granted.sampleRate / 2 / granted.periodFrameCount)
+        guard driftSamples >= windowPeriods else { return 0 }
+        let average = latencySum / Double(driftSamples)
+        latencySum = 0
+        driftSamples = 0
+        publishedLatencyFrames.store(Int(average.rounded()), ordering: .relaxed)
+        // The first window includes the start-up, when the devices settle: no baseline from it.
+        warmUpWindows += 1
+        guard warmUpWindows > 1 else { return 0 }
+        guard let baseline = driftBaseline else {
+            driftBaseline = average
+            return 0
+        }
+        let deviation = average - baseline
+        let slack = Double(granted.periodFrameCount)
+        guard abs(deviation) > slack else { return 0 }
+        // Latency too high: the playback clock is slower; drop frames (and the reverse), at most
+        // one per period of the coming window.
+        let frames = min(Int(abs(deviation).rounded()), windowPeriods)
+        return deviation > 0 ? -frames : frames
     }
 
     /// Lets the queued frames play out, bounded by the buffer time plus the stall timeout so a

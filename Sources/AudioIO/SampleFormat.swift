@@ -35,6 +35,21 @@ enum SampleConversion {
         }
     }
 
+    /// Converts `count` captured samples in the device format to float, −1…1.
+    @_noAllocation @_noLocks
+    func convertToFloat(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutablePointer<Float>) {
+        switch self {
+        case .int32:
+            let input = source.assumingMemoryBound(to: Int32.self)
+            for index in 0..<count { destination[index] = Float(input[index]) * (1 / 2_147_483_648) }
+        case .int16:
+            let input = source.assumingMemoryBound(to: Int16.self)
+            for index in 0..<count { destination[index] = Float(input[index]) * (1 / 32_768) }
+        case .float32:
+            UnsafeMutableRawPointer(destination).copyMemory(from: source, byteCount: count * MemoryLayout<Float>.stride)
+        }
+    }
+
     /// Converts `count` samples, clipping to the integer range.
     @_noAllocation @_noLocks
     func convert(_ source: UnsafePointer<Float>, count: Int, into destination: UnsafeMutableRawPointer) {

@@ -1,0 +1,90 @@
+import AudioFile
+import Foundation
+import Render
+import Synchronization
+
+/// Records the engine's output to a sound file (WAV, FLAC or OGG by extension): the audio thread
+/// copies each block into the `OutputTap`'s ring, and a writer thread here drains it to disk with
+/// libsndfile, so the audio thread never touches the file system.
+///
+/// Frames the audio thread had to drop (ring full: the disk stalled for longer than the ring
+/// holds) are counted, never waited for. `finish()` drains what is left and finalises the file;
+/// WAV headers are also kept current after every write, so a WAV is readable up to the last write
+/// even if the process is killed before it can finish.
+///
+/// - Thread: control, for every member; the writer thread is private.
+public final class Recorder: @unchecked Sendable {
+    public let path: String
+    private let tap: OutputTap
+    private let writer: AudioFileWriter
+    private let stopRequested = Atomic<Bool>(false)
+    private let publishedWrittenFrames = Atomic<Int>(0)
+    private let done = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    /// The first write error, which ends the writer thread (reported by `finish`).
+    private var writeError: Error?
+
+    /// Creates `path` now, so a bad path fails before anything plays.
+    /// - Throws: `AudioFileError` naming the path.
+    public init(path: String, tap: OutputTap, sampleRate: Int) throws {
+        precondition(tap.isEnabled, "record through an engine built with recordingBufferSeconds > 0")
+        self.path = path
+        self.tap = tap
+        writer = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: tap.channelCount)
+        writer.updateHeaderAfterEveryWrite()
+    }
+
+    /// Frames written to the file so far.
+    public var writtenFrameCount: Int { publishedWrittenFrames.load(ordering: .relaxed) }
+    /// Frames the audio thread dropped because the ring was full (target: 0).
+    public var droppedFrameCount: Int { tap.droppedFrameCount }
+
+    /// Starts the writer thread.
+    public func start() {
+        let thread = Thread { [self] in
+            let chunk = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4_096 * tap.channelCount)
+            defer { chunk.deallocate() }
+            while true {
+                let stopping = stopRequested.load(ordering: .acquiring)
+                let moved = drain(into: chunk)
+                if stopping && moved == 0 { break }
+                if moved == 0 { usleep(5_000) }
+                if writeError != nil { break }
+            }
+            done.signal()
+        }
+        thread.name = "staccato-recorder"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Writes everything waiting in the ring; returns the frames written.
+    private func drain(into chunk: UnsafeMutableBufferPointer<Float>) -> Int {
+        var total = 0
+        while true {
+            let frames = tap.read(into: chunk)
+            if frames == 0 { return total }
+            do {
+                try writer.write(chunk.baseAddress!, frameCount: frames)
+            } catch {
+                writeError = error
+                return total
+            }
+            total += frames
+            publishedWrittenFrames.add(frames, ordering: .relaxed)
+        }
+    }
+
+    /// Stops the writer after it has written everything the audio thread tapped, and closes the
+    /// file. Call after the audio thread has stopped, so nothing is left behind.
+    /// - Throws: the first write or close error, naming the file.
+    public func finish() throws {
+        guard let thread else { return try writer.close() }
+        stopRequested.store(true, ordering: .releasing)
+        done.wait()
+        _ = thread
+        self.thread = nil
+        if let writeError { throw writeError }
+        try writer.close()
+    }
+}

@@ -1,0 +1,200 @@
+import AudioIO
+import DSP
+import Engine
+import Foundation
+import Glibc
+import Lockfree
+import Render
+
+extension Commands {
+    static let mic = Subcommand(
+        name: "mic",
+        summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time.\nPrints the granted configuration and the measured mic-to-speaker latency, shows a level meter,\nand takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %,\npreset small|medium|hall|plate, volume 0-1, mute, unmute, quit. Ctrl-C stops cleanly.",
+        usage: "--in DEV --out DEV [--period 64] [--periods 3] [--rate 48000] [--bass dB] [--treble dB] [--boost dB] [--reverb %] [--preset NAME] [--volume 0..1] [--record FILE] [--seconds S]",
+        options: [
+            OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'"),
+            OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM (default: default)"),
+        ] + DeviceOptions.specs(defaultDevice: "default").filter { $0.name != "device" } + [
+            OptionSpec(name: "bass", valueName: "DB", help: "bass, a low shelf at 150 Hz, -12...12 dB (default: 0)"),
+            OptionSpec(name: "treble", valueName: "DB", help: "treble, a high shelf at 6 kHz, -12...12 dB (default: 0)"),
+            OptionSpec(name: "boost", valueName: "DB", help: "microphone gain after the EQ, -24...24 dB (default: 0)"),
+            OptionSpec(name: "reverb", valueName: "%", help: "reverb wet/dry mix, 0...100 (default: 0)"),
+            OptionSpec(name: "preset", valueName: "NAME", help: "reverb room: small, medium, hall or plate (default: medium)"),
+            OptionSpec(name: "volume", valueName: "V", help: "master volume 0...1 (default: 0.3: starting quiet is a safety feature)"),
+            OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE (.wav, .flac or .ogg)"),
+            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds (default: run until quit or Ctrl-C)"),
+        ]
+    ) { options in
+        let input = try options.string("in")
+        let output = try options.string("out", default: "default")
+        let configuration = try DeviceOptions.streamConfiguration(options)
+        let seconds = try options.double("seconds", default: 86_400 * 365, in: 0.01...(86_400 * 365))
+        let volume = try options.double("volume", default: 0.3, in: 0...1)
+        let knobs = try MicKnob.allCases.map { knob in
+            (knob, try options.double(knob.rawValue, default: 0, in: knob.range))
+        }
+        let preset = try options.values["preset"].map { name in
+            guard let preset = MicKnob.preset(named: name) else {
+                throw UsageError(description: "--preset must be small, medium, hall or plate, got '\(name)'")
+            }
+            return preset
+        }
+        let recordPath = options.values["record"]
+
+        var engineConfiguration = EngineConfiguration(
+            render: RenderConfiguration(sampleRate: Double(configuration.sampleRate), channelCount: configuration.channelCount,
+                                        maxFrameCount: max(4_096, configuration.periodFrameCount + 1)),
+            initialMasterVolume: Float(volume))
+        if recordPath != nil { engineConfiguration.recordingBufferSeconds = 2 }
+        let engine = Engine(configuration: engineConfiguration)
+        for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
+        if let preset { engine.send(.reverbPreset(preset)) }
+
+        let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
+        let stream = try PlaybackStream(device: output, configuration: configuration, renderer: engine.renderer, captureDevice: input)
+        print("microphone '\(input)': \(stream.grantedCapture!)")
+        print("speaker '\(output)': \(stream.granted)")
+        print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by dropping or repeating a frame")")
+        print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\((preset ?? .mediumRoom).name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
+        if let recorder { print("recording to \(recorder.path)") }
+
+        LivePlayback.installSignalHandlers()
+        recorder?.start()
+        try stream.start(frameLimit: Int((seconds * Double(configuration.sampleRate)).rounded()))
+        print("audio thread: \(stream.realtimeScheduling)")
+
+        var lineBuffer: [UInt8] = []
+        var inputOpen = true
+        var reportedLatency = false
+        var howlsReported = 0
+        var lastMeter = 0.0
+        let interactive = isatty(STDOUT_FILENO) == 1
+        while !stream.isDone {
+            if stopSignalReceived.load(ordering: .relaxed) != 0 { stream.stop() }
+            engine.processEvents()
+            if inputOpen {
+                if let bytes = Terminal.pendingBytes() {
+                    lineBuffer += bytes
+                    while let newline = lineBuffer.firstIndex(of: 10) {
+                        let line = String(decoding: lineBuffer[..<newline], as: UTF8.self)
+                        lineBuffer.removeSubrange(...newline)
+                        if MicKnob.apply(line, to: engine) == .quit { stream.stop() }
+                    }
+                } else {
+                    inputOpen = false  // end of standard input: keep running, stop reading
+                }
+            }
+            if !reportedLatency, let latency = stream.latencyFrameCount, let offset = stream.streamOffsetFrameCount {
+                let granted = stream.granted
+                print("latency: mic to speaker \(String(format: "%.2f", granted.milliseconds(latency))) ms (\(latency) frames: \(offset) buffered by staccato + \(latency - offset) in the devices)")
+                reportedLatency = true
+            }
+            if engine.renderer.howlCount > howlsReported {
+                howlsReported = engine.renderer.howlCount
+                printError("staccato mic: feedback howl near \(Int(engine.renderer.lastHowlHertz.rounded())) Hz: output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
+            }
+            let now = MonotonicClock.seconds()
+            if interactive, now - lastMeter > 0.1 {
+                lastMeter = now
+                let peaks = engine.renderer.takePeaks()
+                Terminal.write("\r" + MicKnob.meter("in", peaks.input) + "  " + MicKnob.meter("out", peaks.output) + "   ")
+            }
+            usleep(10_000)
+        }
+        if interactive { Terminal.write("\n") }
+        let outcome = stream.join()
+        engine.processEvents()
+        var recordingError: Error?
+        do { try recorder?.finish() } catch { recordingError = error }
+        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount); input frames dropped \(stream.droppedInputFrames), repeated \(stream.repeatedInputFrames)")
+        if let recorder {
+            print("recorded \(recorder.writtenFrameCount) frames to \(recorder.path); frames dropped: \(recorder.droppedFrameCount)")
+        }
+        if let recordingError { printError("staccato: \(recordingError)") }
+        switch outcome {
+        case .finished: return recordingError == nil ? 0 : 1
+        case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? 130 : (recordingError == nil ? 0 : 1)
+        case let .failed(error):
+            printError("staccato: \(error)")
+            return 1
+        }
+    }
+}
+
+/// The live knobs of `staccato mic`, as flags and as typed commands.
+enum MicKnob: String, CaseIterable {
+    case bass, treble, boost, reverb
+
+    var range: ClosedRange<Double> {
+        switch self {
+        case .bass: Double(EffectsControls.bassRange.lowerBound)...Double(EffectsControls.bassRange.upperBound)
+        case .treble: Double(EffectsControls.trebleRange.lowerBound)...Double(EffectsControls.trebleRange.upperBound)
+        case .boost: Double(EffectsControls.boostRange.lowerBound)...Double(EffectsControls.boostRange.upperBound)
+        case .reverb: Double(EffectsControls.reverbRange.lowerBound)...Double(EffectsControls.reverbRange.upperBound)
+        }
+    }
+
+    func cell(of controls: EffectsControls) -> ParameterCell {
+        switch self {
+        case .bass: controls.bassDecibels
+        case .treble: controls.trebleDecibels
+        case .boost: controls.boostDecibels
+        case .reverb: controls.reverbPercent
+        }
+    }
+
+    static func preset(named name: String) -> ReverbPreset? {
+        switch name.lowercased() {
+        case "small", "smallroom", "small-room": .smallRoom
+        case "medium", "room", "mediumroom", "medium-room": .mediumRoom
+        case "hall", "large", "largehall", "large-hall": .largeHall
+        case "plate": .plate
+        default: nil
+        }
+    }
+
+    enum Outcome { case applied, rejected, quit }
+
+    /// Applies one typed command line; a bad one gets a one-line message and changes nothing.
+    @discardableResult
+    static func apply(_ line: String, to engine: Engine) -> Outcome {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+        guard let verb = words.first?.lowercased() else { return .applied }
+        func reject(_ why: String) -> Outcome {
+            printError("staccato mic: '\(line)': \(why)")
+            return .rejected
+        }
+        switch verb {
+        case "quit", "exit", "q": return .quit
+        case "mute": engine.send(.mute(true))
+        case "unmute": engine.send(.mute(false))
+        case "preset":
+            guard words.count == 2, let preset = preset(named: words[1]) else { return reject("expects small, medium, hall or plate") }
+            engine.send(.reverbPreset(preset))
+        case "volume":
+            guard words.count == 2, let value = Double(words[1]), value.isFinite, (0...1).contains(value) else {
+                return reject("expects a volume within 0...1")
+            }
+            engine.effects.volume.set(Float(value))
+        default:
+            guard let knob = MicKnob(rawValue: verb) else {
+                return reject("unknown command (bass, treble, boost, reverb, preset, volume, mute, unmute, quit)")
+            }
+            let unit = knob == .reverb ? "%" : "dB"
+            guard words.count == 2, let value = Double(words[1].replacingOccurrences(of: "%", with: "")), value.isFinite,
+                  knob.range.contains(value) else {
+                return reject("expects a number within \(knob.range.lowerBound.plainText)...\(knob.range.upperBound.plainText) \(unit)")
+            }
+            knob.cell(of: engine.effects).set(Float(value))
+        }
+        return .applied
+    }
+
+    /// A 24-character peak meter in dBFS (−48…0).
+    static func meter(_ label: String, _ peak: Float) -> String {
+        let decibels = peak > 0 ? 20 * log10(Double(peak)) : -120
+        let filled = max(0, min(24, Int(((decibels + 48) / 48 * 24).rounded())))
+        let text = decibels <= -120 ? " -inf" : String(format: "%5.1f", decibels)
+        return "\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: 24 - filled) + "] \(text) dB"
+    }
+}

@@ -1,0 +1,167 @@
+import AudioFile
+import Engine
+import Foundation
+import Render
+import TestSupport
+import XCTest
+
+/// `staccato mic` through the paced virtual devices: a fake microphone that plays a raw file
+/// (`staccato_mic:FILE`) and a speaker that records exactly what it was given
+/// (`staccato_record:FILE`), both on the JACK dummy clock.
+final class MicDeviceTests: XCTestCase {
+    static let rate = 48_000
+
+    override func setUpWithError() throws { try TestDevices.require() }
+
+    /// A voice-like test signal, stereo: a gliding tone with harmonics, syllable-like bursts and
+    /// a little noise; well below the limiter's ceiling after the chain.
+    static func microphoneSignal(seconds: Double) -> [Float] {
+        var generator = SeededGenerator(state: 42)
+        let frames = Int(seconds * Double(rate))
+        var samples = [Float](repeating: 0, count: 2 * frames)
+        var phase = 0.0
+        for frame in 0..<frames {
+            let t = Double(frame) / Double(rate)
+            phase += (120 + 80 * sin(2 * Double.pi * 0.7 * t)) / Double(rate)
+            let syllables = 0.5 + 0.5 * sin(2 * Double.pi * 3 * t)
+            let voice = (sin(2 * Double.pi * phase) + 0.5 * sin(4 * Double.pi * phase) + 0.25 * sin(6 * Double.pi * phase)) * syllables
+            let noise = Double.random(in: -1...1, using: &generator) * 0.02
+            samples[2 * frame] = Float(0.25 * voice + noise)
+            samples[2 * frame + 1] = Float(0.2 * voice - noise)
+        }
+        return samples
+    }
+
+    static func writeRaw(_ samples: [Float], to path: String) throws {
+        try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: URL(fileURLWithPath: path))
+    }
+
+    static func readRaw(_ path: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Pearson correlation of `a` against `b` shifted by `lag` frames (b[i + lag] ~ a[i]).
+    static func correlation(_ a: [Float], _ b: [Float], lag: Int, count: Int) -> Double {
+        var sumAB = 0.0, sumAA = 0.0, sumBB = 0.0, sumA = 0.0, sumB = 0.0
+        for index in 0..<count {
+            let x = Double(a[index]), y = Double(b[index + lag])
+            sumA += x; sumB += y; sumAB += x * y; sumAA += x * x; sumBB += y * y
+        }
+        let n = Double(count)
+        let covariance = sumAB - sumA * sumB / n
+        return covariance / ((sumAA - sumA * sumA / n) * (sumBB - sumB * sumB / n)).squareRoot()
+    }
+
+    func testMicOutputIsTheInputThroughTheSameChainOffline() throws {
+        let input = Self.microphoneSignal(seconds: 3.5)
+        let inputPath = TestDevices.temporaryFile("mic-in.raw")
+        let outputPath = TestDevices.temporaryFile("mic-out.raw")
+        let recordPath = TestDevices.temporaryFile("mic-record.wav")
+        defer { for path in [inputPath, outputPath, recordPath] { unlink(path) } }
+        try Self.writeRaw(input, to: inputPath)
+
+        let result = try CommandRunner.staccato(["mic", "--in", "staccato_mic:FILE=\(inputPath)", "--out", "staccato_record:FILE=\(outputPath)",
+                                                 "--bass", "6", "--seconds", "3", "--record", recordPath], timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        print(result.standardOutput)
+        // "latency: mic to speaker 2.67 ms (128 frames: 128 buffered by staccato + 0 in the devices)"
+        let latencyLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("latency:") })
+        let numbers = latencyLine.split(separator: "(")[1].split(separator: " ").compactMap { Int($0) }
+        let (reportedLatency, reportedBuffered) = (numbers[0], numbers[1])
+
+        // The same chain offline: same engine, same knobs, fed the same frames.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate)),
+                                                               initialMasterVolume: 0.3))
+        engine.effects.bassDecibels.set(6)
+        let expected = SignalAnalysis.channel(0, of: engine.processOffline(input: input, inputChannelCount: 2), channelCount: 2)
+        let played = SignalAnalysis.channel(0, of: try Self.readRaw(outputPath), channelCount: 2)
+
+        // Align by cross-correlation over the first 100 ms of possible latency.
+        let window = 2 * Self.rate
+        let (lag, _) = (0..<4_800).map { ($0, Self.correlation(expected, played, lag: $0, count: 24_000)) }.max { $0.1 < $1.1 }!
+        let correlation = Self.correlation(expected, played, lag: lag, count: window)
+        print("mic through the virtual devices: alignment \(lag) frames, reported latency \(reportedLatency) frames (\(reportedBuffered) buffered by staccato); correlation with the offline chain \(String(format: "%.6f", correlation)) over 2 s")
+        XCTAssertGreaterThan(correlation, 0.999)
+        XCTAssertEqual(lag, reportedBuffered, "the output runs ahead of the input by exactly the frames staccato reports buffering")
+        // The total adds what the device pointers say sits in the devices: through these file
+        // devices nothing does, so it is the same up to the pointers' jitter (under a period).
+        XCTAssertEqual(Double(reportedLatency), Double(lag), accuracy: 64)
+
+        // The recording is what was played (float WAV: bit-exact), finalised and readable.
+        let recording = try AudioFileReader.read(recordPath)
+        XCTAssertEqual(recording.frameCount, 3 * Self.rate)
+        let recorded = SignalAnalysis.channel(0, of: recording.samples, channelCount: 2)
+        XCTAssertEqual(Array(recorded[0..<window]), Array(played[lag..<(lag + window)]))
+    }
+
+    func testLiveCommandsChangeTheSoundWhileItRuns() throws {
+        let input = Self.microphoneSignal(seconds: 4)
+        let inputPath = TestDevices.temporaryFile("mic-live-in.raw")
+        let outputPath = TestDevices.temporaryFile("mic-live-out.raw")
+        let commandsPath = TestDevices.temporaryFile("mic-commands.sh")
+        defer { for path in [inputPath, outputPath, commandsPath] { unlink(path) } }
+        try Self.writeRaw(input, to: inputPath)
+        // Quiet for 1 s, then `mute`, then a bad command, then `quit` after 2 s.
+        let staccato = CommandRunner.staccatoExecutable.path
+        let command = "(sleep 1; echo mute; echo 'bass eleventy'; sleep 1; echo quit) | '\(staccato)' mic --in staccato_mic:FILE='\(inputPath)' --out staccato_record:FILE='\(outputPath)' --seconds 10"
+        let result = try CommandRunner.shell(command, timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardError.contains("'bass eleventy': expects a number within -12...12 dB"), result.standardError)
+        let played = SignalAnalysis.channel(0, of: try Self.readRaw(outputPath), channelCount: 2)
+        let seconds = Double(played.count) / Double(Self.rate)
+        XCTAssertEqual(seconds, 2, accuracy: 0.3, "quit ends it after about 2 s, long before --seconds")
+        let before = SignalAnalysis.rms(played[(Self.rate / 4)..<(3 * Self.rate / 4)])
+        let after = SignalAnalysis.rms(played[(Self.rate + Self.rate / 2)..<(Self.rate + Self.rate / 2 + Self.rate / 4)])
+        XCTAssertGreaterThan(before, 0.003)
+        XCTAssertLessThan(after, 1e-5, "muted")
+    }
+
+    func testMicrophoneThatIsNotThereIsOneClearLine() throws {
+        let result = try CommandRunner.staccato(["mic", "--in", "no_such_microphone", "--out", "staccato_jack", "--seconds", "1"])
+        XCTAssertEqual(result.exitCode, 1)
+        let lines = result.standardError.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("no_such_microphone"), result.standardError)
+        XCTAssertTrue(result.standardOutput.isEmpty, "nothing starts: \(result.standardOutput)")
+    }
+
+    func testKillingTheServerKeepsTheRecordingAndExitsWithAMessage() throws {
+        let server = "staccato_kill"  // the same name as the player kill test: its registry slot is reused
+        let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-audio'"
+        let started = try CommandRunner.shell("\(script) start \(server)")
+        XCTAssertEqual(started.exitCode, 0, started.standardError)
+        defer { _ = try? CommandRunner.shell("\(script) stop \(server)") }
+        let recordPath = TestDevices.temporaryFile("mic-killed.wav")
+        defer { unlink(recordPath) }
+
+        let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                          ["mic", "--in", "staccato_jack", "--out", "staccato_jack", "--record", recordPath, "--seconds", "30"],
+                                          environment: ["JACK_DEFAULT_SERVER": server], timeout: 20)
+        usleep(1_500_000)
+        let state = ProcessInfo.processInfo.environment["STACCATO_AUDIO_STATE"] ?? "/tmp/staccato-audio"
+        let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(server).pid')")
+        XCTAssertEqual(killed.exitCode, 0, killed.standardError)
+        let killedAt = Date()
+        let result = mic.wait()
+        let secondsAfterKill = Date().timeIntervalSince(killedAt)
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
+        let errors = result.standardError.split(separator: "\n")
+        XCTAssertEqual(errors.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("staccato_jack"), result.standardError)
+        XCTAssertLessThan(secondsAfterKill, 3)
+
+        // Everything up to the fault is in the file, and the file is whole.
+        let recording = try AudioFileReader.read(recordPath)
+        let playedLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("played ") })
+        let playedFrames = try XCTUnwrap(Int(playedLine.split(separator: " ")[1]))
+        let recordedLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("recorded ") })
+        print("killed server during mic --record: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; \(playedLine); \(recordedLine); file holds \(recording.frameCount) frames")
+        XCTAssertGreaterThan(recording.frameCount, Self.rate, "about 1.5 s recorded before the kill")
+        // Every frame handed to the device is in the file; at most the one period that was being
+        // written when the device vanished is in the file but never reached the speaker.
+        XCTAssertGreaterThanOrEqual(recording.frameCount, playedFrames, "every frame played is in the file")
+        XCTAssertLessThanOrEqual(recording.frameCount, playedFrames + 64)
+        XCTAssertTrue(recordedLine.hasSuffix("frames dropped: 0"), String(recordedLine))
+    }
+}
