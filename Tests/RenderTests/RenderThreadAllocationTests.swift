@@ -20,7 +20,10 @@ final class RenderThreadAllocationTests: XCTestCase {
     }
 
     func testSteadyStateRenderThreadMakesNoHeapCalls() {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64)))
+        // A recording tap, so the recording path runs too (its ring is drained below).
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64),
+                                                               recordingBufferSeconds: 1))
+        let tap = engine.outputTap!
         let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]
         XCTAssertTrue(engine.install(banks[0]))
         let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
@@ -32,13 +35,21 @@ final class RenderThreadAllocationTests: XCTestCase {
         let blockCount = 4_000
         let thread = Thread {
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512 * 2)
+            // A microphone too, on odd blocks: the input chain, the howl guard and the meters run.
+            let microphone = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+            for frame in 0..<512 { microphone[frame] = 0.3 * Float(sineOfTurns(Double(frame) * 0.013)) }
             // Warm-up: first use of any generic metadata may allocate; a device thread does the same
             // before it starts streaming.
-            for _ in 0..<100 { renderer.render(into: buffer, frameCount: 64) }
+            for _ in 0..<100 { renderer.render(input: microphone, inputChannelCount: 1, into: buffer, frameCount: 64) }
             warmedUp.signal()
             staccato_allocation_counting_begin()
             for block in 0..<blockCount {
-                renderer.render(into: buffer, frameCount: block % 7 == 0 ? 512 : 64)
+                let frameCount = block % 7 == 0 ? 512 : 64
+                if block % 2 == 1 {
+                    renderer.render(input: microphone, inputChannelCount: 1, into: buffer, frameCount: frameCount)
+                } else {
+                    renderer.render(into: buffer, frameCount: frameCount)
+                }
                 renderer.report(.xrun(frameTime: 0))
                 usleep(100)  // paced like a device, so the control thread's commands interleave
             }
@@ -47,12 +58,15 @@ final class RenderThreadAllocationTests: XCTestCase {
             outcome.frees = staccato_free_count()
             outcome.renderedBlocks = blockCount
             buffer.deallocate()
+            microphone.deallocate()
             finished.signal()
         }
         thread.start()
         warmedUp.wait()
         var frame: FrameTime = 0
         var sent = 0
+        let drain = UnsafeMutableBufferPointer<Float>.allocate(capacity: 48_000)
+        defer { drain.deallocate() }
         while finished.wait(timeout: .now()) == .timedOut {
             frame = engine.renderedFrameTime + 32
             if engine.send(.toneOn(slot: UInt8(sent % 16), frequency: Float(100 + sent % 900), amplitude: 0.1), at: frame) { sent += 1 }
@@ -72,6 +86,14 @@ final class RenderThreadAllocationTests: XCTestCase {
             engine.send(.noteOn(channel: 9, key: [38, 42, 46][sent % 3], velocity: UInt8(1 + sent % 127)), at: frame + 3)
             if sent % 700 == 0 { engine.install(kits[(sent / 700) % 2], at: frame + 15) }
             engine.masterVolume.set(Float(sent % 10) / 10)
+            // The effects: every knob moves, the reverb switches rooms and mutes come and go.
+            engine.effects.bassDecibels.set(Float(sent % 25 - 12))
+            engine.effects.trebleDecibels.set(Float(sent % 13 - 6))
+            engine.effects.boostDecibels.set(Float(sent % 49 - 24))
+            engine.effects.reverbPercent.set(Float(sent % 3 == 0 ? 0 : sent % 101))
+            if sent % 50 == 0 { engine.send(.reverbPreset(ReverbPreset.allCases[(sent / 50) % 4]), at: frame + 17) }
+            if sent % 90 == 0 { engine.send(.mute(sent % 180 == 0), at: frame + 19) }
+            _ = tap.read(into: drain)
             engine.processEvents()
             usleep(50)
         }
@@ -81,6 +103,7 @@ final class RenderThreadAllocationTests: XCTestCase {
         XCTAssertGreaterThan(renderer.statistics.stolenVoices, 0, "the steal path ran")
         XCTAssertGreaterThan(renderer.statistics.drumRecycles, 0, "the drum recycle path ran")
         XCTAssertGreaterThan(renderer.statistics.drumChokes, 0, "the choke path ran")
+        XCTAssertGreaterThan(tap.tappedFrameCount, 0, "the recording tap ran")
         XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
         XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
     }
