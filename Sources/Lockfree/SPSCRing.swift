@@ -64,6 +64,17 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
     }
 
+    /// `count` slots from `index` on, split where the ring wraps. Static, on plain values: a method
+    /// call on the shared storage object would make the optimiser retain it in some builds
+    /// (ThreadSanitizer's), which the real-time checker rejects.
+    @inlinable
+    static func regions(slots: UnsafeMutablePointer<Element>, capacity: Int, startingAt index: Int, count: Int) -> Regions {
+        let start = index & (capacity - 1)
+        let firstCount = min(count, capacity - start)
+        return Regions(first: .init(start: slots + start, count: firstCount),
+                       second: .init(start: slots, count: count - firstCount))
+    }
+
     /// The writing half. Exactly one thread owns it.
     public struct Producer: ~Copyable, @unchecked Sendable {
         @usableFromInline let storage: RingStorage<Element>
@@ -106,7 +117,8 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         public mutating func reserve(upTo maximumCount: Int) -> Regions {
             var free = storage.capacity - (writeIndex - cachedReadIndex)
             if free < maximumCount { free = freeCount() }
-            return storage.regions(startingAt: writeIndex, count: min(free, max(0, maximumCount)))
+            return SPSCRing.regions(slots: storage.slots, capacity: storage.capacity, startingAt: writeIndex,
+                                    count: min(free, max(0, maximumCount)))
         }
 
         /// Publishes the first `count` slots of the last reservation.
@@ -175,7 +187,8 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         public mutating func readable(upTo maximumCount: Int) -> Regions {
             var available = cachedWriteIndex - readIndex
             if available < maximumCount { available = readableCount() }
-            return storage.regions(startingAt: readIndex, count: min(available, max(0, maximumCount)))
+            return SPSCRing.regions(slots: storage.slots, capacity: storage.capacity, startingAt: readIndex,
+                                    count: min(available, max(0, maximumCount)))
         }
 
         /// Hands the first `count` slots of the last `readable(upTo:)` back to the producer.
@@ -231,14 +244,6 @@ final class RingStorage<Element: BitwiseCopyable>: @unchecked Sendable {
         readIndex.deinitialize(count: 1)
         indexLines.deallocate()
         slots.deallocate()
-    }
-
-    @inlinable
-    func regions(startingAt index: Int, count: Int) -> SPSCRing<Element>.Regions {
-        let start = index & mask
-        let firstCount = min(count, capacity - start)
-        return .init(first: .init(start: slots + start, count: firstCount),
-                     second: .init(start: slots, count: count - firstCount))
     }
 }
 

@@ -46,22 +46,13 @@ final class DeviceFailureTests: XCTestCase {
     }
 
     func testKilledServerStopsThePlayerWithAMessage() throws {
-        // A fixed name: a killed server's registry slot is reclaimed by the next one of that name
-        // (JACK has room for eight servers, and a killed one never frees its entry itself).
-        let server = "staccato_kill"
-        let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-audio'"
-        let started = try CommandRunner.shell("\(script) start \(server)")
-        XCTAssertEqual(started.exitCode, 0, started.standardError)
-        defer { _ = try? CommandRunner.shell("\(script) stop \(server)") }
-
+        let stopServer = try TestDevices.startKillableServer()
+        defer { stopServer() }
         let player = try CommandRunner.start(CommandRunner.staccatoExecutable,
                                              ["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "30"],
-                                             environment: ["JACK_DEFAULT_SERVER": server], timeout: 20)
+                                             environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
         usleep(1_000_000)
-        let state = ProcessInfo.processInfo.environment["STACCATO_AUDIO_STATE"] ?? "/tmp/staccato-audio"
-        let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(server).pid')")
-        XCTAssertEqual(killed.exitCode, 0, killed.standardError)
-        let killedAt = Date()
+        let killedAt = try TestDevices.killServer()
         let result = player.wait()
         let secondsAfterKill = Date().timeIntervalSince(killedAt)
         assertOneLineError(result, mentioning: ["staccato_jack", "sound server died"])

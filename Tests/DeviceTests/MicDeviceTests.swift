@@ -99,8 +99,7 @@ final class MicDeviceTests: XCTestCase {
         let input = Self.microphoneSignal(seconds: 4)
         let inputPath = TestDevices.temporaryFile("mic-live-in.raw")
         let outputPath = TestDevices.temporaryFile("mic-live-out.raw")
-        let commandsPath = TestDevices.temporaryFile("mic-commands.sh")
-        defer { for path in [inputPath, outputPath, commandsPath] { unlink(path) } }
+        defer { for path in [inputPath, outputPath] { unlink(path) } }
         try Self.writeRaw(input, to: inputPath)
         // Quiet for 1 s, then `mute`, then a bad command, then `quit` after 2 s.
         let staccato = CommandRunner.staccatoExecutable.path
@@ -127,22 +126,16 @@ final class MicDeviceTests: XCTestCase {
     }
 
     func testKillingTheServerKeepsTheRecordingAndExitsWithAMessage() throws {
-        let server = "staccato_kill"  // the same name as the player kill test: its registry slot is reused
-        let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-audio'"
-        let started = try CommandRunner.shell("\(script) start \(server)")
-        XCTAssertEqual(started.exitCode, 0, started.standardError)
-        defer { _ = try? CommandRunner.shell("\(script) stop \(server)") }
+        let stopServer = try TestDevices.startKillableServer()
+        defer { stopServer() }
         let recordPath = TestDevices.temporaryFile("mic-killed.wav")
         defer { unlink(recordPath) }
 
         let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
                                           ["mic", "--in", "staccato_jack", "--out", "staccato_jack", "--record", recordPath, "--seconds", "30"],
-                                          environment: ["JACK_DEFAULT_SERVER": server], timeout: 20)
+                                          environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
         usleep(1_500_000)
-        let state = ProcessInfo.processInfo.environment["STACCATO_AUDIO_STATE"] ?? "/tmp/staccato-audio"
-        let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(server).pid')")
-        XCTAssertEqual(killed.exitCode, 0, killed.standardError)
-        let killedAt = Date()
+        let killedAt = try TestDevices.killServer()
         let result = mic.wait()
         let secondsAfterKill = Date().timeIntervalSince(killedAt)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)

@@ -35,4 +35,25 @@ enum TestDevices {
         unlink(path)
         return path
     }
+
+    /// The name of the JACK server the fault tests kill. Always the same: a killed server's slot
+    /// in JACK's registry is reclaimed by the next server of that name (JACK has room for eight,
+    /// and a killed one never frees its entry itself).
+    static var killableServer: String { "staccato_kill" }
+
+    /// Starts the killable server; the returned closure stops whatever is left of it.
+    static func startKillableServer() throws -> () -> Void {
+        let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-audio'"
+        let started = try CommandRunner.shell("\(script) start \(killableServer)")
+        XCTAssertEqual(started.exitCode, 0, started.standardError)
+        return { _ = try? CommandRunner.shell("\(script) stop \(killableServer)") }
+    }
+
+    /// SIGKILLs the killable server and returns when it was killed.
+    static func killServer() throws -> Date {
+        let state = ProcessInfo.processInfo.environment["STACCATO_AUDIO_STATE"] ?? "/tmp/staccato-audio"
+        let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(killableServer).pid')")
+        XCTAssertEqual(killed.exitCode, 0, killed.standardError)
+        return Date()
+    }
 }
