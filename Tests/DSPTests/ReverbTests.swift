@@ -1,5 +1,6 @@
 import DSP
 import Foundation
+import TestSupport
 import XCTest
 
 /// The reverb's decay times, mix law and stability.
@@ -24,7 +25,7 @@ final class ReverbTests: XCTestCase {
 
     /// T30 of an impulse response's energy (both channels): Schroeder backward integration, a
     /// least-squares line through the decay curve from −5 to −35 dB, extrapolated to −60 dB.
-    func t30(left: [Float], right: [Float]) -> Double {
+    func t30(left: [Float], right: [Float], rate: Double = 48_000) -> Double {
         var decay = [Double](repeating: 0, count: left.count)
         var sum = 0.0
         for index in stride(from: left.count - 1, through: 0, by: -1) {
@@ -43,7 +44,7 @@ final class ReverbTests: XCTestCase {
         return -60 / slope
     }
 
-    func impulseResponse(_ preset: ReverbPreset) -> (left: [Float], right: [Float]) {
+    func impulseResponse(_ preset: ReverbPreset, rate: Double = 48_000) -> (left: [Float], right: [Float]) {
         var reverb = Reverb(sampleRate: rate, maxFrameCount: block, preset: preset, mixPercent: 100)
         defer { reverb.deallocate() }
         // Long enough that the truncated integral does not bend the curve above −35 dB.
@@ -63,14 +64,74 @@ final class ReverbTests: XCTestCase {
         }
     }
 
-    func testTheChannelsAreDecorrelated() {
-        let response = impulseResponse(.mediumRoom)
-        var lr = 0.0, ll = 0.0, rr = 0.0
-        for index in 0..<response.left.count {
-            let l = Double(response.left[index]), r = Double(response.right[index])
-            lr += l * r; ll += l * l; rr += r * r
+    /// Dattorro's lengths are scaled from 29,761 Hz and Freeverb's from 44.1 kHz: the plate decays
+    /// at the same rate whatever the engine's.
+    func testThePlateDecaysAlikeAtEveryRate() {
+        for rate in [44_100.0, 96_000.0] {
+            let response = impulseResponse(.plate, rate: rate)
+            let measured = t30(left: response.left, right: response.right, rate: rate)
+            print("Plate at \(rate) Hz: T30 \(String(format: "%.3f", measured)) s")
+            XCTAssertEqual(measured, ReverbPreset.plate.rt60Seconds, accuracy: ReverbPreset.plate.rt60Seconds * 0.1)
         }
-        XCTAssertLessThan(abs(lr / (ll * rr).squareRoot()), 0.3)
+    }
+
+    /// The rooms' right channel has longer delay lines than the left; the plate's channels tap
+    /// different points of its tank.
+    func testTheChannelsAreDecorrelated() {
+        for preset in ReverbPreset.allCases {
+            let response = impulseResponse(preset)
+            var lr = 0.0, ll = 0.0, rr = 0.0
+            for index in 0..<response.left.count {
+                let l = Double(response.left[index]), r = Double(response.right[index])
+                lr += l * r; ll += l * l; rr += r * r
+            }
+            XCTAssertLessThan(abs(lr / (ll * rr).squareRoot()), 0.3, preset.name)
+        }
+    }
+
+    /// Switching between the Freeverb tank and the plate while a tail sounds fades the old tail out
+    /// across a block: the output has no step. A low tone makes a smooth tail, where a step shows.
+    func testSwitchingTanksDoesNotClick() {
+        for (from, to) in [(ReverbPreset.largeHall, ReverbPreset.plate), (.plate, .mediumRoom)] {
+            var reverb = Reverb(sampleRate: rate, maxFrameCount: block, preset: from, mixPercent: 100)
+            defer { reverb.deallocate() }
+            let tone = (0..<96_000).map { Float(0.5 * sin(2 * Double.pi * 80 * Double($0) / rate)) }
+            var left = Array(tone[..<48_000]), right = left
+            run(&reverb, left: &left, right: &right)
+            let steadyStep = largestStep(left.suffix(4_800))
+            reverb.setPreset(to)
+            var after = Array(tone[48_000...]), afterRight = after
+            run(&reverb, left: &after, right: &afterRight)
+            let switchStep = largestStep([left.last!] + after.prefix(2 * block))
+            XCTAssertLessThan(switchStep, steadyStep * 3, "\(from.name) → \(to.name)")
+            XCTAssertGreaterThan(SignalAnalysis.rms(after.suffix(4_800)), 0.01, "the new tank sounds")
+        }
+    }
+
+    /// Switching away and back before the next block leaves the tail alone: nothing was cleared.
+    func testSwitchingAwayAndBackKeepsTheTail() {
+        // Two reverbs with the same history; only the first switches.
+        var reverbs = (0..<2).map { _ in Reverb(sampleRate: rate, maxFrameCount: block, preset: .largeHall, mixPercent: 100) }
+        defer { reverbs.forEach { $0.deallocate() } }
+        var tails: [[Float]] = []
+        for number in 0..<2 {
+            var left = [Float](repeating: 0, count: 24_000), right = left
+            left[0] = 1; right[0] = 1
+            run(&reverbs[number], left: &left, right: &right)
+        }
+        reverbs[0].setPreset(.plate)
+        reverbs[0].setPreset(.largeHall)
+        for number in 0..<2 {
+            var left = [Float](repeating: 0, count: 4_800), right = left
+            run(&reverbs[number], left: &left, right: &right)
+            tails.append(left)
+        }
+        XCTAssertEqual(tails[0], tails[1])
+        XCTAssertGreaterThan(SignalAnalysis.rms(tails[0][...]), 1e-4)
+    }
+
+    func largestStep<C: Collection>(_ samples: C) -> Float where C.Element == Float {
+        zip(samples.dropFirst(), samples).map { abs($0 - $1) }.max()!
     }
 
     func noise(_ count: Int, seed: UInt64) -> [Float] {
@@ -101,7 +162,8 @@ final class ReverbTests: XCTestCase {
         let inputLeft = noise(48_000, seed: 3), inputRight = noise(48_000, seed: 4)
         var left = inputLeft, right = inputRight
         run(&reverb, left: &left, right: &right)
-        // The shortest path is the shortest comb (1116 samples at 44.1 kHz → 1215 at 48 kHz).
+        // The plate's shortest path is its 20 ms pre-delay and the first tap, 266 samples at
+        // 29,761 Hz (1389 frames at 48 kHz); the rooms' is the shortest comb (1215 at 48 kHz).
         XCTAssertLessThan(left[0..<1_200].map { abs($0) }.max()!, 1e-12)
         XCTAssertLessThan(right[0..<1_200].map { abs($0) }.max()!, 1e-12)
         var cross = 0.0, inputEnergy = 0.0, outputEnergy = 0.0
