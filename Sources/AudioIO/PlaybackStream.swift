@@ -351,6 +351,7 @@ public final class PlaybackStream: @unchecked Sendable {
         if let code = pcm.start() { return Failure(code: code, stage: "starting playback") }
         if !isLinked, let code = capture.start() { return Failure(code: code, stage: "starting capture", onCapture: true) }
         driftBaseline = nil
+        previousWindowLatency = nil
         warmUpWindows = 0
         latencySum = 0
         driftSamples = 0
@@ -361,6 +362,7 @@ public final class PlaybackStream: @unchecked Sendable {
     /// The latency averaged per window; the first settled window's average is the baseline that
     /// drift corrections hold it to.
     private var driftBaseline: Double?
+    private var previousWindowLatency: Double?
     private var latencySum = 0.0
     private var driftSamples = 0
     private var warmUpWindows = 0
@@ -460,6 +462,7 @@ public final class PlaybackStream: @unchecked Sendable {
     /// once per period it jitters by up to a period (the two pointers move at slightly different
     /// moments), so it is averaged over half a second. With one clock the average stays put; with
     /// two it creeps, and once it is more than a period off, it is pulled back to the baseline.
+    /// A sudden step (a hiccup in the devices) is accepted as the new baseline instead.
     private func measureLatency() -> Int {
         guard let capture, case let .success(queued) = pcm.delay(),
               case let .success(waiting) = capture.availableFrameCount() else { return 0 }
@@ -474,7 +477,15 @@ public final class PlaybackStream: @unchecked Sendable {
         // The first window includes the start-up, when the devices settle: no baseline from it.
         warmUpWindows += 1
         guard warmUpWindows > 1 else { return 0 }
-        guard let baseline = driftBaseline else {
+        defer { previousWindowLatency = average }
+        guard let baseline = driftBaseline, let previous = previousWindowLatency else {
+            driftBaseline = average
+            return 0
+        }
+        // Clock drift is a slow ramp; a step of half a period or more between two windows is a
+        // device or server hiccup that moved where the frames sit. Take the new level as it is:
+        // dropping frames to undo it would only eat the playback queue's safety margin.
+        if abs(average - previous) >= Double(granted.periodFrameCount) / 2 {
             driftBaseline = average
             return 0
         }

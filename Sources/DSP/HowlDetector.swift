@@ -11,7 +11,15 @@
 ///   every trip, while a note's attack is over in a window or two and then decays; or
 /// - *saturation*: `saturatedWindowsToTrigger` consecutive windows of one steady, strongly
 ///   predictable frequency at a steady level with peaks at the limiter's ceiling: a howl that is
-///   already screaming.
+///   already screaming; or
+/// - *a loop stuck at the ceiling*: `stuckWindowsToTrigger` consecutive windows (~430 ms) with
+///   peaks at the ceiling and either a steady level with an unchanging spectral shape (the
+///   predictor's coefficients move by less than `stuckPredictorTolerance`) or a level above
+///   `pinnedLevelDecibels` RMS. A flat loop (a virtual cable, or a room whose response the EQ
+///   dominates) does not build one pure tone: it builds a periodic buzz, or with the bass up a
+///   sub-sonic square wave ("motorboating"), that the limiter then holds at full level. Music
+///   pinned at the limiter that hard, or with a frozen spectrum, for that long is an overload
+///   worth ducking too.
 /// Music changes pitch or level far sooner than that; `EffectsGraphTests` checks the committed
 /// MIDI renders never trigger it.
 ///
@@ -32,6 +40,13 @@ public struct HowlDetector: Sendable {
     @inlinable public static var growthWindowsToTrigger: Int { 5 }
     /// Consecutive steady windows at the ceiling that confirm a saturated howl (~210 ms).
     @inlinable public static var saturatedWindowsToTrigger: Int { 20 }
+    /// Consecutive frozen windows at the ceiling that confirm a stuck loop (~430 ms).
+    @inlinable public static var stuckWindowsToTrigger: Int { 40 }
+    /// RMS level (dBFS) that, with peaks at the ceiling, counts as pinned whatever the spectrum:
+    /// a mastered record at its loudest stays below about −6 dBFS RMS.
+    @inlinable public static var pinnedLevelDecibels: Float { -4 }
+    /// How far either predictor coefficient may move between windows of a stuck loop.
+    @inlinable public static var stuckPredictorTolerance: Float { 0.02 }
     /// Windows quieter than this (dBFS, RMS) are ignored: nobody is hurt by a quiet tone.
     @inlinable public static var quietestLevelDecibels: Float { -50 }
 
@@ -45,6 +60,9 @@ public struct HowlDetector: Sendable {
     @usableFromInline var growingWindowCount = 0
     @usableFromInline var growthDecibels: Float = 0
     @usableFromInline var saturatedWindowCount = 0
+    @usableFromInline var stuckWindowCount = 0
+    /// The previous window's predictor, whatever its quality, to tell a frozen spectrum.
+    @usableFromInline var previousC1: Float = 0, previousC2: Float = 0
     /// cos(ω) of the previous window's resonance, to tell a steady frequency from a moving one.
     @usableFromInline var previousCosine: Float = 2
     @usableFromInline let saturationLevel: Float
@@ -93,6 +111,7 @@ public struct HowlDetector: Sendable {
     /// Forgets everything seen so far (after the output was ducked, the loop starts over).
     @inlinable @_noAllocation @_noLocks
     public mutating func restart() {
+        stuckWindowCount = 0
         growingWindowCount = 0
         growthDecibels = 0
         saturatedWindowCount = 0
@@ -107,14 +126,23 @@ public struct HowlDetector: Sendable {
         let rise = level - previousLevelDecibels
         previousLevelDecibels = level
         lastLevelDecibels = level
+        // Normal equations [s11 s12; s12 s22]·[c1 c2] = [s01 s02]; residual s00 − c1·s01 − c2·s02.
+        // A clipped square wave's flat tops make them singular: no predictor, but still pinned.
         let determinant = s11 * s22 - s12 * s12
-        guard level > Self.quietestLevelDecibels, determinant > 1e-12 * s11 * s22 else {
+        let wellPosed = determinant > 1e-12 * s11 * s22
+        let c1 = wellPosed ? (s01 * s22 - s02 * s12) / determinant : 0
+        let c2 = wellPosed ? (s02 * s11 - s01 * s12) / determinant : 0
+        let frozen = wellPosed && abs(Float(c1) - previousC1) < Self.stuckPredictorTolerance
+            && abs(Float(c2) - previousC2) < Self.stuckPredictorTolerance
+        previousC1 = Float(c1)
+        previousC2 = Float(c2)
+        let stuck = (frozen && abs(rise) < 1) || level > Self.pinnedLevelDecibels
+        stuckWindowCount = stuck && peak >= saturationLevel ? stuckWindowCount + 1 : 0
+        if stuckWindowCount >= Self.stuckWindowsToTrigger { return true }
+        guard level > Self.quietestLevelDecibels, wellPosed else {
             forgetTone()
             return false
         }
-        // Normal equations [s11 s12; s12 s22]·[c1 c2] = [s01 s02]; residual s00 − c1·s01 − c2·s02.
-        let c1 = (s01 * s22 - s02 * s12) / determinant
-        let c2 = (s02 * s11 - s01 * s12) / determinant
         let residualFraction = Float(max(s00 - c1 * s01 - c2 * s02, 0) / s00)
         let predictionGain = residualFraction > 1e-12 ? -3.010_3 * log2Approximation(residualFraction) : 120
         let predictor1 = Float(c1), predictor2 = Float(c2)

@@ -116,6 +116,31 @@ final class MicDeviceTests: XCTestCase {
         XCTAssertLessThan(after, 1e-5, "muted")
     }
 
+    /// The virtual cable: the speaker is wired straight back into the microphone, the loop gain
+    /// is 0.3 × boost (× the EQ), and a short tone played into the cable sets it off.
+    func testHowlGuardCatchesFeedbackThroughTheVirtualCable() throws {
+        for knobs in [["--boost", "12"], ["--boost", "12", "--bass", "12"], ["--boost", "9", "--treble", "12"]] {
+            let recordPath = TestDevices.temporaryFile("mic-cable.wav")
+            defer { unlink(recordPath) }
+            let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                              ["mic", "--in", "staccato_loop", "--out", "staccato_loop", "--seconds", "4", "--record", recordPath] + knobs,
+                                              timeout: 30)
+            usleep(1_000_000)
+            let kick = try CommandRunner.staccato(["tone", "--device", "staccato_loop", "--frequency", "700", "--seconds", "0.1", "--volume", "0.05"])
+            XCTAssertEqual(kick.exitCode, 0, kick.standardError)
+            let result = mic.wait()
+            XCTAssertEqual(result.exitCode, 0, result.standardError)
+            let warning = result.standardError.split(separator: "\n").first { $0.contains("feedback howl near") }
+            XCTAssertNotNil(warning, "\(knobs): \(result.standardError)")
+            // After the guard, the loop dies away: the last second is silent or nearly so.
+            let recording = try AudioFileReader.read(recordPath)
+            let left = SignalAnalysis.channel(0, of: recording.samples, channelCount: 2)
+            let lastSecond = SignalAnalysis.rms(left[(left.count - Self.rate)...])
+            print("virtual cable \(knobs.joined(separator: " ")): \(warning ?? "no warning"); last second RMS \(lastSecond)")
+            XCTAssertLessThan(lastSecond, 0.01, "\(knobs): still howling at the end")
+        }
+    }
+
     func testMicrophoneThatIsNotThereIsOneClearLine() throws {
         let result = try CommandRunner.staccato(["mic", "--in", "no_such_microphone", "--out", "staccato_jack", "--seconds", "1"])
         XCTAssertEqual(result.exitCode, 1)

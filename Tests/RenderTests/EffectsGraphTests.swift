@@ -110,14 +110,16 @@ final class EffectsGraphTests: XCTestCase {
     /// (device latency plus 2 m of air), through a room whose strongest mode (a resonance at
     /// `modeHertz`) gives the whole loop, master volume included, a gain of `loopGain` there.
     /// Returns the output's left channel and the frame at which the guard first ducked (if ever).
+    /// With `modeHertz` nil the room is flat: a virtual cable, where only the EQ shapes the loop.
     static func simulateLoop(loopGain: Double, seconds: Double, guardOn: Bool, volume: Float = 0.3,
-                             delayFrames: Int = 480, modeHertz: Double = 1_200,
-                             music: [Float]? = nil) -> (output: [Float], duckFrame: Int?) {
+                             delayFrames: Int = 480, modeHertz: Double? = 1_200,
+                             music: [Float]? = nil, configure: (EffectsControls) -> Void = { _ in }) -> (output: [Float], duckFrame: Int?) {
         let engine = makeEngine(volume: volume, howlGuard: guardOn)
+        configure(engine.effects)
         let block = 64
         let frameCount = Int(seconds * rate)
         // The room: a band-pass (0 dB peak) at the mode, scaled so volume × room = loopGain.
-        var room = Biquad(BiquadCoefficients(.bandPass, frequency: modeHertz, q: 8, sampleRate: rate))
+        var room = Biquad(modeHertz.map { BiquadCoefficients(.bandPass, frequency: $0, q: 8, sampleRate: rate) } ?? .identity)
         let roomGain = Float(loopGain) / volume
         var air = [Float](repeating: 0, count: delayFrames + frameCount)
         var generator = SeededGenerator(state: 11)
@@ -184,6 +186,22 @@ final class EffectsGraphTests: XCTestCase {
             let seconds = Double(duckFrame - onset) / Self.rate
             print("howl guard: mode \(Int(mode)) Hz, loop delay \(delay) frames: caught \(Int(seconds * 1000)) ms after it rose above -50 dBFS (\(Int(Double(duckFrame) / Self.rate * 1000)) ms after the loop closed)")
             XCTAssertLessThanOrEqual(seconds, 0.5, "mode \(mode) Hz, delay \(delay) frames")
+        }
+    }
+
+    /// The virtual cable: a flat loop where the EQ decides what grows — a near-DC rumble with the
+    /// bass up, a buzz with the treble up — and the limiter holds it at the ceiling.
+    func testGuardStopsFlatLoopsShapedByTheEqualiser() {
+        let cases: [(String, Float, Float, Float)] = [("bass", 12, 0, 12), ("treble", 0, 12, 9), ("flat", 0, 0, 12)]
+        for (name, bass, treble, boost) in cases {
+            let (output, duckFrame) = Self.simulateLoop(loopGain: 1, seconds: 3, guardOn: true, delayFrames: 128, modeHertz: nil) {
+                $0.bassDecibels.set(bass)
+                $0.trebleDecibels.set(treble)
+                $0.boostDecibels.set(boost)
+            }
+            let level = Self.rmsDecibels(output[(2 * 48_000)...])
+            print("howl guard: flat loop, \(name): ducked at \(duckFrame.map { "\(Int(Double($0) / Self.rate * 1000)) ms" } ?? "never"); last second at \(String(format: "%.1f", level)) dBFS")
+            XCTAssertNotNil(duckFrame, name)
         }
     }
 
