@@ -16,7 +16,7 @@ final class CommandLineTests: XCTestCase {
     func testEverySubcommandHasHelp() throws {
         let top = try CommandRunner.staccato(["--help"])
         XCTAssertEqual(top.exitCode, 0)
-        for command in ["devices", "tone", "demo"] {
+        for command in ["devices", "tone", "mic", "render", "drums", "demo"] {
             XCTAssertTrue(top.standardOutput.contains(command))
             let help = try CommandRunner.staccato([command, "--help"])
             XCTAssertEqual(help.exitCode, 0, command)
@@ -35,6 +35,13 @@ final class CommandLineTests: XCTestCase {
             (["tone", "--device"], "--device needs a value"),
             (["tone", "stray"], "unexpected argument 'stray'"),
             (["frobnicate"], "unknown command 'frobnicate'"),
+            (["mic", "--out", "x"], "--in is required"),
+            (["mic", "--in", "x", "--bass", "13"], "--bass must be within -12...12, got 13"),
+            (["mic", "--in", "x", "--boost", "-30"], "--boost must be within -24...24, got -30"),
+            (["mic", "--in", "x", "--reverb", "150"], "--reverb must be within 0...100, got 150"),
+            (["mic", "--in", "x", "--preset", "cathedral"], "--preset must be small, medium, hall or plate, got 'cathedral'"),
+            (["mic", "--in", "x", "--rate", "0"], "--rate must be within 8000...384000, got 0"),
+            (["mic", "--in", "x", "--volume", "1.5"], "--volume must be within 0...1, got 1.5"),
             ([], "usage: staccato"),
         ]
         for (arguments, expected) in cases {
