@@ -6,7 +6,7 @@ import Foundation
 import Render
 
 enum Commands {
-    static let all: [Subcommand] = [devices, tone, mic, render, drums, demo]
+    static let all: [Subcommand] = [devices, tone, play, mic, render, drums, demo]
 
     static let devices = Subcommand(
         name: "devices", summary: "Lists ALSA playback and capture PCMs, and says when there is no sound card.",

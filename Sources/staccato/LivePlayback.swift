@@ -17,8 +17,10 @@ enum LivePlayback {
         }
     }
 
-    /// `feed` runs on every wake-up of the control loop (every 10 ms), to send what is due next.
-    static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int, feed: () -> Void = {}) throws -> Int32 {
+    /// `feed` runs on every wake-up of the control loop (every `wakeMicroseconds`, 10 ms by
+    /// default; live input wants 1 ms), to send what is due next.
+    static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int, wakeMicroseconds: UInt32 = 10_000,
+                     feed: () -> Void = {}) throws -> Int32 {
         installSignalHandlers()
         print("playing on '\(stream.device)': \(stream.granted)")
         feed()
@@ -28,7 +30,7 @@ enum LivePlayback {
             if stopSignalReceived.load(ordering: .relaxed) != 0 { stream.stop() }
             feed()
             engine.processEvents()
-            usleep(10_000)
+            usleep(wakeMicroseconds)
         }
         let outcome = stream.join()
         engine.processEvents()

@@ -1,3 +1,5 @@
+import AudioIO
+import Foundation
 import Glibc
 
 /// The controlling terminal in raw, non-echoing mode for key-by-key play, restored on every exit
@@ -5,6 +7,7 @@ import Glibc
 enum Terminal {
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var isRaw = false
+    nonisolated(unsafe) private static var kittyPushed = false
 
     /// True when standard input is a terminal (false for pipes and files, which are read as they are).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
@@ -28,9 +31,40 @@ enum Terminal {
     /// Puts the terminal back as it was.
     static func restore() {
         guard isRaw else { return }
+        if kittyPushed {
+            write("\u{1B}[<u")  // pop our keyboard mode: the shell gets the terminal as it was
+            kittyPushed = false
+        }
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
         isRaw = false
         write("\u{1B}[?25h\n")
+    }
+
+    /// Asks the terminal whether it speaks the kitty keyboard protocol (`CSI ? u`), followed by a
+    /// request every terminal answers (primary device attributes, `CSI c`), so a terminal that
+    /// does not know the first still ends the wait. Call in raw mode.
+    static func supportsKittyKeyboard(timeoutMilliseconds: Int32 = 300) -> Bool {
+        write("\u{1B}[?u\u{1B}[c")
+        var reply: [UInt8] = []
+        let deadline = MonotonicClock.seconds() + Double(timeoutMilliseconds) / 1_000
+        while MonotonicClock.seconds() < deadline {
+            var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 20) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            if count > 0 { reply += buffer[..<count] }
+            // The device-attributes answer ends in "c": everything the terminal had to say is in.
+            if let text = String(bytes: reply, encoding: .utf8), text.contains("\u{1B}[?"), text.hasSuffix("c") { break }
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        return text.range(of: "\u{1B}\\[\\?[0-9]*u", options: .regularExpression) != nil
+    }
+
+    /// Turns on kitty key events (disambiguate, event types, all keys as escapes: flags 1|2|8),
+    /// pushed so `restore` can pop it.
+    static func enableKittyKeyReleases() {
+        write("\u{1B}[>11u")
+        kittyPushed = true
     }
 
     /// Bytes waiting on standard input right now, without blocking; nil at end of input.

@@ -1,0 +1,139 @@
+/// Turns a live MIDI byte stream (a raw MIDI device, a FIFO, stdin) into channel messages, one
+/// byte at a time.
+///
+/// Guarantees: never traps, whatever bytes arrive; constant memory (a few bytes of state, no
+/// allocation), so it can sit in a read loop forever; and every complete channel message is
+/// returned, in the order its last byte arrived. Follows MIDI 1.0: running status; real-time bytes
+/// (0xF8–0xFF) anywhere, even inside a message, without disturbing it; SysEx skipped; system common
+/// messages cancel running status; data bytes with no status to belong to are dropped until the
+/// next status byte brings the stream back in step.
+///
+/// - Thread: control: the thread reading the MIDI source. A plain value, one per source.
+public struct MIDIStreamParser: Sendable {
+    /// The status data bytes currently belong to, 0x80–0xEF, or 0 for none (at the start, after
+    /// system common, or after `reset()`), in which case data bytes are dropped.
+    private var runningStatus: UInt8 = 0
+    /// The first data byte of a two-byte message, held until the second arrives.
+    private var firstData: UInt8 = 0
+    private var hasFirstData = false
+    /// Bytes of the message being assembled (its status byte if it was sent, and its data), so a
+    /// message cut short can be counted as discarded.
+    private var partialByteCount = 0
+    /// Inside a SysEx: its bytes are not ours to read, however much they look like channel data.
+    private var inSysEx = false
+
+    /// Bytes that could not be used (stray data bytes with no status, bytes cut short by a new
+    /// status, SysEx bytes), for diagnostics.
+    ///
+    /// Counts every byte fed that is neither part of a returned message nor a real-time byte
+    /// (system common messages included: they carry nothing a synthesiser plays). Not cleared by
+    /// `reset()`: it describes the whole life of the source.
+    public private(set) var discardedByteCount = 0
+
+    /// A parser with no running status, waiting for a status byte.
+    public init() {}
+
+    /// Feeds one byte; returns the channel message it completes, if any.
+    public mutating func feed(_ byte: UInt8) -> MIDIMessage? {
+        switch byte {
+        case 0xF8...0xFF:
+            // Clock, start/stop, active sensing, reset: timing and liveness, not notes. The spec lets
+            // them interleave with anything, so they must leave every other piece of state alone.
+            return nil
+        case 0x80...0xF7:
+            beginStatus(byte)
+            return nil
+        default:
+            return data(byte)
+        }
+    }
+
+    /// Feeds bytes, calling `handle` for each completed message in order.
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes, _ handle: (MIDIMessage) -> Void) where Bytes.Element == UInt8 {
+        for byte in bytes {
+            if let message = feed(byte) { handle(message) }
+        }
+    }
+
+    /// Forgets running status and any partial message (e.g. after a source reconnects).
+    ///
+    /// A reconnected source may resume mid-message or under a different running status, so
+    /// nothing from before can be trusted to combine with what comes next.
+    public mutating func reset() {
+        discardPartialMessage()
+        runningStatus = 0
+        inSysEx = false
+    }
+
+    private mutating func discardPartialMessage() {
+        discardedByteCount += partialByteCount
+        partialByteCount = 0
+        hasFirstData = false
+    }
+
+    private mutating func beginStatus(_ status: UInt8) {
+        // A status byte where data was due means bytes were lost: what was assembled cannot be
+        // completed, and guessing its missing bytes would play wrong notes.
+        discardPartialMessage()
+        if inSysEx {
+            inSysEx = false
+            if status == 0xF7 {
+                discardedByteCount += 1
+                return
+            }
+            // A SysEx cut off by another status byte ends there (the spec's rule for a missing
+            // EOX), and that status byte is read as itself.
+        }
+        switch status {
+        case 0x80...0xEF:
+            runningStatus = status
+            partialByteCount = 1
+        default:
+            // System common, SysEx included, cancels running status: data after it is not for
+            // the last channel status.
+            runningStatus = 0
+            inSysEx = status == 0xF0
+            discardedByteCount += 1
+        }
+    }
+
+    private mutating func data(_ byte: UInt8) -> MIDIMessage? {
+        guard !inSysEx, runningStatus != 0 else {
+            // Without a status we cannot know which message this byte belongs to, or where the
+            // next one starts: drop bytes until a status byte tells us.
+            discardedByteCount += 1
+            return nil
+        }
+        let kind = runningStatus >> 4
+        let isOneByteMessage = kind == 0xC || kind == 0xD
+        if !isOneByteMessage, !hasFirstData {
+            firstData = byte
+            hasFirstData = true
+            partialByteCount += 1
+            return nil
+        }
+        // Complete. Running status stays, so the next data byte starts the next message.
+        partialByteCount = 0
+        hasFirstData = false
+        let channel = runningStatus & 0x0F
+        switch kind {
+        case 0x8:
+            return .noteOff(channel: channel, key: firstData, velocity: byte)
+        case 0x9:
+            // As the file reader does: a note-on at velocity 0 is a note-off without release
+            // velocity, which the spec says to treat as 64.
+            return byte == 0 ? .noteOff(channel: channel, key: firstData, velocity: 64)
+                : .noteOn(channel: channel, key: firstData, velocity: byte)
+        case 0xA:
+            return .polyPressure(channel: channel, key: firstData, pressure: byte)
+        case 0xB:
+            return .controlChange(channel: channel, controller: firstData, value: byte)
+        case 0xC:
+            return .programChange(channel: channel, program: byte)
+        case 0xD:
+            return .channelPressure(channel: channel, pressure: byte)
+        default:
+            return .pitchBend(channel: channel, value: UInt16(firstData) | UInt16(byte) << 7)
+        }
+    }
+}

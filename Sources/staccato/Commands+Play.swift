@@ -1,0 +1,139 @@
+import AudioIO
+import DrumKitLoader
+import Engine
+import Foundation
+import Glibc
+import MIDI
+import Render
+
+extension Commands {
+    static let play = Subcommand(
+        name: "play",
+        summary: "Plays in real time: a MIDI file (with a progress line), a live MIDI byte stream (--midi-in), the\nALSA sequencer (--midi), or, with none of these, the computer keyboard as a piano drawn with\nnote names. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases\nevery note.",
+        usage: "[SONG.mid] [--device default] [--soundfont FONT.sf2] [--kit KIT.json] [--midi-in PATH] [--midi] [--connect CLIENT:PORT] [--names letters|solfege] [--release auto|kitty|hold] [--hold MS] [--volume V] [--seconds S]",
+        options: DeviceOptions.specs(defaultDevice: "default") + [
+            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play (default: the shipped piano/xylophone font)"),
+            OptionSpec(name: "kit", valueName: "KIT.json", help: "drum kit for channel 10 (default with the keyboard: the shipped kit)"),
+            OptionSpec(name: "program", valueName: "N", help: "a MIDI file: play every melodic channel with program N (0-127)"),
+            OptionSpec(name: "midi-in", valueName: "PATH", help: "read MIDI bytes from a raw MIDI device (hw:1,0,0), a file, a FIFO or - (stdin)"),
+            OptionSpec(name: "midi", valueName: nil, help: "play from the ALSA sequencer (a port named Staccato)"),
+            OptionSpec(name: "connect", valueName: "CLIENT:PORT", help: "with --midi: subscribe to this source (default: every hardware input)"),
+            OptionSpec(name: "names", valueName: "STYLE", help: "keyboard: note names as letters (C D E) or solfege (Do Re Mi) (default: letters)"),
+            OptionSpec(name: "release", valueName: "MODE", help: "keyboard: kitty (key-release events), hold (release after --hold) or auto (default)"),
+            OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds, 50-5000 (default: 300)"),
+            OptionSpec(name: "volume", valueName: "V", help: "master volume 0-1 (default: 1, as render)"),
+            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds"),
+        ],
+        allowsPositionals: true
+    ) { options in
+        guard options.positionals.count <= 1 else {
+            throw UsageError(description: "one MIDI file at a time, got \(options.positionals.count)")
+        }
+        let sources = [options.positionals.first != nil, options.values["midi-in"] != nil, options.has("midi")].filter { $0 }.count
+        guard sources <= 1 else { throw UsageError(description: "play one source at a time: a MIDI file, --midi-in or --midi") }
+        if options.values["connect"] != nil && !options.has("midi") { throw UsageError(description: "--connect needs --midi") }
+        let device = try options.string("device", default: "default")
+        let configuration = try DeviceOptions.streamConfiguration(options)
+        let rate = Double(configuration.sampleRate)
+        let volume = try options.double("volume", default: 1, in: 0...1)
+        let seconds = try options.values["seconds"].map { _ in try options.double("seconds", in: 0.01...86_400) }
+        let program = try options.values["program"].map { _ in UInt8(try options.integer("program", in: 0...127)) }
+        let names = try options.string("names", default: "letters")
+        guard names == "letters" || names == "solfege" else { throw UsageError(description: "--names must be letters or solfege, got '\(names)'") }
+        let release = try options.string("release", default: "auto")
+        guard ["auto", "kitty", "hold"].contains(release) else { throw UsageError(description: "--release must be auto, kitty or hold, got '\(release)'") }
+        let holdSeconds = Double(try options.integer("hold", default: 300, in: 50...5_000)) / 1_000
+
+        // Everything is loaded before anything plays.
+        let song = try options.positionals.first.map { try MIDIFile.read(path: $0) }
+        let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
+        let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
+        let bank = try InstrumentLoader.load(path: try options.string("soundfont", default: InstrumentLoader.defaultSoundFontPath), sampleRate: rate)
+        let keyboard = song == nil && midiInput == nil && sequencer == nil
+        let kitPath = options.values["kit"] ?? (keyboard ? InstrumentLoader.shippedFile("samples/drums/kit.json") : nil)
+        let kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
+
+        let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
+        engine.install(bank)
+        if let kit { engine.install(kit) }
+        let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
+        let frameLimit = seconds.map { Int($0 * rate) } ?? Int.max
+        defer { engine.releaseAllNotes() }
+
+        if let song {
+            return try playSong(song, path: options.positionals[0], program: program, engine: engine, stream: stream, frameLimit: frameLimit)
+        }
+        if let midiInput {
+            return try playLive(engine: engine, stream: stream, frameLimit: frameLimit, label: "MIDI from '\(midiInput.name)'") {
+                let bytes = midiInput.readAvailable()
+                return midiInput.isAtEnd && bytes.isEmpty ? nil : bytes
+            }
+        }
+        if let sequencer {
+            return try playLive(engine: engine, stream: stream, frameLimit: frameLimit, label: "ALSA sequencer port \(sequencer.address)") {
+                sequencer.readAvailable()
+            }
+        }
+        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, hasKit: kit != nil,
+                                 style: names == "solfege" ? .solfege : .letters, releaseMode: release,
+                                 holdSeconds: holdSeconds).run(frameLimit: frameLimit)
+    }
+
+    /// A MIDI file in real time, stamped with the same frames as `render`, a lookahead ahead.
+    static func playSong(_ song: MIDIFile, path: String, program: UInt8?, engine: Engine, stream: PlaybackStream, frameLimit: Int) throws -> Int32 {
+        let rate = engine.sampleRate
+        // Stay a tenth of a second (plus the device buffer) ahead of the audio thread.
+        let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
+        let sequencer = MIDISequencer(song, sampleRate: rate, program: program, startFrame: lookahead)
+        let tailLimit = lookahead + sequencer.lastEventFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
+        let length = Double(sequencer.lastEventFrame) / rate
+        print("playing \(path): \(formatTime(length)), \(sequencer.messageCount) messages; the song starts at frame \(lookahead)")
+        let interactive = isatty(STDOUT_FILENO) == 1
+        var lastProgress = 0.0
+        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
+            let now = engine.renderedFrameTime
+            sequencer.send(dueBefore: now + lookahead, to: engine)
+            // Done as `render` is: every message sent, past the last one, and every voice ended.
+            let statistics = engine.renderer.statistics
+            if sequencer.isFinished, now > lookahead + sequencer.lastEventFrame,
+               (statistics.activeVoices == 0 && statistics.activeDrumVoices == 0) || now >= tailLimit {
+                stream.stop()
+            }
+            let clock = MonotonicClock.seconds()
+            if interactive, clock - lastProgress > 0.2 {
+                lastProgress = clock
+                let position = max(0, Double(now) - Double(lookahead)) / rate
+                Terminal.write("\r\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)   ")
+            }
+        }
+        if interactive { Terminal.write("\n") }
+        return code
+    }
+
+    /// A live MIDI byte stream: every complete message plays at once. At the end of the stream
+    /// every note is released and the sound rings out for a second.
+    static func playLive(engine: Engine, stream: PlaybackStream, frameLimit: Int, label: String,
+                         read: @escaping () -> [UInt8]?) throws -> Int32 {
+        var parser = MIDIStreamParser()
+        var endedAt: Double?
+        print("playing \(label)")
+        return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) {
+            if let endedAt {
+                if MonotonicClock.seconds() > endedAt + 1 { stream.stop() }
+                return
+            }
+            guard let bytes = read() else {
+                engine.releaseAllNotes()
+                endedAt = MonotonicClock.seconds()
+                return
+            }
+            parser.feed(bytes) { engine.send(midi: $0) }
+        }
+    }
+
+    static func formatTime(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        let minutes = tenths / 600, rest = tenths % 600
+        return "\(minutes):" + (rest < 100 ? "0" : "") + "\(rest / 10).\(rest % 10)"
+    }
+}
