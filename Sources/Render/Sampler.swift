@@ -68,7 +68,8 @@ struct Sampler {
 
     struct LaneSteps {
         var fraction = Lanes(), fractionStep = Lanes()
-        var wholeStep = SIMD8<Int32>()
+        /// Unsigned, so that a lane's index widens to a pointer offset for free.
+        var wholeStep = SIMD8<UInt32>()
     }
 
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
@@ -271,10 +272,14 @@ struct Sampler {
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         busLeft.update(repeating: Lanes(), count: frameCount)
         busRight.update(repeating: Lanes(), count: frameCount)
+        // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
+        // large pool would cost more than the count is worth.
+        activeVoiceCount = 0
         var grouped = 0
         for index in 0 ..< pool.capacity + pool.fadeCapacity {
             let voice = index < pool.capacity ? pool.voices + index : pool.fading + (index - pool.capacity)
             guard voice.pointee.isActive else { continue }
+            if index < pool.capacity { activeVoiceCount += 1 }
             group[grouped] = voice
             grouped += 1
             if grouped == Self.laneCount {
@@ -287,10 +292,7 @@ struct Sampler {
             left[frame] += busLeft[frame].sum()
             right[frame] += busRight[frame].sum()
         }
-        var active = 0
-        for index in 0..<pool.capacity where pool.voices[index].isActive { active += 1 }
-        activeVoiceCount = active
-        peakVoiceCount = max(peakVoiceCount, active)
+        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
     }
 
     /// Renders the `count` voices in `group` for `frameCount` frames into the lane buses, a control
@@ -330,7 +332,9 @@ struct Sampler {
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
                 voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
-                if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
+                guard !voice.pointee.isActive else { continue }
+                voiceEnded(bankSlot: voice.pointee.bankSlot)
+                if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
             }
             offset += blockFrames
         }
@@ -390,13 +394,15 @@ struct Sampler {
             laneBases[lane] = voice.pointee.samples! + (start - 1)
             laneSteps.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
             let increment = voice.pointee.lastIncrement
-            laneSteps.pointee.wholeStep[lane] = Int32(increment)
-            laneSteps.pointee.fractionStep[lane] = Float(increment - Double(Int32(increment)))
+            laneSteps.pointee.wholeStep[lane] = UInt32(increment)
+            laneSteps.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
         }
-        if interpolation.isCubic {
-            readGroup(cubic: true, into: scratch + from, frameCount: frameCount)
-        } else {
-            readGroup(cubic: false, into: scratch + from, frameCount: frameCount)
+        for half in 0..<2 {
+            if interpolation.isCubic {
+                readGroup(cubic: true, half: half, into: scratch + from, frameCount: frameCount)
+            } else {
+                readGroup(cubic: false, half: half, into: scratch + from, frameCount: frameCount)
+            }
         }
         for lane in 0..<count where groupBlocks[lane].isReading {
             group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
@@ -404,38 +410,41 @@ struct Sampler {
     }
 
     /// The SIMD reader's loop, one copy per interpolation so that neither tests the other's flag
-    /// every frame.
+    /// every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes'
+    /// bases, positions and samples at once overflow the registers, and the spills cost more than
+    /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
     @inline(__always) @_noAllocation @_noLocks
-    func readGroup(cubic: Bool, into output: UnsafeMutablePointer<Lanes>, frameCount: Int) {
-        let b0 = laneBases[0], b1 = laneBases[1], b2 = laneBases[2], b3 = laneBases[3]
-        let b4 = laneBases[4], b5 = laneBases[5], b6 = laneBases[6], b7 = laneBases[7]
-        var fraction = laneSteps.pointee.fraction
-        let fractionStep = laneSteps.pointee.fractionStep
-        let wholeStep = laneSteps.pointee.wholeStep
-        var whole = SIMD8<Int32>()
-        let one = Lanes(repeating: 1)
-        @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: Int32) -> SIMD4<Float> {
+    func readGroup(cubic: Bool, half: Int, into output: UnsafeMutablePointer<Lanes>, frameCount: Int) {
+        let first = half * 4
+        let b0 = laneBases[first], b1 = laneBases[first + 1], b2 = laneBases[first + 2], b3 = laneBases[first + 3]
+        var fraction = half == 0 ? laneSteps.pointee.fraction.lowHalf : laneSteps.pointee.fraction.highHalf
+        let fractionStep = half == 0 ? laneSteps.pointee.fractionStep.lowHalf : laneSteps.pointee.fractionStep.highHalf
+        let wholeStep = half == 0 ? laneSteps.pointee.wholeStep.lowHalf : laneSteps.pointee.wholeStep.highHalf
+        var whole = SIMD4<UInt32>()
+        let one = SIMD4<Float>(repeating: 1)
+        var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
+        @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: UInt32) -> SIMD4<Float> {
             UnsafeRawPointer(base + Int(whole)).loadUnaligned(as: SIMD4<Float>.self)
         }
-        for frame in 0..<frameCount {
+        for _ in 0..<frameCount {
             // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
             let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
-            let r4 = window(b4, whole[4]), r5 = window(b5, whole[5]), r6 = window(b6, whole[6]), r7 = window(b7, whole[7])
-            let y0 = Lanes(r0[1], r1[1], r2[1], r3[1], r4[1], r5[1], r6[1], r7[1])
-            let y1 = Lanes(r0[2], r1[2], r2[2], r3[2], r4[2], r5[2], r6[2], r7[2])
+            let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
+            let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
             if cubic {
-                let ym1 = Lanes(r0[0], r1[0], r2[0], r3[0], r4[0], r5[0], r6[0], r7[0])
-                let y2 = Lanes(r0[3], r1[3], r2[3], r3[3], r4[3], r5[3], r6[3], r7[3])
-                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, every lane at once.
+                let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
+                let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
+                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at once.
                 let slope = (y1 - ym1) * 0.5
                 let v = y0 - y1
                 let w = slope + v
                 let a = w + v + (y2 - y0) * 0.5
                 let b = w + a
-                output[frame] = ((a * fraction - b) * fraction + slope) * fraction + y0
+                lanes.pointee = ((a * fraction - b) * fraction + slope) * fraction + y0
             } else {
-                output[frame] = y0 + (y1 - y0) * fraction
+                lanes.pointee = y0 + (y1 - y0) * fraction
             }
+            lanes += 2
             fraction += fractionStep
             let carry = fraction .>= one
             fraction.replace(with: fraction - one, where: carry)
