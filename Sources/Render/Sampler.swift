@@ -24,8 +24,8 @@ struct Sampler {
     }
 
     /// Voices rendered together, one per SIMD lane. Eight rather than four: the filter's feedback
-    /// and the reader's position stepping are latency-bound chains, and two vectors' worth of
-    /// independent lanes keep the core busy while each waits.
+    /// is a latency-bound chain, and two vectors' worth of independent lanes keep the core busy
+    /// while each waits; per-group costs are also shared by twice the voices.
     static var laneCount: Int {
         @_noAllocation @_noLocks get { 8 }
     }
