@@ -1,7 +1,7 @@
 /// A resonant two-pole low-pass (RBJ Audio EQ Cookbook biquad in transposed direct form II), as
 /// SoundFont voices use it: the coefficients and state of one voice's filter. Coefficients are
 /// recomputed at control rate when the cutoff moves; the state carries across, so a change never
-/// resets the filter. Voices are filtered four at a time by `LowPassFilterQuad`.
+/// resets the filter. Voices are filtered eight at a time by `LowPassFilterLanes`.
 public struct LowPassFilter: Sendable {
     @usableFromInline var b0: Float = 1, b1: Float = 0, b2: Float = 0, a1: Float = 0, a2: Float = 0
     @usableFromInline var z1: Float = 0, z2: Float = 0
@@ -46,46 +46,62 @@ public struct LowPassFilter: Sendable {
     }
 }
 
-/// Four `LowPassFilter`s run side by side in SIMD lanes, one voice per lane. A biquad's cost is
-/// the latency of its feedback chain, not its arithmetic; four independent chains fill the time one
-/// chain spends waiting, so four voices filter for about the price of one.
-public struct LowPassFilterQuad: Sendable {
-    @usableFromInline var b0 = SIMD4<Float>(repeating: 1), b1 = SIMD4<Float>(), b2 = SIMD4<Float>()
-    @usableFromInline var a1 = SIMD4<Float>(), a2 = SIMD4<Float>()
-    @usableFromInline var z1 = SIMD4<Float>(), z2 = SIMD4<Float>()
+/// Eight `LowPassFilter`s run side by side in SIMD lanes, one voice per lane. A biquad's cost is
+/// the latency of its feedback chain, not its arithmetic; eight independent chains fill the time one
+/// chain spends waiting, so eight voices filter for about the price of one.
+public struct LowPassFilterLanes: Sendable {
+    public typealias Lanes = SIMD8<Float>
+    @usableFromInline var b0: Lanes, b1: Lanes, b2: Lanes, a1: Lanes, a2: Lanes
+    @usableFromInline var z1: Lanes, z2: Lanes
 
-    /// Every lane passes its input through unchanged until `load` gives it a filter.
+    /// Every lane passes its input through unchanged.
     @inlinable @_noAllocation @_noLocks
-    public init() {}
-
-    /// Puts `filter`'s coefficients and state into `lane`.
-    @inlinable @_noAllocation @_noLocks
-    public mutating func load(lane: Int, from filter: LowPassFilter) {
-        b0[lane] = filter.b0; b1[lane] = filter.b1; b2[lane] = filter.b2
-        a1[lane] = filter.a1; a2[lane] = filter.a2
-        z1[lane] = filter.z1; z2[lane] = filter.z2
+    public init() {
+        b0 = Lanes(repeating: 1)
+        b1 = Lanes(); b2 = Lanes(); a1 = Lanes(); a2 = Lanes()
+        z1 = Lanes(); z2 = Lanes()
     }
 
-    /// Writes `lane`'s state back to `filter`, flushing denormals.
+    /// The coefficients and state of eight filters, one per lane; a lane given `LowPassFilter()`
+    /// passes its input through unchanged. Lanes are gathered whole rather than set one at a time:
+    /// writing single lanes of a vector goes through memory and stalls on every write.
     @inlinable @_noAllocation @_noLocks
-    public func store(lane: Int, into filter: inout LowPassFilter) {
-        filter.z1 = z1[lane]
-        filter.z2 = z2[lane]
-        filter.flushDenormals()
+    public init(_ lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
+        let f0 = lanes[0], f1 = lanes[1], f2 = lanes[2], f3 = lanes[3]
+        let f4 = lanes[4], f5 = lanes[5], f6 = lanes[6], f7 = lanes[7]
+        b0 = Lanes(f0.pointee.b0, f1.pointee.b0, f2.pointee.b0, f3.pointee.b0, f4.pointee.b0, f5.pointee.b0, f6.pointee.b0, f7.pointee.b0)
+        b1 = Lanes(f0.pointee.b1, f1.pointee.b1, f2.pointee.b1, f3.pointee.b1, f4.pointee.b1, f5.pointee.b1, f6.pointee.b1, f7.pointee.b1)
+        b2 = Lanes(f0.pointee.b2, f1.pointee.b2, f2.pointee.b2, f3.pointee.b2, f4.pointee.b2, f5.pointee.b2, f6.pointee.b2, f7.pointee.b2)
+        a1 = Lanes(f0.pointee.a1, f1.pointee.a1, f2.pointee.a1, f3.pointee.a1, f4.pointee.a1, f5.pointee.a1, f6.pointee.a1, f7.pointee.a1)
+        a2 = Lanes(f0.pointee.a2, f1.pointee.a2, f2.pointee.a2, f3.pointee.a2, f4.pointee.a2, f5.pointee.a2, f6.pointee.a2, f7.pointee.a2)
+        z1 = Lanes(f0.pointee.z1, f1.pointee.z1, f2.pointee.z1, f3.pointee.z1, f4.pointee.z1, f5.pointee.z1, f6.pointee.z1, f7.pointee.z1)
+        z2 = Lanes(f0.pointee.z2, f1.pointee.z2, f2.pointee.z2, f3.pointee.z2, f4.pointee.z2, f5.pointee.z2, f6.pointee.z2, f7.pointee.z2)
     }
 
-    /// Filters `count` frames of four interleaved lanes in place.
+    /// Writes every lane's state back to the filter it came from, flushing denormals.
     @inlinable @_noAllocation @_noLocks
-    public mutating func process(_ frames: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        var state1 = z1, state2 = z2
-        for index in 0..<count {
-            let input = frames[index]
-            let output = b0 * input + state1
-            state1 = b1 * input - a1 * output + state2
-            state2 = b2 * input - a2 * output
-            frames[index] = output
+    public func store(into lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
+        for lane in 0..<Lanes.scalarCount {
+            lanes[lane].pointee.z1 = z1[lane]
+            lanes[lane].pointee.z2 = z2[lane]
+            lanes[lane].pointee.flushDenormals()
         }
-        z1 = state1
-        z2 = state2
+    }
+
+    /// Filters one frame of eight lanes.
+    @inlinable @inline(__always) @_noAllocation @_noLocks
+    public mutating func process(_ input: Lanes) -> Lanes {
+        let output = b0 * input + z1
+        z1 = b1 * input - a1 * output + z2
+        z2 = b2 * input - a2 * output
+        return output
+    }
+
+    /// Filters `count` frames of eight interleaved lanes in place.
+    @inlinable @_noAllocation @_noLocks
+    public mutating func process(_ frames: UnsafeMutablePointer<Lanes>, count: Int) {
+        var filter = self
+        for index in 0..<count { frames[index] = filter.process(frames[index]) }
+        self = filter
     }
 }

@@ -23,19 +23,37 @@ struct Sampler {
         }
     }
 
+    /// Voices rendered together, one per SIMD lane. Eight rather than four: the filter's feedback
+    /// is a latency-bound chain, and two vectors' worth of independent lanes keep the core busy
+    /// while each waits; per-group costs are also shared by twice the voices.
+    static var laneCount: Int {
+        @_noAllocation @_noLocks get { 8 }
+    }
+    typealias Lanes = SIMD8<Float>
+
     let channels: UnsafeMutablePointer<ChannelState>
     let banks: UnsafeMutablePointer<BankSlot>
-    /// One control block of four interleaved lanes: the voices being rendered together.
-    let scratch: UnsafeMutablePointer<SIMD4<Float>>
+    /// One control block of interleaved lanes: the voices being rendered together.
+    let scratch: UnsafeMutablePointer<Lanes>
     /// Per-lane mix buses, `maxFrameCount` frames: groups add into their lanes, and the lanes are
     /// summed into left/right once per block rather than once per group.
-    let busLeft: UnsafeMutablePointer<SIMD4<Float>>
-    let busRight: UnsafeMutablePointer<SIMD4<Float>>
+    let busLeft: UnsafeMutablePointer<Lanes>
+    let busRight: UnsafeMutablePointer<Lanes>
     /// Eight zero frames: what an empty lane of the SIMD reader reads.
     let silence: UnsafeMutablePointer<Float>
-    /// The voices of the group being rendered (up to four).
+    /// The voices of the group being rendered (up to `laneCount`).
     let group: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
     let groupBlocks: UnsafeMutablePointer<SamplerVoice.ControlBlock>
+    /// Where the SIMD reader's lanes start (one frame before the first they interpolate from) and
+    /// how they step, gathered lane by lane in memory and then loaded whole: writing single lanes
+    /// of a vector held in registers goes through the stack and stalls on every write.
+    let laneBases: UnsafeMutablePointer<UnsafePointer<Float>>
+    let laneSteps: UnsafeMutablePointer<LaneSteps>
+    /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
+    let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>
+    let passthrough: UnsafeMutablePointer<LowPassFilter>
+    /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
+    let filterOffset: Int
     var currentBank = -1
     var pool: VoicePool
     let sampleRate: Double
@@ -47,6 +65,12 @@ struct Sampler {
     var noteOnCount = 0
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
+
+    struct LaneSteps {
+        var fraction = Lanes(), fractionStep = Lanes()
+        /// Unsigned, so that a lane's index widens to a pointer offset for free.
+        var wholeStep = SIMD8<UInt32>()
+    }
 
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
         self.sampleRate = sampleRate
@@ -62,9 +86,18 @@ struct Sampler {
         busRight = .allocate(capacity: maxFrameCount)
         silence = .allocate(capacity: 8)
         silence.initialize(repeating: 0, count: 8)
-        group = .allocate(capacity: 4)
-        groupBlocks = .allocate(capacity: 4)
-        groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: 4)
+        group = .allocate(capacity: Self.laneCount)
+        groupBlocks = .allocate(capacity: Self.laneCount)
+        groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: Self.laneCount)
+        laneBases = .allocate(capacity: Self.laneCount)
+        laneBases.initialize(repeating: UnsafePointer(silence), count: Self.laneCount)
+        laneSteps = .allocate(capacity: 1)
+        laneSteps.initialize(to: LaneSteps())
+        passthrough = .allocate(capacity: 1)
+        passthrough.initialize(to: LowPassFilter())
+        laneFilters = .allocate(capacity: Self.laneCount)
+        laneFilters.initialize(repeating: passthrough, count: Self.laneCount)
+        filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
     }
 
     /// Frees the pools and hands every bank still held to `release`.
@@ -82,6 +115,10 @@ struct Sampler {
         silence.deallocate()
         group.deallocate()
         groupBlocks.deallocate()
+        laneBases.deallocate()
+        laneSteps.deallocate()
+        laneFilters.deallocate()
+        passthrough.deallocate()
     }
 
     // MARK: Commands
@@ -229,19 +266,23 @@ struct Sampler {
 
     // MARK: Rendering
 
-    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, four at a
-    /// time so their reads, filters and gains share SIMD lanes.
+    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`,
+    /// `laneCount` at a time so their reads, filters and gains share SIMD lanes.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        busLeft.update(repeating: SIMD4<Float>(), count: frameCount)
-        busRight.update(repeating: SIMD4<Float>(), count: frameCount)
+        busLeft.update(repeating: Lanes(), count: frameCount)
+        busRight.update(repeating: Lanes(), count: frameCount)
+        // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
+        // large pool would cost more than the count is worth.
+        activeVoiceCount = 0
         var grouped = 0
         for index in 0 ..< pool.capacity + pool.fadeCapacity {
             let voice = index < pool.capacity ? pool.voices + index : pool.fading + (index - pool.capacity)
             guard voice.pointee.isActive else { continue }
+            if index < pool.capacity { activeVoiceCount += 1 }
             group[grouped] = voice
             grouped += 1
-            if grouped == 4 {
+            if grouped == Self.laneCount {
                 renderGroup(count: grouped, frameCount: frameCount)
                 grouped = 0
             }
@@ -251,138 +292,206 @@ struct Sampler {
             left[frame] += busLeft[frame].sum()
             right[frame] += busRight[frame].sum()
         }
-        var active = 0
-        for index in 0..<pool.capacity where pool.voices[index].isActive { active += 1 }
-        activeVoiceCount = active
-        peakVoiceCount = max(peakVoiceCount, active)
+        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
     }
 
     /// Renders the `count` voices in `group` for `frameCount` frames into the lane buses, a control
     /// block at a time.
     @_noAllocation @_noLocks
     mutating func renderGroup(count: Int, frameCount: Int) {
-        let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
         var offset = 0
         while offset < frameCount {
             let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
-            // Control rate for every lane, then the longest stretch every lane can read without a
-            // boundary: that stretch is read for all four at once, the rest lane by lane.
-            var fastFrames = blockFrames
-            for lane in 0..<4 {
+            var filtering = false
+            for lane in 0..<Self.laneCount {
                 if lane < count && group[lane].pointee.isActive {
-                    groupBlocks[lane] = group[lane].pointee.prepare(frameCount: blockFrames, channel: channels[Int(group[lane].pointee.channel)],
-                                                                    sampleRate: sampleRate)
-                    fastFrames = min(fastFrames, group[lane].pointee.clearFrameCount(limit: blockFrames))
+                    let voice = group[lane]
+                    voice.pointee.prepare(frameCount: blockFrames, channel: channels + Int(voice.pointee.channel),
+                                          sampleRate: sampleRate, into: &groupBlocks[lane])
                 } else {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
                 }
-            }
-            if fastFrames > 0 { readGroup(count: count, frameCount: fastFrames) }
-            var filtering = false
-            for lane in 0..<4 {
-                guard lane < count, group[lane].pointee.isActive else {
-                    for frame in fastFrames..<blockFrames { lanes[frame * 4 + lane] = 0 }
-                    continue
+                if groupBlocks[lane].filterActive {
+                    laneFilters[lane] = (UnsafeMutableRawPointer(group[lane]) + filterOffset).assumingMemoryBound(to: LowPassFilter.self)
+                    filtering = true
+                } else {
+                    laneFilters[lane] = passthrough
                 }
-                let voice = group[lane]
-                let rest = voice.pointee.readSample(into: lanes + fastFrames * 4 + lane, stride: 4, frameCount: blockFrames - fastFrames,
-                                                    increment: voice.pointee.lastIncrement, interpolation: interpolation)
-                groupBlocks[lane].produced = fastFrames + rest
-                for frame in groupBlocks[lane].produced ..< blockFrames { lanes[frame * 4 + lane] = 0 }
-                filtering = filtering || groupBlocks[lane].filterActive
             }
+            readLanes(count: count, frameCount: blockFrames)
             if filtering {
-                var quad = LowPassFilterQuad()
-                for lane in 0..<count where groupBlocks[lane].filterActive { quad.load(lane: lane, from: group[lane].pointee.filter) }
-                quad.process(scratch, count: blockFrames)
-                for lane in 0..<count where groupBlocks[lane].filterActive { quad.store(lane: lane, into: &group[lane].pointee.filter) }
+                // Every passthrough lane writes its (zero) state back into the one shared filter:
+                // clearing it each block keeps anything stray from carrying over.
+                passthrough.pointee.reset()
+                var filter = LowPassFilterLanes(laneFilters)
+                mixGroup(frameCount: blockFrames, filter: &filter, busLeft: busLeft + offset, busRight: busRight + offset)
+                filter.store(into: laneFilters)
+            } else {
+                mixGroup(frameCount: blockFrames, busLeft: busLeft + offset, busRight: busRight + offset)
             }
-            mixGroup(frameCount: blockFrames, busLeft: busLeft + offset, busRight: busRight + offset)
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
                 voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
-                if !voice.pointee.isActive { voiceEnded(bankSlot: voice.pointee.bankSlot) }
+                guard !voice.pointee.isActive else { continue }
+                voiceEnded(bankSlot: voice.pointee.bankSlot)
+                if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
             }
             offset += blockFrames
         }
     }
 
-    /// Reads `frameCount` frames for all four lanes at once (no lane is near a boundary): the four
-    /// positions advance in 32.32 fixed point, the 16 neighbouring samples are gathered, and the
-    /// interpolation runs in SIMD lanes. Empty lanes read silence at a standstill.
+    /// Reads one control block of every lane into `scratch` and sets each lane's `produced`. Runs
+    /// that no lane's loop end or sample end interrupts go through the SIMD reader; the frame or
+    /// two where some lane crosses its boundary are read lane by lane, and the SIMD reader resumes.
     @_noAllocation @_noLocks
-    func readGroup(count: Int, frameCount: Int) {
-        let quiet = UnsafePointer(silence + 2)
-        var bases = (quiet, quiet, quiet, quiet)
-        // Within a block each lane's position is split into a whole frame count from its base and
-        // a Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
+    mutating func readLanes(count: Int, frameCount: Int) {
+        let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
+        var done = 0
+        while done < frameCount {
+            var clear = frameCount - done
+            for lane in 0..<count where groupBlocks[lane].isReading {
+                clear = min(clear, group[lane].pointee.clearFrameCount(limit: clear))
+            }
+            if clear > 0 {
+                readGroup(count: count, from: done, frameCount: clear)
+                done += clear
+                continue
+            }
+            for lane in 0..<Self.laneCount {
+                let output = lanes + done * Self.laneCount + lane
+                output.pointee = 0
+                guard lane < count, groupBlocks[lane].isReading else { continue }
+                let voice = group[lane]
+                if voice.pointee.readSample(into: output, stride: 1, frameCount: 1, increment: voice.pointee.lastIncrement,
+                                            interpolation: interpolation) == 0 {
+                    // The sample ended: the lane reads silence from here on.
+                    groupBlocks[lane].isReading = false
+                    groupBlocks[lane].produced = done
+                }
+            }
+            done += 1
+        }
+        for lane in 0..<count where groupBlocks[lane].isReading { groupBlocks[lane].produced = frameCount }
+    }
+
+    /// Reads `frameCount` frames from frame `from` of the block for every lane at once (no lane is
+    /// near a boundary): each lane loads its four neighbouring samples as one vector, the vectors
+    /// are transposed so that the interpolation runs across lanes. Lanes not reading read silence at
+    /// a standstill.
+    @_noAllocation @_noLocks
+    func readGroup(count: Int, from: Int, frameCount: Int) {
+        // Within a run each lane's position is split into a whole frame count from its base and a
+        // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
         // accumulates: the Double position is advanced exactly at the end.
-        var whole = SIMD4<Int32>(repeating: 0), wholeStep = SIMD4<Int32>(repeating: 0)
-        var fraction = SIMD4<Float>(repeating: 0), fractionStep = SIMD4<Float>(repeating: 0)
-        for lane in 0..<count where group[lane].pointee.isActive {
+        laneSteps.pointee = LaneSteps()
+        for lane in 0..<Self.laneCount {
+            guard lane < count, groupBlocks[lane].isReading else {
+                laneBases[lane] = UnsafePointer(silence + 1)
+                continue
+            }
             let voice = group[lane]
             let start = Int(voice.pointee.position)
-            let base = voice.pointee.samples! + start
-            switch lane {
-            case 0: bases.0 = base
-            case 1: bases.1 = base
-            case 2: bases.2 = base
-            default: bases.3 = base
-            }
-            fraction[lane] = Float(voice.pointee.position - Double(start))
+            laneBases[lane] = voice.pointee.samples! + (start - 1)
+            laneSteps.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
             let increment = voice.pointee.lastIncrement
-            wholeStep[lane] = Int32(increment)
-            fractionStep[lane] = Float(increment - Double(Int32(increment)))
+            laneSteps.pointee.wholeStep[lane] = UInt32(increment)
+            laneSteps.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
         }
+        for half in 0..<2 {
+            if interpolation.isCubic {
+                readGroup(cubic: true, half: half, into: scratch + from, frameCount: frameCount)
+            } else {
+                readGroup(cubic: false, half: half, into: scratch + from, frameCount: frameCount)
+            }
+        }
+        for lane in 0..<count where groupBlocks[lane].isReading {
+            group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
+        }
+    }
+
+    /// The SIMD reader's loop, one copy per interpolation so that neither tests the other's flag
+    /// every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes'
+    /// bases, positions and samples at once overflow the registers, and the spills cost more than
+    /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
+    @inline(__always) @_noAllocation @_noLocks
+    func readGroup(cubic: Bool, half: Int, into output: UnsafeMutablePointer<Lanes>, frameCount: Int) {
+        let first = half * 4
+        let b0 = laneBases[first], b1 = laneBases[first + 1], b2 = laneBases[first + 2], b3 = laneBases[first + 3]
+        var fraction = half == 0 ? laneSteps.pointee.fraction.lowHalf : laneSteps.pointee.fraction.highHalf
+        let fractionStep = half == 0 ? laneSteps.pointee.fractionStep.lowHalf : laneSteps.pointee.fractionStep.highHalf
+        let wholeStep = half == 0 ? laneSteps.pointee.wholeStep.lowHalf : laneSteps.pointee.wholeStep.highHalf
+        var whole = SIMD4<UInt32>()
         let one = SIMD4<Float>(repeating: 1)
-        let cubic = interpolation.isCubic
-        for frame in 0..<frameCount {
-            let w0 = Int(whole[0]), w1 = Int(whole[1]), w2 = Int(whole[2]), w3 = Int(whole[3])
-            let y0 = SIMD4<Float>(bases.0[w0], bases.1[w1], bases.2[w2], bases.3[w3])
-            let y1 = SIMD4<Float>(bases.0[w0 + 1], bases.1[w1 + 1], bases.2[w2 + 1], bases.3[w3 + 1])
+        var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
+        @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: UInt32) -> SIMD4<Float> {
+            UnsafeRawPointer(base + Int(whole)).loadUnaligned(as: SIMD4<Float>.self)
+        }
+        for _ in 0..<frameCount {
+            // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
+            let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
+            let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
+            let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
             if cubic {
-                let ym1 = SIMD4<Float>(bases.0[w0 - 1], bases.1[w1 - 1], bases.2[w2 - 1], bases.3[w3 - 1])
-                let y2 = SIMD4<Float>(bases.0[w0 + 2], bases.1[w1 + 2], bases.2[w2 + 2], bases.3[w3 + 2])
-                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at a time.
+                let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
+                let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
+                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at once.
                 let slope = (y1 - ym1) * 0.5
                 let v = y0 - y1
                 let w = slope + v
                 let a = w + v + (y2 - y0) * 0.5
                 let b = w + a
-                scratch[frame] = ((a * fraction - b) * fraction + slope) * fraction + y0
+                lanes.pointee = ((a * fraction - b) * fraction + slope) * fraction + y0
             } else {
-                scratch[frame] = y0 + (y1 - y0) * fraction
+                lanes.pointee = y0 + (y1 - y0) * fraction
             }
+            lanes += 2
+            // Subtracting 1-or-0 rather than choosing between two results: fewer instructions
+            // (SSE2 has no blend), and the same values.
             fraction += fractionStep
             let carry = fraction .>= one
-            fraction.replace(with: fraction - one, where: carry)
+            fraction -= SIMD4<Float>().replacing(with: 1, where: carry)
             whole &+= wholeStep
             whole.replace(with: whole &+ 1, where: carry)
         }
-        for lane in 0..<count where group[lane].pointee.isActive {
-            group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
-        }
     }
 
-    /// Adds the four lanes into the lane buses, each through its own ramped gains. Lanes past a
-    /// voice's end hold zeros, and empty lanes have zero gain, so all four mix in one pass.
+    /// Adds the lanes into the lane buses, each through its own ramped gains. Lanes past a voice's
+    /// end hold zeros, and empty lanes have zero gain, so all of them mix in one pass.
     @_noAllocation @_noLocks
-    func mixGroup(frameCount: Int, busLeft: UnsafeMutablePointer<SIMD4<Float>>, busRight: UnsafeMutablePointer<SIMD4<Float>>) {
-        var leftGain = SIMD4<Float>(), leftStep = SIMD4<Float>()
-        var rightGain = SIMD4<Float>(), rightStep = SIMD4<Float>()
-        for lane in 0..<4 {
-            leftGain[lane] = groupBlocks[lane].leftStart
-            leftStep[lane] = groupBlocks[lane].leftStep
-            rightGain[lane] = groupBlocks[lane].rightStart
-            rightStep[lane] = groupBlocks[lane].rightStep
-        }
+    func mixGroup(frameCount: Int, busLeft: UnsafeMutablePointer<Lanes>, busRight: UnsafeMutablePointer<Lanes>) {
+        var unused = LowPassFilterLanes()
+        mixGroup(filtering: false, frameCount: frameCount, filter: &unused, busLeft: busLeft, busRight: busRight)
+    }
+
+    /// `mixGroup` with every lane through `filter` on the way: filtering in the mixing pass saves
+    /// storing the block and loading it again.
+    @_noAllocation @_noLocks
+    func mixGroup(frameCount: Int, filter: inout LowPassFilterLanes, busLeft: UnsafeMutablePointer<Lanes>,
+                  busRight: UnsafeMutablePointer<Lanes>) {
+        mixGroup(filtering: true, frameCount: frameCount, filter: &filter, busLeft: busLeft, busRight: busRight)
+    }
+
+    @inline(__always) @_noAllocation @_noLocks
+    func mixGroup(filtering: Bool, frameCount: Int, filter: inout LowPassFilterLanes,
+                  busLeft: UnsafeMutablePointer<Lanes>, busRight: UnsafeMutablePointer<Lanes>) {
+        let blocks = groupBlocks
+        var leftGain = Lanes(blocks[0].leftStart, blocks[1].leftStart, blocks[2].leftStart, blocks[3].leftStart,
+                             blocks[4].leftStart, blocks[5].leftStart, blocks[6].leftStart, blocks[7].leftStart)
+        let leftStep = Lanes(blocks[0].leftStep, blocks[1].leftStep, blocks[2].leftStep, blocks[3].leftStep,
+                             blocks[4].leftStep, blocks[5].leftStep, blocks[6].leftStep, blocks[7].leftStep)
+        var rightGain = Lanes(blocks[0].rightStart, blocks[1].rightStart, blocks[2].rightStart, blocks[3].rightStart,
+                              blocks[4].rightStart, blocks[5].rightStart, blocks[6].rightStart, blocks[7].rightStart)
+        let rightStep = Lanes(blocks[0].rightStep, blocks[1].rightStep, blocks[2].rightStep, blocks[3].rightStep,
+                              blocks[4].rightStep, blocks[5].rightStep, blocks[6].rightStep, blocks[7].rightStep)
+        var lanes = filter
         for frame in 0..<frameCount {
             leftGain += leftStep
             rightGain += rightStep
-            let values = scratch[frame]
+            let values = filtering ? lanes.process(scratch[frame]) : scratch[frame]
             busLeft[frame] += values * leftGain
             busRight[frame] += values * rightGain
         }
+        filter = lanes
     }
 
     /// Hands back banks that are neither current nor used by any voice.

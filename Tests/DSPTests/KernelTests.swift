@@ -21,25 +21,29 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(centibelsToAmplitude(200), 0.1, accuracy: 1e-6)
     }
 
-    /// The quad filter's measured magnitude matches the RBJ low-pass formula in every lane.
-    func testLowPassQuadMatchesTheCookbookResponse() {
+    /// The eight-lane filter's measured magnitude matches the RBJ low-pass formula in every lane,
+    /// and a lane given a fresh `LowPassFilter` passes its input through unchanged.
+    func testLowPassLanesMatchTheCookbookResponse() {
         let rate: Float = 48_000
-        let cutoffs: [Float] = [500, 2_000, 8_000, 15_000]
-        let qs: [Float] = [0.707, 2, 0.5, 4]
-        var quad = LowPassFilterQuad()
-        for lane in 0..<4 {
-            var filter = LowPassFilter()
-            filter.set(cutoff: cutoffs[lane], q: qs[lane], sampleRate: rate)
-            quad.load(lane: lane, from: filter)
+        let cutoffs: [Float] = [500, 2_000, 8_000, 15_000, 1_000, 5_000, 11_000, 19_000]
+        let qs: [Float] = [0.707, 2, 0.5, 4, 1, 0.707, 3, 0.6]
+        let filters = UnsafeMutablePointer<LowPassFilter>.allocate(capacity: 9)
+        defer { filters.deallocate() }
+        filters.initialize(repeating: LowPassFilter(), count: 9)
+        let lanes = UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>.allocate(capacity: 8)
+        defer { lanes.deallocate() }
+        for lane in 0..<8 {
+            filters[lane].set(cutoff: cutoffs[lane], q: qs[lane], sampleRate: rate)
+            lanes[lane] = filters + lane
         }
         for probe: Float in [100, 1_000, 4_000, 12_000] {
             let frames = 48_000
-            let buffer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frames)
+            let buffer = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: frames)
             defer { buffer.deallocate() }
-            for frame in 0..<frames { buffer[frame] = SIMD4(repeating: Float(sin(2 * Double.pi * Double(probe) * Double(frame) / Double(rate)))) }
-            var filtering = quad
+            for frame in 0..<frames { buffer[frame] = SIMD8(repeating: Float(sin(2 * Double.pi * Double(probe) * Double(frame) / Double(rate)))) }
+            var filtering = LowPassFilterLanes(lanes)
             filtering.process(buffer, count: frames)
-            for lane in 0..<4 {
+            for lane in 0..<8 {
                 // RMS over the last half second (a whole number of cycles of every probe) against
                 // the input's 1/√2: a sampled peak would miss the true peak at high frequencies.
                 var energy: Double = 0
@@ -56,6 +60,13 @@ final class KernelTests: XCTestCase {
                 XCTAssertEqual(20 * log10(gain), expectedDecibels, accuracy: 0.05, "lane \(lane) at \(probe) Hz")
             }
         }
+        lanes[3] = filters + 8
+        let frames = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 64)
+        defer { frames.deallocate() }
+        for frame in 0..<64 { frames[frame] = SIMD8(repeating: Float(sin(Double(frame)))) }
+        var filtering = LowPassFilterLanes(lanes)
+        filtering.process(frames, count: 64)
+        for frame in 0..<64 { XCTAssertEqual(frames[frame][3], Float(sin(Double(frame))), "passthrough lane, frame \(frame)") }
     }
 
     func testEnvelopeStagesAndShapes() {

@@ -5,8 +5,8 @@ import DSP
 ///
 /// Plain data in a pool allocated once; starting a voice copies numbers from a `SamplerRegion`.
 /// Pitch, filter and gains are computed once per control block (≤ `controlBlockFrameCount`
-/// frames); gains ramp across the block, so nothing steps. The `Sampler` renders voices four at a
-/// time (`begin`, a four-lane filter, `mix`, `finish`) so their filters share SIMD lanes.
+/// frames); gains ramp across the block, so nothing steps. The `Sampler` renders voices eight at a
+/// time (`prepare`, a SIMD read, an eight-lane filter and mix, `finish`) so they share SIMD lanes.
 struct SamplerVoice {
     /// Frames between control-rate updates: 1.3 ms at 48 kHz, finer than an envelope can be heard.
     static var controlBlockFrameCount: Int {
@@ -183,10 +183,12 @@ struct SamplerVoice {
         fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
     }
 
-    /// The result of a voice's control-rate update for one block: how many frames it read, whether
-    /// its filter runs, and its left/right gains ramped across the block.
+    /// The result of a voice's control-rate update for one block: whether it is still reading its
+    /// sample and how many frames it read, whether its filter runs, and its left/right gains ramped
+    /// across the block.
     struct ControlBlock {
         @_noAllocation @_noLocks init() {}
+        var isReading = false
         var produced = 0
         var filterActive = false
         var leftStart: Float = 0, leftStep: Float = 0
@@ -194,14 +196,18 @@ struct SamplerVoice {
     }
 
     /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames:
-    /// sets `lastIncrement` (the read speed) and the filter, and returns the block's gains. Envelope,
+    /// sets `lastIncrement` (the read speed) and the filter, and fills `block` with its gains. Envelope,
     /// fade and pan are evaluated at the block's ends and ramped linearly across it: at most 64 frames
     /// (1.3 ms) of granularity. The caller then reads the sample (the group's SIMD reader, then
     /// `readSample` for frames near a boundary), filters when `filterActive`, mixes, and calls `finish`.
+    /// `state` is a pointer because copying the channel's state for every voice every block costs
+    /// more than the few fields read from it.
     @_noAllocation @_noLocks
-    mutating func prepare(frameCount: Int, channel state: ChannelState, sampleRate: Double) -> ControlBlock {
-        var block = ControlBlock()
-        guard samples != nil else { return block }
+    mutating func prepare(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double,
+                          into block: inout ControlBlock) {
+        block = ControlBlock()
+        guard samples != nil else { return }
+        block.isReading = true
         // Modulators with no destination are not stepped: most zones route none of them.
         var modulationDepth: Float = 0
         if modulationEnvelopeToPitch != 0 || modulationEnvelopeToCutoff != 0 {
@@ -213,11 +219,11 @@ struct SamplerVoice {
             modulationLFOValue = modulationLFO.valueThenAdvance(by: frameCount)
         }
         var vibratoValue: Float = 0
-        if vibratoLFOToPitch != 0 || state.vibratoDepthCents != 0 {
+        if vibratoLFOToPitch != 0 || state.pointee.vibratoDepthCents != 0 {
             vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
         }
-        let cents = pitchCents + Double(state.pitchBendCents + modulationDepth * modulationEnvelopeToPitch
-            + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.vibratoDepthCents))
+        let cents = pitchCents + Double(state.pointee.pitchBendCents + modulationDepth * modulationEnvelopeToPitch
+            + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.pointee.vibratoDepthCents))
         if cents != lastCents {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
@@ -238,12 +244,12 @@ struct SamplerVoice {
         let envelopeStart = volumeEnvelope.currentValue * fadeGain
         fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
         let envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
-        let levelCentibels = attenuationCentibels + state.attenuationCentibels + modulationLFOValue * modulationLFOToVolume
+        let levelCentibels = attenuationCentibels + state.pointee.attenuationCentibels + modulationLFOValue * modulationLFOToVolume
         if levelCentibels != lastLevelCentibels {
             lastLevelCentibels = levelCentibels
             lastLevel = centibelsToAmplitude(levelCentibels)
         }
-        let panned = min(max(pan + state.panOffset, -1), 1)
+        let panned = min(max(pan + state.pointee.panOffset, -1), 1)
         if panned != lastPan {
             // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
             lastPan = panned
@@ -259,7 +265,6 @@ struct SamplerVoice {
         block.rightStep = (targetRight * envelopeEnd - block.rightStart) / Float(frameCount)
         gainLeft = targetLeft
         gainRight = targetRight
-        return block
     }
 
     /// Ends the voice if it ran out of sample, its envelope finished or its fade reached zero.
