@@ -15,18 +15,25 @@ public final class MIDIByteSource {
     private let handle: Handle
     private var ended = false
 
-    /// Opens `path`: `-` is standard input; an existing path is opened as a file or FIFO; any
-    /// other name is tried as an ALSA raw MIDI device.
+    /// Opens `path`: `-` is standard input; an existing path is opened as a file or FIFO (waiting
+    /// for the FIFO's writer to open it); any other name is tried as an ALSA raw MIDI device.
     /// - Throws: `DeviceError` in one line naming the source.
     public init(path: String) throws(DeviceError) {
         name = path
         if path == "-" {
             handle = .descriptor(STDIN_FILENO, ownsIt: false)
         } else if access(path, F_OK) == 0 {
-            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            // A FIFO opens once a writer has: before that, a read would see end-of-file at once.
+            var status = stat()
+            let isFIFO = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
+            var descriptor: Int32
+            repeat {
+                descriptor = open(path, O_RDONLY | O_CLOEXEC | (isFIFO ? 0 : O_NONBLOCK))
+            } while descriptor < 0 && errno == EINTR
             guard descriptor >= 0 else {
                 throw DeviceError(device: path, message: "cannot read MIDI from it: \(String(cString: strerror(errno)))")
             }
+            if isFIFO { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
             handle = .descriptor(descriptor, ownsIt: true)
         } else {
             LibraryDiagnostics.quietOnce()

@@ -82,8 +82,12 @@ extension Commands {
     /// A MIDI file in real time, stamped with the same frames as `render`, a lookahead ahead.
     static func playSong(_ song: MIDIFile, path: String, program: UInt8?, engine: Engine, stream: PlaybackStream, frameLimit: Int) throws -> Int32 {
         let rate = engine.sampleRate
-        // Stay a tenth of a second (plus the device buffer) ahead of the audio thread.
-        let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
+        // Stay a tenth of a second (plus the device buffer) ahead of the audio thread, rounded to
+        // whole periods so the song's blocks fall where an offline render's blocks of the period's
+        // size fall: the two renders are then the same, frame for frame.
+        let period = FrameTime(stream.granted.periodFrameCount)
+        let wanted = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
+        let lookahead = (wanted + period - 1) / period * period
         let sequencer = MIDISequencer(song, sampleRate: rate, program: program, startFrame: lookahead)
         let tailLimit = lookahead + sequencer.lastEventFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
         let length = Double(sequencer.lastEventFrame) / rate

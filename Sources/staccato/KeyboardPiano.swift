@@ -84,11 +84,11 @@ final class KeyboardPiano {
     private func handle(_ event: KeyEvent, at now: Double) {
         switch event {
         case let .press(character), let .repeated(character):
-            if let key = midiKey(for: character) {
+            if character == "Q" {
+                quit = true
+            } else if let key = midiKey(for: character) {
                 if sounding[key] == nil || !isRepeat(event) { noteOn(key) }
                 sounding[key] = usesReleaseEvents ? .infinity : now + holdSeconds
-            } else if character == "Q" {
-                quit = true
             }
         case let .release(character):
             if let key = midiKey(for: character) { noteOff(key) }

@@ -1,0 +1,186 @@
+import AudioFile
+import Engine
+import Foundation
+import MIDI
+import Render
+import SoundFont
+import TestSupport
+import XCTest
+
+/// `staccato play` through the paced virtual devices: a MIDI file in real time, a live MIDI byte
+/// stream, the sequencer's absence, and the keyboard piano driven through tmux.
+final class PlayDeviceTests: XCTestCase {
+    static let rate = 48_000
+    static let root = CommandRunner.repositoryRoot
+
+    override func setUpWithError() throws { try TestDevices.require() }
+
+    static func readRaw(_ path: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The strongest pitch in `samples` (mono), by autocorrelation over 50–1000 Hz.
+    static func pitch(of samples: ArraySlice<Float>) -> Double {
+        let values = Array(samples)
+        var best = (lag: 0, score: -Double.infinity)
+        for lag in (rate / 1_000)...(rate / 50) {
+            var sum = 0.0
+            for index in stride(from: 0, to: values.count - lag, by: 2) { sum += Double(values[index]) * Double(values[index + lag]) }
+            if sum > best.score { best = (lag, sum) }
+        }
+        return Double(rate) / Double(best.lag)
+    }
+
+    /// Onsets: starts of 20 ms windows whose level jumps 5 dB above the previous window's (a piano
+    /// note's attack does, even over the tail of the note before), at least 100 ms apart.
+    static func onsets(in samples: [Float]) -> [Int] {
+        let window = rate / 50
+        var onsets: [Int] = []
+        var previous = 1e-6
+        for start in stride(from: 0, to: samples.count - window, by: window) {
+            let level = Double(SignalAnalysis.rms(samples[start..<(start + window)])) + 1e-6
+            if level > previous * 1.8, level > 0.002, (onsets.last.map { start - $0 > rate / 10 } ?? true) { onsets.append(start) }
+            previous = level
+        }
+        return onsets
+    }
+
+    func testSongInRealTimeLastsItsLengthWithoutXrunsAndMatchesTheOfflineRender() throws {
+        let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let recordPath = TestDevices.temporaryFile("play-song.raw")
+        defer { unlink(recordPath) }
+        // Three periods of 128 frames: the smallest setting on which a reference player ran clean
+        // on this clock (shared/notes); one re-run is allowed for the dummy clock's own misses.
+        var result = try CommandRunner.staccato(["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--period", "128"], timeout: 120)
+        var xrunsPerRun = [Self.xruns(in: result)]
+        if xrunsPerRun[0] != 0 {
+            result = try CommandRunner.staccato(["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--period", "128"], timeout: 120)
+            xrunsPerRun.append(Self.xruns(in: result))
+        }
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertEqual(xrunsPerRun.last, 0, "xruns per run: \(xrunsPerRun)")
+        let startLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.contains("the song starts at frame") })
+        let start = try XCTUnwrap(Int(startLine.split(separator: " ").last!))
+
+        // The same file offline, in blocks of the device's period.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate))))
+        engine.install(try SoundFontLoader.load(path: Self.root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path, sampleRate: Double(Self.rate)))
+        var offline: [Float] = []
+        let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: 128)) { offline.append(contentsOf: $0) }
+
+        let played = try Self.readRaw(recordPath)
+        let playedFrames = played.count / 2
+        let songSeconds = summary.seconds
+        let wallSeconds = result.seconds
+        print("play in real time: \(String(format: "%.2f", Double(playedFrames - start) / Double(Self.rate))) s of song after a \(start)-frame lead-in, offline render \(String(format: "%.2f", songSeconds)) s, wall clock \(String(format: "%.2f", wallSeconds)) s; xruns per run \(xrunsPerRun)")
+        XCTAssertEqual(Double(playedFrames - start) / Double(Self.rate), songSeconds, accuracy: songSeconds * 0.02)
+        XCTAssertEqual(wallSeconds, songSeconds, accuracy: songSeconds * 0.02 + 1.5, "real time (plus start-up and loading)")
+
+        let count = min(offline.count, played.count - 2 * start)
+        var largest: Float = 0
+        for index in 0..<count { largest = max(largest, abs(offline[index] - played[2 * start + index])) }
+        print("play in real time vs offline render: largest sample difference \(largest) over \(count / 2) frames")
+        XCTAssertLessThan(largest, 1e-5, "the live recording is the offline render, frame for frame")
+    }
+
+    static func xruns(in result: CommandRunner.Result) -> Int {
+        let line = result.standardOutput.split(separator: "\n").first { $0.contains("xruns: ") } ?? ""
+        return Int(line.split(separator: " ").last ?? "") ?? -1
+    }
+
+    func testLiveMIDIByteStreamPlaysEveryNoteAndEndsReleased() throws {
+        // C4, E4, G4, half a second each, with running status, real-time bytes in the middle of
+        // messages, a SysEx and a stray data byte: the stream parser's whole job.
+        var stream: [UInt8] = [0x42, 0x90, 60, 0xF8, 100]
+        stream += [0xF0, 0x7E, 0x7F, 0x06, 0x01, 0xF7]
+        let pathIn = TestDevices.temporaryFile("midi-in.fifo")
+        let recordPath = TestDevices.temporaryFile("midi-in.raw")
+        defer { unlink(pathIn); unlink(recordPath) }
+        XCTAssertEqual(mkfifo(pathIn, 0o600), 0)
+        let player = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                             ["play", "--midi-in", pathIn, "--device", "staccato_record:FILE=\(recordPath)"], timeout: 30)
+        let writer = FileHandle(forWritingAtPath: pathIn)!  // returns once the player has opened it
+        usleep(1_000_000)  // the player loads its instruments and starts its device after that
+        writer.write(Data(stream))
+        usleep(500_000)
+        writer.write(Data([0x80, 60, 0, 0x90, 64, 100]))
+        usleep(500_000)
+        writer.write(Data([64, 0, 67, 0xFE, 100]))  // running status: note-on 64 velocity 0 = off, then G4
+        usleep(500_000)
+        writer.closeFile()  // end of stream: every note is released, the sound rings out for a second
+        let result = player.wait()
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+        // The notes follow each other every half second from the first sound on (each note-off
+        // meets the next note-on, so the second and third attacks rise over the tails before).
+        let first = try XCTUnwrap(Self.onsets(in: left).first, "nothing played")
+        let pitches = (0..<3).map { note in
+            let start = first + note * Self.rate / 2 + Self.rate / 10
+            return Self.pitch(of: left[start..<(start + Self.rate / 5)])
+        }
+        print("live MIDI stream: first note at \(Double(first) / Double(Self.rate)) s, pitches \(pitches.map { Int($0.rounded()) }) Hz")
+        for (pitch, expected) in zip(pitches, [261.63, 329.63, 392.0]) {
+            XCTAssertEqual(pitch, expected, accuracy: expected * 0.03)
+        }
+        // Released at the end: the last 0.3 s is near silence.
+        XCTAssertLessThan(SignalAnalysis.rms(left[(left.count - Self.rate * 3 / 10)...]), 0.01)
+    }
+
+    func testSequencerThatIsNotThereIsOneLineWithTheFix() throws {
+        let result = try CommandRunner.staccato(["play", "--midi", "--device", "staccato_jack", "--seconds", "1"])
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("modprobe snd-seq"), result.standardError)
+    }
+
+    /// A terminal session: tmux runs `staccato play` in a pseudo-terminal, the test types three
+    /// keys, reads the screen while each sounds and checks the recording's pitches.
+    func testKeyboardPianoInATerminalPlaysAndShowsThreeNotes() throws {
+        try XCTSkipIf((try? CommandRunner.shell("command -v tmux >/dev/null").exitCode) != 0, "tmux is not installed")
+        let recordPath = TestDevices.temporaryFile("keys.raw")
+        let session = "staccato-keys-\(getpid())"
+        defer {
+            _ = try? CommandRunner.shell("tmux kill-session -t \(session) 2>/dev/null")
+            unlink(recordPath)
+        }
+        let environment = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_AUDIO_RESERVATION", "STACCATO_AUDIO_STATE"]
+            .compactMap { name in ProcessInfo.processInfo.environment[name].map { "\(name)='\($0)'" } }.joined(separator: " ")
+        let command = "env \(environment) '\(CommandRunner.staccatoExecutable.path)' play --device staccato_record:FILE=\(recordPath) --hold 400; sleep 1"
+        let started = try CommandRunner.shell("tmux new-session -d -s \(session) -x 120 -y 30 \"\(command)\"")
+        XCTAssertEqual(started.exitCode, 0, started.standardError)
+        func screen() throws -> String { try CommandRunner.shell("tmux capture-pane -e -p -t \(session)").standardOutput }
+        // Wait for the piano to be drawn.
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, try !screen().contains("staccato play: Piano") { usleep(100_000) }
+        let firstScreen = try screen()
+        XCTAssertTrue(firstScreen.contains("key releases"), "the release mode is shown:\n\(firstScreen)")
+
+        var screens: [String] = []
+        for key in ["z", "c", "b"] {  // C3, E3, G3
+            _ = try CommandRunner.shell("tmux send-keys -t \(session) \(key)")
+            usleep(150_000)
+            screens.append(try screen())
+            usleep(600_000)
+        }
+        _ = try CommandRunner.shell("tmux send-keys -t \(session) Q")
+        var waited = 0
+        while waited < 50, (try? CommandRunner.shell("tmux has-session -t \(session) 2>/dev/null").exitCode) == 0 {
+            usleep(100_000)
+            waited += 1
+        }
+        for (screenText, name) in zip(screens, ["C3", "E3", "G3"]) {
+            XCTAssertTrue(screenText.contains("sounding: \(name)"), "\(name) listed as sounding:\n\(screenText)")
+            XCTAssertTrue(screenText.contains("\u{1B}[7m\(name)"), "\(name) highlighted on the keyboard:\n\(screenText)")
+        }
+        let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+        let onsets = Self.onsets(in: left)
+        XCTAssertEqual(onsets.count, 3, "onsets at \(onsets)")
+        guard onsets.count == 3 else { return }
+        let pitches = onsets.map { Self.pitch(of: left[($0 + 2_400)..<($0 + 2_400 + 9_600)]) }
+        print("keyboard piano through tmux: onsets \(onsets.map { Double($0) / Double(Self.rate) }) s, pitches \(pitches.map { Int($0.rounded()) }) Hz")
+        for (pitch, expected) in zip(pitches, [130.81, 164.81, 196.0]) {
+            XCTAssertEqual(pitch, expected, accuracy: expected * 0.03)
+        }
+    }
+}
