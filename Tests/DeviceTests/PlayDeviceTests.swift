@@ -127,6 +127,28 @@ final class PlayDeviceTests: XCTestCase {
         XCTAssertLessThan(SignalAnalysis.rms(left[(left.count - Self.rate * 3 / 10)...]), 0.01)
     }
 
+    /// Key releases from the kitty keyboard protocol hold a note as long as the key is down; without
+    /// them a note lasts the hold time. Same key press, two runs, fed through a pipe.
+    func testKittyKeyReleasesHoldTheNoteUntilTheKeyComesUp() throws {
+        var levels: [String: Double] = [:]
+        for mode in ["kitty", "hold"] {
+            let recordPath = TestDevices.temporaryFile("kitty-\(mode).raw")
+            defer { unlink(recordPath) }
+            // After the player has loaded (2 s), z pressed (CSI 122;1:1 u), released 1.5 s later
+            // (CSI 122;1:3 u).
+            let keys = "sleep 2; printf '\\033[122;1:1u'; sleep 1.5; printf '\\033[122;1:3u'; sleep 0.2"
+            let result = try CommandRunner.shell("(\(keys)) | '\(CommandRunner.staccatoExecutable.path)' play --release \(mode) --hold 200 --device staccato_record:FILE=\(recordPath)", timeout: 30)
+            XCTAssertEqual(result.exitCode, 0, result.standardError)
+            let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+            let onset = try XCTUnwrap(Self.onsets(in: left).first, "\(mode): nothing played")
+            // 0.6-0.8 s after the press: the key is still down.
+            levels[mode] = Double(SignalAnalysis.rms(left[(onset + Self.rate * 6 / 10)..<(onset + Self.rate * 8 / 10)]))
+        }
+        let kitty = levels["kitty"]!, hold = levels["hold"]!
+        print("key held 1.5 s: RMS 0.6-0.8 s after the press \(kitty) with kitty releases, \(hold) with a 200 ms hold")
+        XCTAssertGreaterThan(kitty, hold * 4, "the kitty-mode note is still held when the hold-mode note has been released")
+    }
+
     func testSequencerThatIsNotThereIsOneLineWithTheFix() throws {
         let result = try CommandRunner.staccato(["play", "--midi", "--device", "staccato_jack", "--seconds", "1"])
         XCTAssertEqual(result.exitCode, 1)
