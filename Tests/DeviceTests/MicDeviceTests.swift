@@ -36,11 +36,6 @@ final class MicDeviceTests: XCTestCase {
         try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: URL(fileURLWithPath: path))
     }
 
-    static func readRaw(_ path: String) throws -> [Float] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     /// Pearson correlation of `a` against `b` shifted by `lag` frames (b[i + lag] ~ a[i]).
     static func correlation(_ a: [Float], _ b: [Float], lag: Int, count: Int) -> Double {
         var sumAB = 0.0, sumAA = 0.0, sumBB = 0.0, sumA = 0.0, sumB = 0.0
@@ -75,7 +70,7 @@ final class MicDeviceTests: XCTestCase {
                                                                initialMasterVolume: 0.3))
         engine.effects.bassDecibels.set(6)
         let expected = SignalAnalysis.channel(0, of: engine.processOffline(input: input, inputChannelCount: 2), channelCount: 2)
-        let played = SignalAnalysis.channel(0, of: try Self.readRaw(outputPath), channelCount: 2)
+        let played = SignalAnalysis.channel(0, of: try TestDevices.readRaw(outputPath), channelCount: 2)
 
         // Align by cross-correlation over the first 100 ms of possible latency.
         let window = 2 * Self.rate
@@ -107,7 +102,7 @@ final class MicDeviceTests: XCTestCase {
         let result = try CommandRunner.shell(command, timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertTrue(result.standardError.contains("'bass eleventy': expects a number within -12...12 dB"), result.standardError)
-        let played = SignalAnalysis.channel(0, of: try Self.readRaw(outputPath), channelCount: 2)
+        let played = SignalAnalysis.channel(0, of: try TestDevices.readRaw(outputPath), channelCount: 2)
         let seconds = Double(played.count) / Double(Self.rate)
         XCTAssertEqual(seconds, 2, accuracy: 0.3, "quit ends it after about 2 s, long before --seconds")
         let before = SignalAnalysis.rms(played[(Self.rate / 4)..<(3 * Self.rate / 4)])

@@ -15,11 +15,6 @@ final class PlayDeviceTests: XCTestCase {
 
     override func setUpWithError() throws { try TestDevices.require() }
 
-    static func readRaw(_ path: String) throws -> [Float] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     /// The strongest pitch in `samples` (mono), by autocorrelation over 50–1000 Hz.
     static func pitch(of samples: ArraySlice<Float>) -> Double {
         let values = Array(samples)
@@ -69,7 +64,7 @@ final class PlayDeviceTests: XCTestCase {
         var offline: [Float] = []
         let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: 128)) { offline.append(contentsOf: $0) }
 
-        let played = try Self.readRaw(recordPath)
+        let played = try TestDevices.readRaw(recordPath)
         let playedFrames = played.count / 2
         let songSeconds = summary.seconds
         let wallSeconds = result.seconds
@@ -111,7 +106,7 @@ final class PlayDeviceTests: XCTestCase {
         writer.closeFile()  // end of stream: every note is released, the sound rings out for a second
         let result = player.wait()
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+        let left = SignalAnalysis.channel(0, of: try TestDevices.readRaw(recordPath), channelCount: 2)
         // The notes follow each other every half second from the first sound on (each note-off
         // meets the next note-on, so the second and third attacks rise over the tails before).
         let first = try XCTUnwrap(Self.onsets(in: left).first, "nothing played")
@@ -139,7 +134,7 @@ final class PlayDeviceTests: XCTestCase {
             let keys = "sleep 2; printf '\\033[122;1:1u'; sleep 1.5; printf '\\033[122;1:3u'; sleep 0.2"
             let result = try CommandRunner.shell("(\(keys)) | '\(CommandRunner.staccatoExecutable.path)' play --release \(mode) --hold 200 --device staccato_record:FILE=\(recordPath)", timeout: 30)
             XCTAssertEqual(result.exitCode, 0, result.standardError)
-            let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+            let left = SignalAnalysis.channel(0, of: try TestDevices.readRaw(recordPath), channelCount: 2)
             let onset = try XCTUnwrap(Self.onsets(in: left).first, "\(mode): nothing played")
             // 0.6-0.8 s after the press: the key is still down.
             levels[mode] = Double(SignalAnalysis.rms(left[(onset + Self.rate * 6 / 10)..<(onset + Self.rate * 8 / 10)]))
@@ -195,7 +190,7 @@ final class PlayDeviceTests: XCTestCase {
             XCTAssertTrue(screenText.contains("sounding: \(name)"), "\(name) listed as sounding:\n\(screenText)")
             XCTAssertTrue(screenText.contains("\u{1B}[7m\(name)"), "\(name) highlighted on the keyboard:\n\(screenText)")
         }
-        let left = SignalAnalysis.channel(0, of: try Self.readRaw(recordPath), channelCount: 2)
+        let left = SignalAnalysis.channel(0, of: try TestDevices.readRaw(recordPath), channelCount: 2)
         let onsets = Self.onsets(in: left)
         XCTAssertEqual(onsets.count, 3, "onsets at \(onsets)")
         guard onsets.count == 3 else { return }

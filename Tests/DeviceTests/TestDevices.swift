@@ -1,3 +1,4 @@
+import AudioFile
 import Foundation
 import TestSupport
 import XCTest
@@ -55,5 +56,10 @@ enum TestDevices {
         let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(killableServer).pid')")
         XCTAssertEqual(killed.exitCode, 0, killed.standardError)
         return Date()
+    }
+
+    /// The interleaved stereo frames a `staccato_record:FILE` device wrote (raw FLOAT_LE).
+    static func readRaw(_ path: String) throws -> [Float] {
+        try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2).samples
     }
 }
