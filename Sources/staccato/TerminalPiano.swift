@@ -120,15 +120,17 @@ struct PianoDrawing {
         for semitone in 0..<PianoLayout.semitoneSpan {
             let key = baseKey + semitone
             guard (0...127).contains(key) else { continue }
-            let name = NoteNames.name(of: UInt8(key), style: style)
             let lit = sounding.contains(key)
             if NoteNames.isBlackKey(UInt8(key)) {
+                // Without the octave: the white key below says it, and "Sol♯3La♯3" would touch.
+                let name = NoteNames.name(of: UInt8(key), style: style, octave: false)
                 // Centred on the boundary between the two white keys.
                 let label = showBlackNames ? name : "▌▐"
                 let start = max(0, column - label.count / 2 - 1)
                 blackRow = blackRow.padded(to: start) + (lit ? "\u{1B}[7m\(label)\u{1B}[0m" : label)
                 blackKeysRow = blackKeysRow.padded(to: column - 1) + String(PianoLayout.key(for: semitone) ?? " ")
             } else {
+                let name = NoteNames.name(of: UInt8(key), style: style)
                 let cell = String(name.prefix(whiteWidth - 1)).padded(to: whiteWidth - 1)
                 whiteRow += "│" + (lit ? "\u{1B}[7m\(cell)\u{1B}[0m" : cell)
                 whiteKeysRow = whiteKeysRow.padded(to: column + 2) + String(PianoLayout.key(for: semitone) ?? " ")
