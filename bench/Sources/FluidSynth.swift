@@ -10,6 +10,12 @@ enum FluidSynth {
         return text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last.map(String.init) }
     }()
 
+    /// Start-up and font load alone: given no MIDI file, `fluidsynth -F` loads the font, then exits
+    /// with an error (255) without rendering.
+    static func loadSeconds(font: String, output: String) -> Double? {
+        ChildProcess.run(["fluidsynth", "-ni", "-q", "-R", "0", "-C", "0", "-r", "48000", "-T", "wav", "-F", output, font])?.seconds
+    }
+
     /// One offline render of `song` to a WAV file, reverb and chorus off, as README's "Comparing with
     /// FluidSynth" does it: wall seconds of the whole child process and seconds of audio written.
     static func render(font: String, song: String, to output: String) -> (seconds: Double, audioSeconds: Double)? {
