@@ -79,9 +79,11 @@ enum ThroughputBenchmark {
             print(line)
             files.append(file)
         }
-        print("  (FluidSynth's figure is the whole child process, start-up and font load included"
-              + (fluidLoad.isEmpty ? "" : ": \(String(format: "%.3f", fluidLoad.median)) s of it, timed alone with no MIDI file") + ";")
-        print("   target: Staccato >= 2x FluidSynth)")
+        if fluidVersion != nil {
+            print("  (FluidSynth's figure is the whole child process, start-up and font load included"
+                  + (fluidLoad.isEmpty ? "" : ": \(String(format: "%.3f", fluidLoad.median)) s of it, timed alone with no MIDI file") + ";")
+            print("   target: Staccato >= 2x FluidSynth)")
+        }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "sample_rate": 48_000, "runs": runs,
                                      "staccato_font_load_seconds": loadSeconds, "files": files]
         report["fluidsynth_version"] = fluidVersion ?? NSNull()
