@@ -48,23 +48,14 @@ enum PolyphonyBenchmark {
     static func measureFluidSynth(font: String, notes: Int, seconds: Double) -> Figure? {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("fluidsynth_polyphony.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, font, String(notes), String(seconds)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Double],
+        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(seconds)]), run.status == 0,
+              let json = try? JSONSerialization.jsonObject(with: run.output) as? [String: Double],
               let voices = json["voices_per_core"], let mean = json["mean_voices"], let factor = json["realtime_factor"]
         else { return nil }
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int) throws {
+    static func run(font: String, notes: Int, seconds: Double, runs: Int) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run")
         var cubic: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
@@ -73,32 +64,25 @@ enum PolyphonyBenchmark {
             linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false))
             if let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds) { fluid.append(figure) }
         }
-        func report(_ name: String, _ figures: [Figure]) {
+        var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "notes": notes,
+                                     "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000]
+        func show(_ name: String, key: String, _ figures: [Figure]) {
             guard !figures.isEmpty else { return print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) not measured (is fluidsynth installed?)") }
-            let median = figures.sorted { $0.voicesPerCore < $1.voicesPerCore }[figures.count / 2]
+            let median = figures.median(by: \.voicesPerCore)
             print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"
                   + "  (\(String(format: "%.0f", median.meanVoices)) voices sounding, \(String(format: "%.2f", median.realtimeFactor))x real time)")
+            report[key] = ["voices_per_core": figures.map(\.voicesPerCore).summary,
+                           "mean_voices": median.meanVoices, "realtime_factor": median.realtimeFactor]
         }
-        report("Staccato, cubic (4-point) interpolation", cubic)
-        report("Staccato, linear interpolation", linear)
-        report("FluidSynth \(fluidSynthVersion()), 4th-order interpolation", fluid)
+        show("Staccato, cubic (4-point) interpolation", key: "staccato_cubic", cubic)
+        show("Staccato, linear interpolation", key: "staccato_linear", linear)
+        show("FluidSynth \(FluidSynth.version ?? ""), 4th-order interpolation", key: "fluidsynth", fluid)
+        report["fluidsynth_version"] = FluidSynth.version ?? NSNull()
         if !cubic.isEmpty && !fluid.isEmpty {
-            let ours = cubic.map(\.voicesPerCore).sorted()[cubic.count / 2]
-            let theirs = fluid.map(\.voicesPerCore).sorted()[fluid.count / 2]
-            print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ours / theirs))x")
+            let ratio = cubic.map(\.voicesPerCore).median / fluid.map(\.voicesPerCore).median
+            print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ratio))x")
+            report["ratio_staccato_cubic_over_fluidsynth"] = ratio
         }
-    }
-
-    static func fluidSynthVersion() -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["fluidsynth", "--version"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last.map(String.init) } ?? ""
+        return report
     }
 }

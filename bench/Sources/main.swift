@@ -2,54 +2,64 @@ import Engine
 import Foundation
 
 let usage = """
-usage: staccato-bench <benchmark> [options]
+usage: staccato-bench <benchmark> [options] [--json PATH]
 
 benchmarks:
-  ring [--items N] [--runs R]   SPSC ring throughput between two threads (default 20000000 items, 5 runs)
+  ring [--items N] [--runs R]   SPSC ring throughput between two threads, beside JACK's jack_ringbuffer
+                                in the same run (default 20000000 items, 5 runs)
   polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs)
   drums [--seconds S] [--runs R] [--kit kit.json]
                                 rapid fire: drum hits per second sustained in real time with every pad ringing
+  throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R]
+                                offline render speed (multiple of real time) of whole MIDI files to WAV,
+                                beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs)
 
+--json PATH writes the benchmark's figures there as JSON (see bench/results/README.md).
 Benchmarks report medians measured side by side in one run; they never fail on a figure.
 """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-func option(_ name: String, default value: Int, in arguments: [String] = arguments) -> Int {
-    guard let index = arguments.firstIndex(of: "--\(name)") else { return value }
-    guard index + 1 < arguments.count, let parsed = Int(arguments[index + 1]), parsed > 0 else {
-        FileHandle.standardError.write("staccato-bench: --\(name) expects a positive whole number\n".data(using: .utf8)!)
-        exit(2)
+let benchmark = CommandLine.arguments.dropFirst().first
+let rest = Array(CommandLine.arguments.dropFirst(2))
+func parse(_ names: Set<String>) -> BenchArguments { BenchArguments(rest, accepting: names.union(["json", "runs"])) }
+
+/// Runs one benchmark and writes its figures to `--json PATH` when asked; a failure to load its
+/// inputs is one line and exit 1.
+func measure(_ name: String, _ options: BenchArguments, _ body: () throws -> [String: Any]) {
+    do {
+        let figures = try body()
+        if let path = options.string("json") { JSONReport.write(figures, benchmark: name, to: path) }
+    } catch {
+        BenchArguments.fail("\(error)", status: 1)
     }
-    return parsed
 }
 
-switch arguments.first {
+switch benchmark {
 case "ring":
-    RingBenchmark.run(itemCount: option("items", default: 20_000_000), runs: option("runs", default: 5))
+    let options = parse(["items"])
+    measure("ring", options) { RingBenchmark.run(itemCount: options.integer("items", default: 20_000_000), runs: options.integer("runs", default: 5)) }
 case "polyphony":
-    let fontIndex = arguments.firstIndex(of: "--soundfont")
-    let font = fontIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? InstrumentLoader.defaultSoundFontPath
-    do {
-        try PolyphonyBenchmark.run(font: font, notes: option("notes", default: 1_000),
-                                   seconds: Double(option("seconds", default: 3)), runs: option("runs", default: 3))
-    } catch {
-        FileHandle.standardError.write("staccato-bench: \(error)\n".data(using: .utf8)!)
-        exit(1)
+    let options = parse(["notes", "seconds", "soundfont"])
+    let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
+    measure("polyphony", options) {
+        try PolyphonyBenchmark.run(font: font, notes: options.integer("notes", default: 1_000),
+                                   seconds: Double(options.integer("seconds", default: 3)), runs: options.integer("runs", default: 3))
     }
 case "drums":
-    let kitIndex = arguments.firstIndex(of: "--kit")
-    let manifest = kitIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? InstrumentLoader.shippedFile("samples/drums/kit.json")
-    do {
-        try DrumBenchmark.run(manifest: manifest, seconds: Double(option("seconds", default: 2)), runs: option("runs", default: 3))
-    } catch {
-        FileHandle.standardError.write("staccato-bench: \(error)\n".data(using: .utf8)!)
-        exit(1)
+    let options = parse(["seconds", "kit"])
+    let manifest = options.existingFile("kit", default: InstrumentLoader.shippedFile("samples/drums/kit.json"))
+    measure("drums", options) {
+        try DrumBenchmark.run(manifest: manifest, seconds: Double(options.integer("seconds", default: 2)), runs: options.integer("runs", default: 3))
     }
+case "throughput":
+    let options = parse(["soundfont", "midi"])
+    let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
+    let songs = options.strings("midi").isEmpty ? ThroughputBenchmark.defaultSongs : options.strings("midi")
+    songs.forEach(BenchArguments.requireFile)
+    measure("throughput", options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3)) }
 case "--help", "-h", "help":
     print(usage)
 case let other:
-    FileHandle.standardError.write("staccato-bench: \(other.map { "unknown benchmark '\($0)'" } ?? "which benchmark?") (see --help)\n".data(using: .utf8)!)
-    exit(2)
+    BenchArguments.fail("\(other.map { "unknown benchmark '\($0)'" } ?? "which benchmark?") (see --help)", status: 2)
 }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// One benchmark's command-line options, checked against the names it accepts: a mistyped flag is
+/// an error rather than a silently ignored one that leaves a figure measured with the wrong setup.
+struct BenchArguments {
+    private var values: [String: [String]] = [:]
+
+    /// `--name value...`: an option takes every following word up to the next `--` flag, so
+    /// `--midi a.mid b.mid` and `--midi a.mid --midi b.mid` mean the same.
+    init(_ arguments: [String], accepting names: Set<String>) {
+        var current: String?
+        for word in arguments {
+            if word.hasPrefix("--") {
+                let name = String(word.dropFirst(2))
+                guard names.contains(name) else { BenchArguments.fail("unknown option '\(word)' (see --help)", status: 2) }
+                current = name
+                values[name, default: []] += []
+            } else if let name = current {
+                values[name, default: []].append(word)
+            } else {
+                BenchArguments.fail("unexpected '\(word)' (see --help)", status: 2)
+            }
+        }
+        for (name, words) in values where words.isEmpty { BenchArguments.fail("--\(name) expects a value", status: 2) }
+    }
+
+    func integer(_ name: String, default value: Int) -> Int {
+        guard let text = string(name) else { return value }
+        guard let parsed = Int(text), parsed > 0 else { BenchArguments.fail("--\(name) expects a positive whole number", status: 2) }
+        return parsed
+    }
+
+    func string(_ name: String) -> String? {
+        guard let words = values[name] else { return nil }
+        guard words.count == 1 else { BenchArguments.fail("--\(name) expects one value, got \(words.count)", status: 2) }
+        return words[0]
+    }
+
+    func strings(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// The file named by `--name` (or `fallback`), after checking it is there: a benchmark that fails
+    /// half way through its runs on a missing file wastes the runs before it.
+    func existingFile(_ name: String, default fallback: String) -> String {
+        let path = string(name) ?? fallback
+        BenchArguments.requireFile(path)
+        return path
+    }
+
+    static func requireFile(_ path: String) {
+        if !FileManager.default.fileExists(atPath: path) { fail("no such file: \(path)", status: 1) }
+    }
+
+    static func fail(_ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write("staccato-bench: \(message)\n".data(using: .utf8)!)
+        exit(status)
+    }
+}

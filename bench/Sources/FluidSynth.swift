@@ -1,0 +1,28 @@
+import AudioFile
+import Foundation
+
+/// Debian's `fluidsynth` command, the reference the benchmarks measure Staccato beside.
+enum FluidSynth {
+    /// "2.3.1", or `nil` when `fluidsynth` is not on PATH.
+    static let version: String? = {
+        guard let run = ChildProcess.run(["fluidsynth", "--version"]), run.status == 0 else { return nil }
+        let text = String(decoding: run.output, as: UTF8.self)
+        return text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last.map(String.init) }
+    }()
+
+    /// Start-up and font load alone: given no MIDI file, `fluidsynth -F` loads the font, then exits
+    /// with an error (255) without rendering.
+    static func loadSeconds(font: String, output: String) -> Double? {
+        ChildProcess.run(["fluidsynth", "-ni", "-q", "-R", "0", "-C", "0", "-r", "48000", "-T", "wav", "-F", output, font])?.seconds
+    }
+
+    /// One offline render of `song` to a WAV file, reverb and chorus off, as README's "Comparing with
+    /// FluidSynth" does it: wall seconds of the whole child process and seconds of audio written.
+    static func render(font: String, song: String, to output: String) -> (seconds: Double, audioSeconds: Double)? {
+        guard let run = ChildProcess.run(["fluidsynth", "-ni", "-q", "-R", "0", "-C", "0", "-r", "48000",
+                                          "-T", "wav", "-F", output, font, song]),
+              run.status == 0, let audio = try? AudioFileReader.read(output), audio.sampleRate > 0
+        else { return nil }
+        return (run.seconds, Double(audio.frameCount) / Double(audio.sampleRate))
+    }
+}

@@ -1,0 +1,93 @@
+import AudioFile
+import Engine
+import Foundation
+import MIDI
+import Render
+
+/// Offline render speed, as a multiple of real time, of whole MIDI files to WAV files: Staccato
+/// through `Engine.render` and `AudioFileWriter` (what `staccato render` does), FluidSynth through
+/// its `-F` fast render, alternating engine by engine and run by run so both see the same machine.
+enum ThroughputBenchmark {
+    static let defaultSongs = ["joplin_maple_leaf_rag", "mozart_turkish_march", "converse_what_a_friend_piano_pedal"]
+        .map { InstrumentLoader.shippedFile("Tests/Fixtures/midi/\($0).mid") }
+
+    /// One render by Staccato of a parsed song with an already loaded font; the engine is built
+    /// inside the timing, as `staccato render` builds one per file.
+    static func renderStaccato(_ song: MIDIFile, bank: SampleBank, to output: String) throws -> (seconds: Double, audioSeconds: Double) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000)))
+        engine.install(bank)
+        let writer = try AudioFileWriter(path: output, sampleRate: 48_000, channelCount: 2)
+        let summary = try engine.render(song) { try writer.write($0.baseAddress!, frameCount: $0.count / 2) }
+        try writer.close()
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds)
+    }
+
+    static func run(font: String, songs: [String], runs: Int) throws -> [String: Any] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ours = folder.appendingPathComponent("staccato.wav").path
+        let theirs = folder.appendingPathComponent("fluidsynth.wav").path
+
+        let loadStart = DispatchTime.now().uptimeNanoseconds
+        let bank = try InstrumentLoader.load(path: font, sampleRate: 48_000)
+        let loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9
+        let fluidVersion = FluidSynth.version
+        print("Throughput: offline render to a float WAV (Staccato) / WAV (FluidSynth -F) of whole MIDI files, 48 kHz,")
+        print("\(URL(fileURLWithPath: font).lastPathComponent), median of \(runs) runs, engines alternating run by run")
+        print("  Staccato font load: \(String(format: "%.3f", loadSeconds)) s (once; not in the render times below)")
+        if fluidVersion == nil { print("  fluidsynth is not on PATH: Staccato alone (apt install fluidsynth, or scripts/install-deps --reference)") }
+
+        var files: [[String: Any]] = []
+        var fluidLoad: [Double] = []
+        for path in songs {
+            let song = try MIDIFile.read(path: path)
+            var staccato: [Double] = [], withLoad: [Double] = [], fluid: [Double] = [], fluidRenderOnly: [Double] = []
+            var audio = (staccato: 0.0, fluid: 0.0)
+            for _ in 0..<runs {
+                let render = try renderStaccato(song, bank: bank, to: ours)
+                staccato.append(render.audioSeconds / render.seconds)
+                withLoad.append(render.audioSeconds / (render.seconds + loadSeconds))
+                audio.staccato = render.audioSeconds
+                if fluidVersion != nil, let render = FluidSynth.render(font: font, song: path, to: theirs),
+                   let load = FluidSynth.loadSeconds(font: font, output: theirs) {
+                    fluid.append(render.audioSeconds / render.seconds)
+                    fluidLoad.append(load)
+                    fluidRenderOnly.append(render.audioSeconds / max(render.seconds - load, 1e-9))
+                    audio.fluid = render.audioSeconds
+                }
+            }
+            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            var line = "  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) Staccato \(String(format: "%6.1f", staccato.median))x"
+                + " (\(String(format: "%.1f", withLoad.median))x with font load) of \(String(format: "%.1f", audio.staccato)) s"
+            var file: [String: Any] = ["file": name, "staccato_audio_seconds": audio.staccato,
+                                       "staccato_realtime_factor": staccato.summary,
+                                       "staccato_realtime_factor_with_load": withLoad.summary]
+            if !fluid.isEmpty {
+                let ratio = staccato.median / fluid.median
+                line += ";  FluidSynth \(String(format: "%5.1f", fluid.median))x of \(String(format: "%.1f", audio.fluid)) s;  ratio \(String(format: "%.2f", ratio))x"
+                    + " (\(String(format: "%.2f", staccato.median / fluidRenderOnly.median))x against FluidSynth less its start-up and load)"
+                file["fluidsynth_audio_seconds"] = audio.fluid
+                file["fluidsynth_realtime_factor"] = fluid.summary
+                file["ratio_staccato_over_fluidsynth"] = ratio
+                file["fluidsynth_realtime_factor_less_load"] = fluidRenderOnly.summary
+                file["ratio_staccato_over_fluidsynth_less_load"] = staccato.median / fluidRenderOnly.median
+            } else if fluidVersion != nil {
+                line += ";  FluidSynth failed on this file"
+            }
+            print(line)
+            files.append(file)
+        }
+        if fluidVersion != nil {
+            print("  (FluidSynth's figure is the whole child process, start-up and font load included"
+                  + (fluidLoad.isEmpty ? "" : ": \(String(format: "%.3f", fluidLoad.median)) s of it, timed alone with no MIDI file") + ";")
+            print("   target: Staccato >= 2x FluidSynth)")
+        }
+        var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "sample_rate": 48_000, "runs": runs,
+                                     "staccato_font_load_seconds": loadSeconds, "files": files]
+        report["fluidsynth_version"] = fluidVersion ?? NSNull()
+        if !fluidLoad.isEmpty { report["fluidsynth_load_seconds"] = fluidLoad.summary }
+        return report
+    }
+}
