@@ -52,12 +52,8 @@ extension Commands {
         if let kitPath = options.values["kit"] {
             engine.install(try DrumKitLoader.load(manifest: kitPath, sampleRate: Double(rate)))
         }
-        let writer = try AudioFileWriter(path: output, sampleRate: rate, channelCount: 2)
         let renderStarted = Date()
-        let summary = try engine.render(song, options: MIDIRenderOptions(program: program)) {
-            try writer.write($0.baseAddress!, frameCount: $0.count / 2)
-        }
-        try writer.close()
+        let summary = try engine.render(song, to: output, options: MIDIRenderOptions(program: program))
         let renderSeconds = Date().timeIntervalSince(renderStarted)
         let stats = summary.statistics
         print("rendered \(songPath) with \(bank.name) to \(output): \(String(format: "%.2f", summary.seconds)) s of audio in "

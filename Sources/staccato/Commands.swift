@@ -80,11 +80,7 @@ enum Commands {
             }
         } catch let error as DeviceError where error.code == .notFound || error.code == .noDevice || DeviceList.soundCardCount() == 0 {
             print("No playback device (\(error)); rendering the demo to \(output) instead.")
-            let writer = try AudioFileWriter(path: output, sampleRate: configuration.sampleRate, channelCount: 2)
-            let summary = try engine.render(song, options: MIDIRenderOptions(blockFrameCount: 256, maximumTailSeconds: Demo.tailSeconds)) {
-                try writer.write($0.baseAddress!, frameCount: $0.count / 2)
-            }
-            try writer.close()
+            let summary = try engine.render(song, to: output, options: MIDIRenderOptions(blockFrameCount: 256, maximumTailSeconds: Demo.tailSeconds))
             print("wrote \(output): \(String(format: "%.3f", summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")
             return 0
         }

@@ -5,7 +5,7 @@ import MIDI
 import Render
 
 /// Offline render speed, as a multiple of real time, of whole MIDI files to WAV files: Staccato
-/// through `Engine.render` and `AudioFileWriter` (what `staccato render` does), FluidSynth through
+/// through `Engine.render(_:to:)` (what `staccato render` does), FluidSynth through
 /// its `-F` fast render, alternating engine by engine and run by run so both see the same machine.
 enum ThroughputBenchmark {
     static let defaultSongs = ["joplin_maple_leaf_rag", "mozart_turkish_march", "converse_what_a_friend_piano_pedal"]
@@ -17,9 +17,7 @@ enum ThroughputBenchmark {
         let start = DispatchTime.now().uptimeNanoseconds
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000)))
         engine.install(bank)
-        let writer = try AudioFileWriter(path: output, sampleRate: 48_000, channelCount: 2)
-        let summary = try engine.render(song) { try writer.write($0.baseAddress!, frameCount: $0.count / 2) }
-        try writer.close()
+        let summary = try engine.render(song, to: output)
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds)
     }
 
