@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test build release tsan realtime-gate bench devices-start devices-stop clean
+.PHONY: all deps demo test build release tsan realtime-gate fuzz bench devices-start devices-stop clean
 
 all: build
 
@@ -31,6 +31,12 @@ tsan: deps
 
 realtime-gate:
 	scripts/check-realtime-gate
+
+## libFuzzer on the SF2 loader, the MIDI file reader, the MIDI byte-stream parser and the kit
+## manifest: FUZZ_SECONDS each (default 30). scripts/fuzz --runs N for a count instead.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	scripts/fuzz --seconds $(FUZZ_SECONDS)
 
 bench: release
 	.build/release/staccato-bench ring

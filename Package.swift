@@ -39,6 +39,9 @@ let package = Package(
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
         .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader"]),
+        // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
+        // -DFUZZING), a regression runner over the corpora otherwise.
+        .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader"], path: "fuzz/Sources"),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
