@@ -42,7 +42,7 @@ let package = Package(
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader"], path: "fuzz/Sources"),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack"], path: "bench/Sources"),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP"], path: "Tests/TestSupport"),

@@ -21,6 +21,16 @@ import Synchronization
 ///
 /// - Thread: control, for every member; the device thread is private.
 public final class PlaybackStream: @unchecked Sendable {
+    /// One period of the device thread, in nanoseconds on `MonotonicClock`.
+    /// - Thread: any (a value).
+    public struct PeriodTiming: Sendable, Equatable {
+        /// When the thread found a period's worth of room (playback) or of captured frames
+        /// (duplex) ready: its wake-up from the wait, or the top of its loop when none was needed.
+        public var wakeup: UInt64
+        public var renderStart: UInt64
+        public var renderEnd: UInt64
+    }
+
     /// Why the device thread ended.
     public enum Outcome: Sendable, Equatable {
         /// Played the requested number of frames and let them drain.
@@ -63,6 +73,14 @@ public final class PlaybackStream: @unchecked Sendable {
     private let renderBuffer: UnsafeMutablePointer<Float>
     private let deviceBuffer: UnsafeMutableRawPointer
     private let bytesPerFrame: Int
+    // Measurement records, sized at init so the device thread only stores into them; their counts
+    // are device-thread state, read after `threadDone` like the failure fields below.
+    private let timingCapacity: Int
+    private let timings: UnsafeMutablePointer<PeriodTiming>
+    private var timingCount = 0
+    private let captureRecordingCapacity: Int  // samples
+    private let captureRecording: UnsafeMutablePointer<Float>
+    private var captureRecordingCount = 0  // samples
 
     private let stopRequested = Atomic<Bool>(false)
     private let threadDone = Atomic<Bool>(false)
@@ -122,6 +140,10 @@ public final class PlaybackStream: @unchecked Sendable {
         captureBytesPerFrame = (grantedCapture?.format.byteCount ?? 4) * captureChannelCount
         captureBuffer = .allocate(byteCount: (granted.periodFrameCount + 1) * captureBytesPerFrame, alignment: 16)
         inputBuffer = .allocate(capacity: (granted.periodFrameCount + 1) * captureChannelCount)
+        timingCapacity = max(0, configuration.timingCapacity)
+        timings = .allocate(capacity: max(1, timingCapacity))
+        captureRecordingCapacity = capture == nil ? 0 : max(0, configuration.captureRecordingFrameCount) * captureChannelCount
+        captureRecording = .allocate(capacity: max(1, captureRecordingCapacity))
         // A healthy device moves a period every period; allow for a scheduler hiccup of many
         // buffers, and no more: a vanished device must be reported within about 100 ms.
         stallTimeoutMilliseconds = Int32(max(80, 8 * granted.milliseconds(granted.bufferFrameCount)))
@@ -135,6 +157,8 @@ public final class PlaybackStream: @unchecked Sendable {
         deviceBuffer.deallocate()
         captureBuffer.deallocate()
         inputBuffer.deallocate()
+        timings.deallocate()
+        captureRecording.deallocate()
     }
 
     /// Starts the device thread. With `frameLimit`, it plays that many frames, lets them drain and
@@ -185,6 +209,24 @@ public final class PlaybackStream: @unchecked Sendable {
         let frames = publishedStreamOffset.load(ordering: .relaxed)
         return frames < 0 ? nil : frames
     }
+    /// The timing of the first `StreamConfiguration.timingCapacity` periods, in order; empty while
+    /// the device thread runs (it owns the record until it ends).
+    /// - Thread: control.
+    public var periodTimings: [PeriodTiming] {
+        guard isDone else { return [] }
+        return Array(UnsafeBufferPointer(start: timings, count: timingCount))
+    }
+
+    /// Duplex: the first `StreamConfiguration.captureRecordingFrameCount` captured frames as float,
+    /// interleaved with `grantedCapture`'s channel count, in the order the device thread read them
+    /// (frame i was read while rendering frame i, give or take a drift correction); empty while
+    /// the device thread runs.
+    /// - Thread: control.
+    public var capturedFrames: [Float] {
+        guard isDone else { return [] }
+        return Array(UnsafeBufferPointer(start: captureRecording, count: captureRecordingCount))
+    }
+
     /// True once the device thread has ended, for any reason.
     public var isDone: Bool { threadDone.load(ordering: .acquiring) }
 
@@ -257,6 +299,7 @@ public final class PlaybackStream: @unchecked Sendable {
                 pcm.drop()
                 return nil
             }
+            let wakeup = timestamp()
             switch pcm.availableFrameCount() {
             case let .failure(code):
                 if let failure = recover(code, stage: "checking free space") { return failure }
@@ -268,13 +311,26 @@ public final class PlaybackStream: @unchecked Sendable {
                 break
             }
             let frameCount = min(periodFrameCount, frameLimit - written)
+            let renderStart = timestamp()
             renderer.render(into: renderBuffer, frameCount: frameCount)
+            recordTiming(PeriodTiming(wakeup: wakeup, renderStart: renderStart, renderEnd: timestamp()))
             conversion.convert(renderBuffer, count: frameCount * granted.channelCount, into: deviceBuffer)
             if let failure = writeAll(frameCount) { return failure }
             written += frameCount
             publishedFrameCount.store(written, ordering: .relaxed)
         }
         return drain()
+    }
+
+    /// Now, when timing is recorded: a stream that records nothing pays no clock reads.
+    @inline(__always)
+    private func timestamp() -> UInt64 { timingCapacity > 0 ? MonotonicClock.nanoseconds() : 0 }
+
+    @inline(__always)
+    private func recordTiming(_ timing: PeriodTiming) {
+        guard timingCount < timingCapacity else { return }
+        timings[timingCount] = timing
+        timingCount += 1
     }
 
     private func waitForRoom() -> Failure? {
@@ -382,6 +438,7 @@ public final class PlaybackStream: @unchecked Sendable {
                 capture.drop()
                 return nil
             }
+            let wakeup = timestamp()
             switch capture.availableFrameCount() {
             case let .failure(code):
                 if let failure = recover(code, stage: "checking captured frames") { return failure.onCaptureSide() }
@@ -403,6 +460,9 @@ public final class PlaybackStream: @unchecked Sendable {
                 return failure
             }
             captureConversion.convertToFloat(captureBuffer, count: frameCount * captureChannelCount, into: inputBuffer)
+            let recorded = min(frameCount * captureChannelCount, captureRecordingCapacity - captureRecordingCount)
+            (captureRecording + captureRecordingCount).update(from: inputBuffer, count: recorded)
+            captureRecordingCount += recorded
             // Drift: one captured frame dropped or repeated, at most once per window.
             var input = UnsafePointer(inputBuffer)
             var inputFrameCount = frameCount
@@ -417,7 +477,9 @@ public final class PlaybackStream: @unchecked Sendable {
                 pendingCorrection -= 1
                 publishedRepeatedInputFrames.add(1, ordering: .relaxed)
             }
+            let renderStart = timestamp()
             renderer.render(input: input, inputChannelCount: captureChannelCount, into: renderBuffer, frameCount: inputFrameCount)
+            recordTiming(PeriodTiming(wakeup: wakeup, renderStart: renderStart, renderEnd: timestamp()))
             conversion.convert(renderBuffer, count: inputFrameCount * granted.channelCount, into: deviceBuffer)
             if let failure = writeAll(inputFrameCount) { return failure }
             consumed += frameCount

@@ -10,16 +10,24 @@ public struct StreamConfiguration: Sendable, Equatable {
     public var formats: [SampleFormat] = SampleFormat.preferred
     /// Try to run the device thread with SCHED_FIFO at this priority (1...99); 0 skips the attempt.
     public var realtimePriority: Int32 = 70
+    /// Periods whose timing the device thread records (`PlaybackStream.periodTimings`); 0 records
+    /// nothing. The record is allocated up front so measuring cannot disturb what it measures.
+    public var timingCapacity = 0
+    /// Duplex: captured frames the device thread keeps, as float, for reading after the stream
+    /// ends (`PlaybackStream.capturedFrames`); 0 keeps none. Allocated up front, like the timing.
+    public var captureRecordingFrameCount = 0
 
     public init(sampleRate: Int = 48_000, channelCount: Int = 2, periodFrameCount: Int = 64,
                 periodCount: Int = 3, formats: [SampleFormat] = SampleFormat.preferred,
-                realtimePriority: Int32 = 70) {
+                realtimePriority: Int32 = 70, timingCapacity: Int = 0, captureRecordingFrameCount: Int = 0) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.periodFrameCount = periodFrameCount
         self.periodCount = periodCount
         self.formats = formats
         self.realtimePriority = realtimePriority
+        self.timingCapacity = timingCapacity
+        self.captureRecordingFrameCount = captureRecordingFrameCount
     }
 }
 

@@ -10,8 +10,11 @@ enum TestDevices {
         (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "").contains("staccato.conf")
     }
 
+    /// The server the devices ride on: the one `scripts/test-audio env NAME` pointed clients at.
+    static var serverName: String { ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "staccato" }
+
     static var serverRunning: Bool {
-        (try? CommandRunner.shell("'\(CommandRunner.repositoryRoot.path)/scripts/test-audio' status >/dev/null").exitCode) == 0
+        (try? CommandRunner.shell("'\(CommandRunner.repositoryRoot.path)/scripts/test-audio' status '\(serverName)' >/dev/null").exitCode) == 0
     }
 
     /// Skips (or, under `make test`, fails) when the virtual devices are not up.
@@ -37,10 +40,11 @@ enum TestDevices {
         return path
     }
 
-    /// The name of the JACK server the fault tests kill. Always the same: a killed server's slot
-    /// in JACK's registry is reclaimed by the next server of that name (JACK has room for eight,
-    /// and a killed one never frees its entry itself).
-    static var killableServer: String { "staccato_kill" }
+    /// The name of the JACK server the fault tests kill. Always the same for one devices' server: a
+    /// killed server's slot in JACK's registry is reclaimed by the next server of that name (JACK
+    /// has room for eight, and a killed one never frees its entry itself). Derived from that
+    /// server's name, so test runs on two separately named servers never kill each other's.
+    static var killableServer: String { serverName == "staccato" ? "staccato_kill" : "\(serverName)_kill" }
 
     /// Starts the killable server; the returned closure stops whatever is left of it.
     static func startKillableServer() throws -> () -> Void {

@@ -4,14 +4,21 @@ import Foundation
 /// an error rather than a silently ignored one that leaves a figure measured with the wrong setup.
 struct BenchArguments {
     private var values: [String: [String]] = [:]
+    private var setFlags: Set<String> = []
 
     /// `--name value...`: an option takes every following word up to the next `--` flag, so
     /// `--midi a.mid b.mid` and `--midi a.mid --midi b.mid` mean the same.
-    init(_ arguments: [String], accepting names: Set<String>) {
+    /// `flags` are options that take no value (`--mic`).
+    init(_ arguments: [String], accepting names: Set<String>, flags: Set<String> = []) {
         var current: String?
         for word in arguments {
             if word.hasPrefix("--") {
                 let name = String(word.dropFirst(2))
+                if flags.contains(name) {
+                    setFlags.insert(name)
+                    current = nil
+                    continue
+                }
                 guard names.contains(name) else { BenchArguments.fail("unknown option '\(word)' (see --help)", status: 2) }
                 current = name
                 values[name, default: []] += []
@@ -29,6 +36,8 @@ struct BenchArguments {
         guard let parsed = Int(text), parsed > 0 else { BenchArguments.fail("--\(name) expects a positive whole number", status: 2) }
         return parsed
     }
+
+    func flag(_ name: String) -> Bool { setFlags.contains(name) }
 
     func string(_ name: String) -> String? {
         guard let words = values[name] else { return nil }

@@ -11,3 +11,11 @@ extension Array {
     /// The run whose `key` is the median, so the figures reported beside it come from the same run.
     func median(by key: (Element) -> Double) -> Element { sorted { key($0) < key($1) }[count / 2] }
 }
+
+extension Array where Element: BinaryInteger {
+    /// The nearest-rank `quantile` (0...1) of the values, which must be sorted ascending.
+    func sortedQuantile(_ quantile: Double) -> Element {
+        let rank = Int((quantile * Double(count)).rounded(.up))
+        return self[Swift.min(count - 1, Swift.max(0, rank - 1))]
+    }
+}

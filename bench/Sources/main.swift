@@ -15,6 +15,14 @@ benchmarks:
   throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R]
                                 offline render speed (multiple of real time) of whole MIDI files to WAV,
                                 beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs)
+  latency --device DEV [--seconds S] [--rate HZ] [--voices N] [--mic]
+                                periods 16..1024 frames x 2 and 3 through a real ALSA device: render time
+                                p50/p99/p99.9/max against the deadline, xruns, wake-up jitter, and the smallest
+                                period without an xrun (default 5 s each, 48000 Hz, 0 voices; --mic: duplex)
+  roundtrip [--device DEV] [--seconds S]
+                                round trip through a loopback device (playback comes back on capture), found by
+                                cross-correlation to a fraction of a frame, beside the buffer latency, at periods
+                                64, 128, 256 x 2 and 3 (default staccato_loop, 3 s each)
 
 --json PATH writes the benchmark's figures there as JSON (see bench/results/README.md).
 Benchmarks report medians measured side by side in one run; they never fail on a figure.
@@ -22,7 +30,9 @@ Benchmarks report medians measured side by side in one run; they never fail on a
 
 let benchmark = CommandLine.arguments.dropFirst().first
 let rest = Array(CommandLine.arguments.dropFirst(2))
-func parse(_ names: Set<String>) -> BenchArguments { BenchArguments(rest, accepting: names.union(["json", "runs"])) }
+func parse(_ names: Set<String>, flags: Set<String> = []) -> BenchArguments {
+    BenchArguments(rest, accepting: names.union(["json", "runs"]), flags: flags)
+}
 
 /// Runs one benchmark and writes its figures to `--json PATH` when asked; a failure to load its
 /// inputs is one line and exit 1.
@@ -58,6 +68,20 @@ case "throughput":
     let songs = options.strings("midi").isEmpty ? ThroughputBenchmark.defaultSongs : options.strings("midi")
     songs.forEach(BenchArguments.requireFile)
     measure("throughput", options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3)) }
+case "latency":
+    let options = parse(["device", "seconds", "rate", "voices"], flags: ["mic"])
+    guard let device = options.string("device") else { BenchArguments.fail("latency needs --device DEV", status: 2) }
+    measure("latency", options) {
+        try LatencyBenchmark.run(device: device, seconds: Double(options.integer("seconds", default: 5)),
+                                 rate: options.integer("rate", default: 48_000), voices: options.integer("voices", default: 0),
+                                 mic: options.flag("mic"))
+    }
+case "roundtrip":
+    let options = parse(["device", "seconds"])
+    measure("roundtrip", options) {
+        try RoundTripBenchmark.run(device: options.string("device") ?? "staccato_loop",
+                                   seconds: Double(options.integer("seconds", default: 3)))
+    }
 case "--help", "-h", "help":
     print(usage)
 case let other:

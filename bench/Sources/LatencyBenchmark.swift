@@ -1,0 +1,155 @@
+import AudioIO
+import Engine
+import Foundation
+import Render
+
+/// How small a period the device thread keeps up with, the way alsa-lib's `test/latency.c` searches
+/// for the smallest latency: play each period size (16 … 1024 frames, 2 and 3 periods) through
+/// `PlaybackStream` for a few seconds, with the stream's per-period timing record switched on, and
+/// read from it the render-callback time (render start → end) and the wake-up jitter (intervals
+/// between successive wake-ups). The smallest period that ran without an xrun is the figure.
+///
+/// The first periods of each run are left out of the statistics: playback starts by filling its
+/// buffer without waiting, so those wake-ups are not paced by the device.
+enum LatencyBenchmark {
+    static let periodFrameCounts = [16, 32, 64, 128, 256, 512, 1_024]
+    static let periodCounts = [2, 3]
+
+    struct Figure {
+        var requestedPeriod: Int
+        var requestedCount: Int
+        var granted: GrantedConfiguration?
+        var error: String?
+        var renderNanoseconds: [UInt64] = []  // sorted
+        var intervalNanoseconds: [UInt64] = []  // sorted
+        var xruns = 0
+        var voices = 0
+        var realtime = ""
+
+        var deadlineNanoseconds: UInt64 {
+            guard let granted else { return 0 }
+            return UInt64(granted.periodFrameCount) * 1_000_000_000 / UInt64(granted.sampleRate)
+        }
+        var headroomNanoseconds: Int64 { Int64(deadlineNanoseconds) - Int64(renderNanoseconds.sortedQuantile(0.999)) }
+        /// Wake-up jitter: p99 minus p50 of the intervals between wake-ups.
+        var jitterNanoseconds: UInt64 { intervalNanoseconds.sortedQuantile(0.99) - intervalNanoseconds.sortedQuantile(0.5) }
+        var ran: Bool { error == nil && !renderNanoseconds.isEmpty }
+    }
+
+    static func measure(device: String, period: Int, count: Int, seconds: Double, rate: Int,
+                        voices: Int, bank: SampleBank?, mic: Bool) -> Figure {
+        var figure = Figure(requestedPeriod: period, requestedCount: count)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
+            sampleRate: Double(rate), maxFrameCount: 4_096, voiceCount: max(256, voices + 64))))
+        if let bank {
+            engine.install(bank)
+            for channel in PolyphonyBenchmark.melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
+            // Two voices a note (the font's stereo pairs), as in the polyphony benchmark.
+            for index in 0..<(voices + 1) / 2 {
+                let channel = PolyphonyBenchmark.melodicChannels[index % 15]
+                engine.send(.noteOn(channel: channel, key: UInt8(21 + (index / 15) % 88), velocity: 100))
+            }
+        }
+        let frames = Int(seconds * Double(rate))
+        let configuration = StreamConfiguration(sampleRate: rate, periodFrameCount: period, periodCount: count,
+                                                timingCapacity: frames / period + 64)
+        do {
+            let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer,
+                                            captureDevice: mic ? device : nil)
+            figure.granted = stream.granted
+            try stream.start(frameLimit: frames)
+            figure.realtime = "\(stream.realtimeScheduling)"
+            var peakVoices = 0
+            while !stream.isDone {
+                usleep(100_000)
+                peakVoices = max(peakVoices, engine.renderer.statistics.activeVoices)
+            }
+            if case let .failed(error) = stream.join() { figure.error = error.description }
+            engine.processEvents()
+            figure.xruns = stream.xrunCount
+            figure.voices = peakVoices
+            let timings = stream.periodTimings
+            let warmUp = max(2 * stream.granted.periodCount, Int(0.1 * Double(rate)) / stream.granted.periodFrameCount)
+            guard timings.count > warmUp + 2 else { return figure }
+            let paced = timings[warmUp...]
+            figure.renderNanoseconds = paced.map { $0.renderEnd - $0.renderStart }.sorted()
+            figure.intervalNanoseconds = zip(paced.dropFirst(), paced).map { $0.wakeup - $1.wakeup }.sorted()
+        } catch {
+            figure.error = error.description
+        }
+        return figure
+    }
+
+    static func run(device: String, seconds: Double, rate: Int, voices: Int, mic: Bool) throws -> [String: Any] {
+        let bank = voices > 0 ? try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: Double(rate)) : nil
+        print("Latency: \(device)\(mic ? " duplex (capture from the same device)" : " playback"), \(rate) Hz, \(seconds) s a setting, \(voices) held sampler voices")
+        print("render = renderer.render per period; jitter = p99 - p50 of the intervals between device-thread wake-ups; times in µs")
+        print("  period x n  granted           p50     p99   p99.9     max  deadline  headroom  xruns  jitter  voices")
+        var figures: [Figure] = []
+        for count in periodCounts {
+            for period in periodFrameCounts {
+                let figure = measure(device: device, period: period, count: count, seconds: seconds, rate: rate,
+                                     voices: voices, bank: bank, mic: mic)
+                figures.append(figure)
+                show(figure)
+            }
+        }
+        let clean = figures.filter { $0.ran && $0.xruns == 0 && $0.error == nil }
+        var smallest: [String: Any] = [:]
+        for count in periodCounts {
+            if let best = clean.filter({ $0.requestedCount == count }).min(by: { $0.granted!.periodFrameCount < $1.granted!.periodFrameCount }) {
+                print("  smallest period without an xrun at \(count) periods: \(best.granted!.periodFrameCount) frames (\(String(format: "%.2f", best.granted!.milliseconds(best.granted!.periodFrameCount))) ms)")
+                smallest["\(count)_periods"] = best.granted!.periodFrameCount
+            } else {
+                print("  smallest period without an xrun at \(count) periods: none")
+                smallest["\(count)_periods"] = NSNull()
+            }
+        }
+        if let best = clean.min(by: { $0.granted!.bufferFrameCount < $1.granted!.bufferFrameCount }) {
+            print("  smallest buffer without an xrun: \(best.granted!.periodFrameCount) x \(best.granted!.periodCount) = \(best.granted!.bufferFrameCount) frames (\(String(format: "%.2f", best.granted!.milliseconds(best.granted!.bufferFrameCount))) ms)")
+            smallest["buffer_frames"] = best.granted!.bufferFrameCount
+            smallest["buffer_period_frames"] = best.granted!.periodFrameCount
+            smallest["buffer_period_count"] = best.granted!.periodCount
+        }
+        return ["device": device, "seconds_per_setting": seconds, "sample_rate": rate, "voices": voices, "duplex": mic,
+                "jitter_definition": "p99 - p50 of intervals between device-thread wake-ups",
+                "warm_up": "first max(2 x periods, 100 ms) periods left out",
+                "settings": figures.map(json), "smallest_without_xrun": smallest]
+    }
+
+    static func microseconds(_ nanoseconds: some BinaryInteger) -> Double { Double(nanoseconds) / 1_000 }
+
+    static func show(_ figure: Figure) {
+        let name = "\(figure.requestedPeriod) x \(figure.requestedCount)".padding(toLength: 11, withPad: " ", startingAt: 0)
+        guard let granted = figure.granted, figure.ran else {
+            return print("  \(name) \(figure.error ?? "no periods timed")")
+        }
+        let grant = "\(granted.periodFrameCount)x\(granted.periodCount) \(granted.format)".padding(toLength: 16, withPad: " ", startingAt: 0)
+        let times = [0.5, 0.99, 0.999].map { figure.renderNanoseconds.sortedQuantile($0) } + [figure.renderNanoseconds.last!]
+        let columns = times.map { String(format: "%7.1f", microseconds($0)) }.joined(separator: " ")
+        print("  \(name) \(grant) \(columns) \(String(format: "%9.0f %9.0f", microseconds(figure.deadlineNanoseconds), microseconds(figure.headroomNanoseconds)))"
+              + " \(String(format: "%6d %7.0f %7d", figure.xruns, microseconds(figure.jitterNanoseconds), figure.voices))"
+              + (figure.error.map { "  (\($0))" } ?? ""))
+    }
+
+    static func json(_ figure: Figure) -> [String: Any] {
+        var object: [String: Any] = ["period_frames": figure.requestedPeriod, "period_count": figure.requestedCount]
+        if let error = figure.error { object["error"] = error }
+        guard let granted = figure.granted, figure.ran else { return object }
+        let render = figure.renderNanoseconds, intervals = figure.intervalNanoseconds
+        object["granted"] = ["period_frames": granted.periodFrameCount, "buffer_frames": granted.bufferFrameCount,
+                             "format": "\(granted.format)", "sample_rate": granted.sampleRate, "channels": granted.channelCount]
+        object["render_us"] = ["p50": microseconds(render.sortedQuantile(0.5)), "p99": microseconds(render.sortedQuantile(0.99)),
+                               "p99_9": microseconds(render.sortedQuantile(0.999)), "max": microseconds(render.last!)]
+        object["deadline_us"] = microseconds(figure.deadlineNanoseconds)
+        object["headroom_us"] = microseconds(figure.headroomNanoseconds)
+        object["xruns"] = figure.xruns
+        object["wakeup_interval_us"] = ["p50": microseconds(intervals.sortedQuantile(0.5)), "p99": microseconds(intervals.sortedQuantile(0.99)),
+                                        "max": microseconds(intervals.last ?? 0)]
+        object["wakeup_jitter_us"] = microseconds(figure.jitterNanoseconds)
+        object["periods_timed"] = render.count
+        object["peak_voices"] = figure.voices
+        object["scheduling"] = figure.realtime
+        return object
+    }
+}
