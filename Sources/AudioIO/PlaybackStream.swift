@@ -197,7 +197,7 @@ public final class PlaybackStream: @unchecked Sendable {
     /// Duplex only: the measured microphone-to-speaker latency in frames (how long ago the next
     /// captured frame was captured, plus how long until it plays: `snd_pcm_avail` of capture plus
     /// `snd_pcm_delay` of playback, right after a write), averaged over the last half second; nil
-    /// until measured.
+    /// until measured (the first half second, while the devices settle, does not count).
     public var latencyFrameCount: Int? {
         let frames = publishedLatencyFrames.load(ordering: .relaxed)
         return frames < 0 ? nil : frames
@@ -535,10 +535,11 @@ public final class PlaybackStream: @unchecked Sendable {
         let average = latencySum / Double(driftSamples)
         latencySum = 0
         driftSamples = 0
-        publishedLatencyFrames.store(Int(average.rounded()), ordering: .relaxed)
-        // The first window includes the start-up, when the devices settle: no baseline from it.
+        // The first window includes the start-up, when the devices settle: neither a figure to
+        // report nor a baseline comes from it.
         warmUpWindows += 1
         guard warmUpWindows > 1 else { return 0 }
+        publishedLatencyFrames.store(Int(average.rounded()), ordering: .relaxed)
         defer { previousWindowLatency = average }
         guard let baseline = driftBaseline, let previous = previousWindowLatency else {
             driftBaseline = average

@@ -91,7 +91,9 @@ extension Commands {
             }
             if engine.renderer.howlCount > howlsReported {
                 howlsReported = engine.renderer.howlCount
-                printError("staccato mic: feedback howl near \(Int(engine.renderer.lastHowlHertz.rounded())) Hz: output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
+                let hertz = Int(engine.renderer.lastHowlHertz.rounded())
+                let what = hertz >= 20 ? "feedback howl near \(hertz) Hz" : "feedback (a sub-sonic rumble pinned at full level)"
+                printError("staccato mic: \(what): output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
             }
             let now = MonotonicClock.seconds()
             if interactive, now - lastMeter > 0.1 {

@@ -56,10 +56,18 @@ final class MicDeviceTests: XCTestCase {
         defer { for path in [inputPath, outputPath, recordPath] { unlink(path) } }
         try Self.writeRaw(input, to: inputPath)
 
-        let result = try CommandRunner.staccato(["mic", "--in", "staccato_mic:FILE=\(inputPath)", "--out", "staccato_record:FILE=\(outputPath)",
-                                                 "--bass", "6", "--seconds", "3", "--record", recordPath], timeout: 30)
+        // An xrun (the dummy clock misses a wake-up now and then) restarts both sides and shifts
+        // the alignment mid-run, so one re-run is allowed for it, as for the tone test; both
+        // runs' counts are printed.
+        var result = try runMic(inputPath, outputPath, recordPath)
+        var disturbances = [Self.disturbances(in: result)]
+        if disturbances[0] != 0 {
+            result = try runMic(inputPath, outputPath, recordPath)
+            disturbances.append(Self.disturbances(in: result))
+        }
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         print(result.standardOutput)
+        print("mic runs' xruns + dropped + repeated frames: \(disturbances)")
         // "latency: mic to speaker 2.67 ms (128 frames: 128 buffered by staccato + 0 in the devices)"
         let latencyLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("latency:") })
         let numbers = latencyLine.split(separator: "(")[1].split(separator: " ").compactMap { Int($0) }
@@ -79,15 +87,30 @@ final class MicDeviceTests: XCTestCase {
         print("mic through the virtual devices: alignment \(lag) frames, reported latency \(reportedLatency) frames (\(reportedBuffered) buffered by staccato); correlation with the offline chain \(String(format: "%.6f", correlation)) over 2 s")
         XCTAssertGreaterThan(correlation, 0.999)
         XCTAssertEqual(lag, reportedBuffered, "the output runs ahead of the input by exactly the frames staccato reports buffering")
-        // The total adds what the device pointers say sits in the devices: through these file
-        // devices nothing does, so it is the same up to the pointers' jitter (under a period).
-        XCTAssertEqual(Double(reportedLatency), Double(lag), accuracy: 64)
+        // The file devices record at the application's side of the device, so the alignment sees
+        // only what staccato buffers. The total adds what the device pointers say sits below that:
+        // here ALSA's jack plugin and the JACK server, one or two 64-frame JACK cycles.
+        XCTAssertGreaterThanOrEqual(reportedLatency, lag)
+        XCTAssertLessThanOrEqual(reportedLatency - lag, 2 * 64 + 32, "no more than two JACK cycles (and jitter) below the devices")
 
         // The recording is what was played (float WAV: bit-exact), finalised and readable.
         let recording = try AudioFileReader.read(recordPath)
         XCTAssertEqual(recording.frameCount, 3 * Self.rate)
         let recorded = SignalAnalysis.channel(0, of: recording.samples, channelCount: 2)
         XCTAssertEqual(Array(recorded[0..<window]), Array(played[lag..<(lag + window)]))
+    }
+
+    func runMic(_ inputPath: String, _ outputPath: String, _ recordPath: String) throws -> CommandRunner.Result {
+        try CommandRunner.staccato(["mic", "--in", "staccato_mic:FILE=\(inputPath)", "--out", "staccato_record:FILE=\(outputPath)",
+                                    "--bass", "6", "--seconds", "3", "--record", recordPath], timeout: 30)
+    }
+
+    /// Xruns plus frames dropped or repeated, from the closing "played …" line.
+    static func disturbances(in result: CommandRunner.Result) -> Int {
+        guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("played ") }) else { return -1 }
+        let words = line.replacingOccurrences(of: ";", with: "").replacingOccurrences(of: ",", with: "").split(separator: " ")
+        func number(after word: String) -> Int { words.firstIndex(of: Substring(word)).flatMap { Int(words[$0 + 1]) } ?? 0 }
+        return number(after: "xruns:") + number(after: "dropped") + number(after: "repeated")
     }
 
     func testLiveCommandsChangeTheSoundWhileItRuns() throws {
@@ -117,15 +140,24 @@ final class MicDeviceTests: XCTestCase {
         for knobs in [["--boost", "12"], ["--boost", "12", "--bass", "12"], ["--boost", "9", "--treble", "12"]] {
             let recordPath = TestDevices.temporaryFile("mic-cable.wav")
             defer { unlink(recordPath) }
-            let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                              ["mic", "--in", "staccato_loop", "--out", "staccato_loop", "--seconds", "4", "--record", recordPath] + knobs,
-                                              timeout: 30)
-            usleep(1_000_000)
-            let kick = try CommandRunner.staccato(["tone", "--device", "staccato_loop", "--frequency", "700", "--seconds", "0.1", "--volume", "0.05"])
-            XCTAssertEqual(kick.exitCode, 0, kick.standardError)
-            let result = mic.wait()
+            func run() throws -> CommandRunner.Result {
+                let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                                  ["mic", "--in", "staccato_loop", "--out", "staccato_loop", "--seconds", "4", "--record", recordPath] + knobs,
+                                                  timeout: 30)
+                usleep(1_000_000)
+                let kick = try CommandRunner.staccato(["tone", "--device", "staccato_loop", "--frequency", "700", "--seconds", "0.1", "--volume", "0.05"])
+                XCTAssertEqual(kick.exitCode, 0, kick.standardError)
+                return mic.wait()
+            }
+            // The cable is not bit-exact and xruns break the loop's growth into bursts: one re-run
+            // is allowed for a run the dummy clock disturbed.
+            var result = try run()
+            if Self.disturbances(in: result) != 0 && !result.standardError.contains("staccato mic: feedback") {
+                print("virtual cable \(knobs.joined(separator: " ")): disturbed run (\(Self.disturbances(in: result))), running again")
+                result = try run()
+            }
             XCTAssertEqual(result.exitCode, 0, result.standardError)
-            let warning = result.standardError.split(separator: "\n").first { $0.contains("feedback howl near") }
+            let warning = result.standardError.split(separator: "\n").first { $0.contains("staccato mic: feedback") }
             XCTAssertNotNil(warning, "\(knobs): \(result.standardError)")
             // After the guard, the loop dies away: the last second is silent or nearly so.
             let recording = try AudioFileReader.read(recordPath)
