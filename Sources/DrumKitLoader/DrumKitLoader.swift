@@ -34,6 +34,15 @@ public enum DrumKitLoader {
     /// +12 dB on a full-scale one-shot only clips.
     public static let gainRange = -60.0...12.0
 
+    /// Checks a manifest's JSON (every field, as `load` does) without reading its pads' files;
+    /// `path` names it in messages. Returns the pads' count.
+    /// - Throws: `DrumKitError`, as `load` does for the manifest itself.
+    /// - Thread: control.
+    @discardableResult
+    public static func checkManifest(_ data: Data, path: String) throws(DrumKitError) -> Int {
+        try DrumKitManifest.parse(data, path: path).pads.count
+    }
+
     /// Loads the manifest at `path` and every pad's file (WAV, FLAC, Ogg; any rate, mono or
     /// stereo), each decoded once and converted to stereo at `sampleRate`, the engine's rate, so a
     /// hit never converts anything.

@@ -39,11 +39,21 @@ struct DrumKitManifest {
     /// - Throws: `DrumKitError` naming the manifest, and the field when one is at fault.
     static func load(path: String) throws(DrumKitError) -> DrumKitManifest {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        return try ManifestFile.read(path: path, expected: "a kit manifest {\"name\": …, \"pads\": […]}",
-                                     known: kitFields, wording: .foundFirst) { kit throws(ManifestProblem) in
+        return try ManifestFile.read(path: path, expected: expected, known: kitFields, wording: .foundFirst) { kit throws(ManifestProblem) in
             try parse(kit, folder: folder)
         }
     }
+
+    /// Checks a manifest already in memory, as if it were at `path`.
+    /// - Throws: `DrumKitError` naming `path`, and the field when one is at fault.
+    static func parse(_ data: Data, path: String) throws(DrumKitError) -> DrumKitManifest {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return try ManifestFile.decode(data, path: path, expected: expected, known: kitFields, wording: .foundFirst) { kit throws(ManifestProblem) in
+            try parse(kit, folder: folder)
+        }
+    }
+
+    static let expected = "a kit manifest {\"name\": …, \"pads\": […]}"
 
     /// The manifest in `kit`, with files resolved against `folder`; the kit is named after the
     /// folder when the manifest gives no name.

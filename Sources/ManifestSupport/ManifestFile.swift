@@ -21,6 +21,14 @@ public enum ManifestFile {
         } catch {
             throw LoadError(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
+        return try decode(data, path: path, expected: expected, known: known, wording: wording, parse)
+    }
+
+    /// The same checks on a manifest already in memory; `path` names it in messages and is what
+    /// relative file names in it are resolved against.
+    /// - Thread: control.
+    public static func decode<Manifest>(_ data: Data, path: String, expected: String, known: [String], wording: JSONObject.Wording,
+                                       _ parse: (JSONObject) throws(ManifestProblem) -> Manifest) throws(LoadError) -> Manifest {
         let root: JSONValue
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: data)

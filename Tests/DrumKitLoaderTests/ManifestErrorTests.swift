@@ -50,6 +50,19 @@ final class ManifestErrorTests: XCTestCase {
 
     // MARK: The manifest file
 
+    /// The manifest checks alone, on bytes in memory: the same answers as `load` gives for the
+    /// manifest, without touching the pads' files (which need not exist).
+    func testManifestCheckedFromMemory() throws {
+        let valid = "{\"name\": \"k\", \"pads\": [\(pad()), \(pad("snare", file: "gone.wav", note: 38))]}"
+        XCTAssertEqual(try DrumKitLoader.checkManifest(Data(valid.utf8), path: "/nowhere/kit.json"), 2)
+        let wrong = "{\"pads\": [\(pad(note: 300))]}"
+        XCTAssertThrowsError(try DrumKitLoader.checkManifest(Data(wrong.utf8), path: "/nowhere/kit.json")) { error in
+            let line = "\(error)"
+            XCTAssertTrue(line.contains("kit.json") && line.contains("pads[0].note") && line.contains("300"), line)
+            XCTAssertFalse(line.contains("\n"), line)
+        }
+    }
+
     func testMissingManifest() throws {
         let folder = try TemporaryFolder(self)
         assertError(folder, "cannot read")

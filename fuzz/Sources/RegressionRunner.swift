@@ -29,7 +29,6 @@ enum RegressionRunner {
                 count += 1
             }
         }
-        unlink(FuzzTarget.scratchManifest)
         print("staccato-fuzz \(name): \(count) inputs, no crash")
     }
 }
