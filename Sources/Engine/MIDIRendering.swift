@@ -1,4 +1,3 @@
-import AudioFile
 import DSP
 import MIDI
 import Render
@@ -60,25 +59,13 @@ extension Engine {
 }
 
 extension Engine {
-    /// Renders `file` to a sound file at `path` (.wav float, .flac or .ogg), handing libsndfile
-    /// a few thousand frames per call rather than one block: per-call overhead was a quarter of
-    /// the render time with 64-frame writes.
+    /// Renders `file` to a sound file at `path` (.wav float, .flac or .ogg), in batches of
+    /// `BatchedFileWriter.batchFrameCount` frames.
     /// - Thread: stopped. Not real-time safe: file I/O.
     @discardableResult
     public func render(_ file: MIDIFile, to path: String, options: MIDIRenderOptions = MIDIRenderOptions()) throws -> MIDIRenderSummary {
-        let channelCount = configuration.render.channelCount
-        let writer = try AudioFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: channelCount)
-        let batchFrameCount = 8_192
-        var batch: [Float] = []
-        batch.reserveCapacity((batchFrameCount + options.blockFrameCount) * channelCount)
-        let summary = try render(file, options: options) { block in
-            batch.append(contentsOf: block)
-            if batch.count >= batchFrameCount * channelCount {
-                try writer.write(batch)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if !batch.isEmpty { try writer.write(batch) }
+        var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)
+        let summary = try render(file, options: options) { try writer.write($0) }
         try writer.close()
         return summary
     }

@@ -66,11 +66,8 @@ extension Engine {
     /// Renders `frameCount` frames to a sound file (format from the extension: .wav, .flac, .ogg).
     /// - Thread: stopped. Not real-time safe: file I/O.
     public func renderOffline(frameCount: Int, to path: String, blockFrameCount: Int = 64) throws {
-        let writer = try AudioFileWriter(path: path, sampleRate: Int(sampleRate),
-                                         channelCount: configuration.render.channelCount)
-        try renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) {
-            try writer.write($0.baseAddress!, frameCount: $0.count / configuration.render.channelCount)
-        }
+        var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)
+        try renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) { try writer.write($0) }
         try writer.close()
     }
 }

@@ -79,10 +79,9 @@ public final class Recorder: @unchecked Sendable {
     /// file. Call after the audio thread has stopped, so nothing is left behind.
     /// - Throws: the first write or close error, naming the file.
     public func finish() throws {
-        guard let thread else { return try writer.close() }
+        guard thread != nil else { return try writer.close() }
         stopRequested.store(true, ordering: .releasing)
         done.wait()
-        _ = thread
         self.thread = nil
         if let writeError { throw writeError }
         try writer.close()

@@ -29,7 +29,7 @@ extension Commands {
         // One key per pad, in manifest order, playing the pad's own note.
         let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: kit.padNotes[$0]) }
         var lit: [Int: Double] = [:]
-        var inputEndedAt: Double?
+        var inputEnd = InputEnd()
         var quit = false
 
         func draw() {
@@ -51,13 +51,9 @@ extension Commands {
         let frameLimit = Int(seconds * Double(configuration.sampleRate))
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             if quit { stream.stop(); return }
-            if let endedAt = inputEndedAt {
-                // End of piped input: let what was played ring out for a second, then stop.
-                if MonotonicClock.seconds() > endedAt + 1 { stream.stop() }
-                return
-            }
+            if inputEnd.stopsAfterRingOut(stream) { return }
             guard let bytes = Terminal.pendingBytes() else {
-                inputEndedAt = MonotonicClock.seconds()
+                inputEnd.mark()
                 return
             }
             var changed = false

@@ -128,12 +128,13 @@ enum MicKnob: String, CaseIterable {
     case bass, treble, boost, reverb
 
     var range: ClosedRange<Double> {
-        switch self {
-        case .bass: Double(EffectsControls.bassRange.lowerBound)...Double(EffectsControls.bassRange.upperBound)
-        case .treble: Double(EffectsControls.trebleRange.lowerBound)...Double(EffectsControls.trebleRange.upperBound)
-        case .boost: Double(EffectsControls.boostRange.lowerBound)...Double(EffectsControls.boostRange.upperBound)
-        case .reverb: Double(EffectsControls.reverbRange.lowerBound)...Double(EffectsControls.reverbRange.upperBound)
+        let range = switch self {
+        case .bass: EffectsControls.bassRange
+        case .treble: EffectsControls.trebleRange
+        case .boost: EffectsControls.boostRange
+        case .reverb: EffectsControls.reverbRange
         }
+        return Double(range.lowerBound)...Double(range.upperBound)
     }
 
     func cell(of controls: EffectsControls) -> ParameterCell {

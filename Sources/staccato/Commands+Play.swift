@@ -119,16 +119,13 @@ extension Commands {
     static func playLive(engine: Engine, stream: PlaybackStream, frameLimit: Int, label: String,
                          read: @escaping () -> [UInt8]?) throws -> Int32 {
         var parser = MIDIStreamParser()
-        var endedAt: Double?
+        var inputEnd = InputEnd()
         print("playing \(label)")
         return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) {
-            if let endedAt {
-                if MonotonicClock.seconds() > endedAt + 1 { stream.stop() }
-                return
-            }
+            if inputEnd.stopsAfterRingOut(stream) { return }
             guard let bytes = read() else {
                 engine.releaseAllNotes()
-                endedAt = MonotonicClock.seconds()
+                inputEnd.mark()
                 return
             }
             parser.feed(bytes) { engine.send(midi: $0) }

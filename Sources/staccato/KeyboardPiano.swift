@@ -39,7 +39,7 @@ final class KeyboardPiano {
     private var sounding: [Int: Double] = [:]
     private var decoder = KeyDecoder()
     private var quit = false
-    private var inputEndedAt: Double?
+    private var inputEnd = InputEnd()
     private var needsDrawing = true
     private var lastDraw = 0.0
 
@@ -69,13 +69,12 @@ final class KeyboardPiano {
     private func tick() {
         let now = MonotonicClock.seconds()
         if quit { stream.stop(); return }
-        if let inputEndedAt {
-            // End of piped input: let what was played ring out for a second, then stop.
-            if now > inputEndedAt + 1 { stream.stop() }
+        if inputEnd.stopsAfterRingOut(stream) {
+            // End of piped input: what was played rings out.
         } else if let bytes = Terminal.pendingBytes() {
             for event in decoder.decode(bytes) { handle(event, at: now) }
         } else {
-            inputEndedAt = now
+            inputEnd.mark()
         }
         for (key, deadline) in sounding where deadline <= now { noteOff(key) }
         if needsDrawing || now - lastDraw > 0.25 { draw() }

@@ -46,3 +46,22 @@ enum LivePlayback {
         }
     }
 }
+
+/// The end of a live input (a pipe, a FIFO, a MIDI source): what was played rings out for a
+/// second, then the stream stops.
+struct InputEnd {
+    static var ringOutSeconds: Double { 1 }
+    private var endedAt: Double?
+
+    /// Notes the end (the first time only).
+    mutating func mark() {
+        if endedAt == nil { endedAt = MonotonicClock.seconds() }
+    }
+
+    /// True once the input has ended; stops `stream` when the ring-out is over.
+    func stopsAfterRingOut(_ stream: PlaybackStream) -> Bool {
+        guard let endedAt else { return false }
+        if MonotonicClock.seconds() > endedAt + Self.ringOutSeconds { stream.stop() }
+        return true
+    }
+}

@@ -3,24 +3,21 @@ import MIDI
 /// The computer keyboard as a piano: two rows of keys per octave, as in trackers (the lower row
 /// plays white keys, the row above it the black keys between them), two octaves and a fifth.
 enum PianoLayout {
+    static let lowerRow = Array("zsxdcvgbhnjm,l.;/")  // C C♯ D D♯ E F F♯ G G♯ A A♯ B C C♯ D D♯ E
+    static let upperRow = Array("q2w3er5t6y7ui9o0p[=]")  // C … G an octave up
+
     /// Semitones above the base C for each key.
-    static let semitones: [Character: Int] = {
-        var map: [Character: Int] = [:]
-        let lower = Array("zsxdcvgbhnjm,l.;/")  // C C♯ D D♯ E F F♯ G G♯ A A♯ B C C♯ D D♯ E
-        let upper = Array("q2w3er5t6y7ui9o0p[=]")  // C … G an octave up
-        for (offset, key) in lower.enumerated() { map[key] = offset }
-        for (offset, key) in upper.enumerated() { map[key] = 12 + offset }
-        return map
-    }()
+    static let semitones: [Character: Int] = Dictionary(uniqueKeysWithValues:
+        lowerRow.enumerated().map { ($1, $0) } + upperRow.enumerated().map { ($1, 12 + $0) })
+
+    /// The computer key for each semitone offset, for the legend: where the two rows overlap (the
+    /// lower row's , l . ; / repeat the upper row's first notes), the upper row's key is shown.
+    static let legend: [Int: Character] = Dictionary(
+        lowerRow.enumerated().map { ($0, $1) } + upperRow.enumerated().map { (12 + $0, $1) },
+        uniquingKeysWith: { _, upper in upper })
 
     /// The drawn range: base C up to the G two octaves and a fifth above.
     static let semitoneSpan = 31
-
-    /// The computer key for a semitone offset, for the legend.
-    static func key(for semitone: Int) -> Character? {
-        semitones.first { $0.value == semitone && !($0.key == "," || $0.key == "l" || $0.key == "." || $0.key == ";" || $0.key == "/") }?.key
-            ?? semitones.first { $0.value == semitone }?.key
-    }
 }
 
 /// One key event from the terminal, decoded from plain bytes or the kitty keyboard protocol.
@@ -128,12 +125,12 @@ struct PianoDrawing {
                 let label = showBlackNames ? name : "▌▐"
                 let start = max(0, column - label.count / 2 - 1)
                 blackRow = blackRow.padded(to: start) + (lit ? "\u{1B}[7m\(label)\u{1B}[0m" : label)
-                blackKeysRow = blackKeysRow.padded(to: column - 1) + String(PianoLayout.key(for: semitone) ?? " ")
+                blackKeysRow = blackKeysRow.padded(to: column - 1) + String(PianoLayout.legend[semitone] ?? " ")
             } else {
                 let name = NoteNames.name(of: UInt8(key), style: style)
                 let cell = String(name.prefix(whiteWidth - 1)).padded(to: whiteWidth - 1)
                 whiteRow += "│" + (lit ? "\u{1B}[7m\(cell)\u{1B}[0m" : cell)
-                whiteKeysRow = whiteKeysRow.padded(to: column + 2) + String(PianoLayout.key(for: semitone) ?? " ")
+                whiteKeysRow = whiteKeysRow.padded(to: column + 2) + String(PianoLayout.legend[semitone] ?? " ")
                 column += whiteWidth
             }
         }
