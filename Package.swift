@@ -12,10 +12,21 @@ let realtimeSettings: [SwiftSetting] = [
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 
+// The sampler's per-frame loops, compiled a second time for AVX2 with fused multiply-add (one source
+// file, linked into Sources/SamplerKernelsAVX2); the renderer picks that build at start on CPUs that
+// run it. Only x86-64 has it: elsewhere the second build is the generic one again.
+let avx2Settings: [SwiftSetting] = {
+    #if arch(x86_64)
+    return realtimeSettings + [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]), .define("FUSED_MULTIPLY_ADD")]
+    #else
+    return realtimeSettings
+    #endif
+}()
+
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -26,7 +37,11 @@ let package = Package(
 
         .target(name: "Lockfree", swiftSettings: realtimeSettings),
         .target(name: "DSP", swiftSettings: realtimeSettings),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP"], swiftSettings: realtimeSettings),
+        .target(name: "CPUFeatures"),
+        .target(name: "SamplerKernels", dependencies: ["DSP"], swiftSettings: realtimeSettings),
+        .target(name: "SamplerKernelsAVX2", dependencies: ["DSP"], swiftSettings: avx2Settings),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2"],
+                swiftSettings: realtimeSettings),
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         .target(name: "MIDI"),
         .target(name: "SoundFont", dependencies: ["Render"]),

@@ -6,13 +6,18 @@ notes (sustain pedal down on 15 melodic channels), renders 64-frame blocks with
 fluid_synth_write_float on one thread, and counts active voices every block. Prints one JSON
 line: {"voice_frames_per_second": ..., "voices_per_core": ..., "mean_voices": ...}.
 
-usage: fluidsynth_polyphony.py FONT.sf2 NOTES SECONDS [RATE]
-Reverb and chorus are off; interpolation is FluidSynth's default (4th order).
+usage: fluidsynth_polyphony.py FONT.sf2 NOTES SECONDS [RATE] [wall|cpu]
+Reverb and chorus are off; interpolation is FluidSynth's default (4th order). `cpu` times the
+rendering thread's CPU time instead of wall time, as staccato-bench polyphony --cpu-time does.
 """
 import ctypes, ctypes.util, json, sys, time
 
 font, notes, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rate = float(sys.argv[4]) if len(sys.argv) > 4 else 48000.0
+clock = sys.argv[5] if len(sys.argv) > 5 else "wall"
+if clock not in ("wall", "cpu"):
+    sys.exit(f"fluidsynth_polyphony: clock must be wall or cpu, not {clock}")
+now = time.thread_time if clock == "cpu" else time.perf_counter
 name = ctypes.util.find_library("fluidsynth") or "libfluidsynth.so.3"
 fs = ctypes.CDLL(name)
 fs.new_fluid_settings.restype = ctypes.c_void_p
@@ -55,10 +60,10 @@ elapsed = 0.0
 for first in range(0, blocks, 32):
     count = min(32, blocks - first)
     voice_frames += fs.fluid_synth_get_active_voice_count(synth) * block * count
-    start = time.perf_counter()
+    start = now()
     for _ in range(count):
         fs.fluid_synth_write_float(synth, block, left, 0, 1, right, 0, 1)
-    elapsed += time.perf_counter() - start
+    elapsed += now() - start
 print(json.dumps({"voice_frames_per_second": voice_frames / elapsed,
                   "voices_per_core": voice_frames / elapsed / rate,
                   "mean_voices": voice_frames / (blocks * block),

@@ -18,10 +18,14 @@ public struct RenderConfiguration: Sendable, Equatable {
     public var outputLimiter: Bool = true
     /// The howl guard: ducks the output when it hears sustained acoustic feedback. On by default.
     public var howlGuard: Bool = true
+    /// The build of the sampler's per-frame loops: the fastest the CPU runs unless one is asked for.
+    /// A variant the CPU cannot run falls back to `.generic`, so no setting can crash the renderer.
+    public var samplerKernel: SamplerKernelVariant = .fastestSupported
 
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
                 voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
-                outputLimiter: Bool = true, howlGuard: Bool = true) {
+                outputLimiter: Bool = true, howlGuard: Bool = true,
+                samplerKernel: SamplerKernelVariant = .fastestSupported) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
@@ -30,5 +34,6 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.cubicInterpolation = cubicInterpolation
         self.outputLimiter = outputLimiter
         self.howlGuard = howlGuard
+        self.samplerKernel = samplerKernel.isSupported ? samplerKernel : .generic
     }
 }

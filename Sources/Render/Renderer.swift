@@ -71,6 +71,7 @@ public final class Renderer: @unchecked Sendable {
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: configuration.maxFrameCount)
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
+        sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)

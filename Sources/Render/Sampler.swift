@@ -48,7 +48,9 @@ struct Sampler {
     /// how they step, gathered lane by lane in memory and then loaded whole: writing single lanes
     /// of a vector held in registers goes through the stack and stalls on every write.
     let laneBases: UnsafeMutablePointer<UnsafePointer<Float>>
-    let laneSteps: UnsafeMutablePointer<LaneSteps>
+    let lanePositions: UnsafeMutablePointer<LanePositions>
+    /// The group's ramped gains for the block, gathered the same way.
+    let laneGains: UnsafeMutablePointer<LaneGains>
     /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
     let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>
     let passthrough: UnsafeMutablePointer<LowPassFilter>
@@ -58,6 +60,8 @@ struct Sampler {
     var pool: VoicePool
     let sampleRate: Double
     var interpolation = SamplerVoice.Interpolation.cubic
+    /// The build of the per-frame loops that renders: set before the audio thread starts.
+    var kernel = SamplerKernelVariant.generic
 
     // Statistics (audio thread writes; the renderer publishes them).
     var activeVoiceCount = 0
@@ -65,12 +69,6 @@ struct Sampler {
     var noteOnCount = 0
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
-
-    struct LaneSteps {
-        var fraction = Lanes(), fractionStep = Lanes()
-        /// Unsigned, so that a lane's index widens to a pointer offset for free.
-        var wholeStep = SIMD8<UInt32>()
-    }
 
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
         self.sampleRate = sampleRate
@@ -91,8 +89,10 @@ struct Sampler {
         groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: Self.laneCount)
         laneBases = .allocate(capacity: Self.laneCount)
         laneBases.initialize(repeating: UnsafePointer(silence), count: Self.laneCount)
-        laneSteps = .allocate(capacity: 1)
-        laneSteps.initialize(to: LaneSteps())
+        lanePositions = .allocate(capacity: 1)
+        lanePositions.initialize(to: LanePositions())
+        laneGains = .allocate(capacity: 1)
+        laneGains.initialize(to: LaneGains(leftStart: Lanes(), leftStep: Lanes(), rightStart: Lanes(), rightStep: Lanes()))
         passthrough = .allocate(capacity: 1)
         passthrough.initialize(to: LowPassFilter())
         laneFilters = .allocate(capacity: Self.laneCount)
@@ -116,7 +116,8 @@ struct Sampler {
         group.deallocate()
         groupBlocks.deallocate()
         laneBases.deallocate()
-        laneSteps.deallocate()
+        lanePositions.deallocate()
+        laneGains.deallocate()
         laneFilters.deallocate()
         passthrough.deallocate()
     }
@@ -319,15 +320,16 @@ struct Sampler {
                 }
             }
             readLanes(count: count, frameCount: blockFrames)
+            // Every passthrough lane writes its (zero) state back into the one shared filter:
+            // clearing it each block keeps anything stray from carrying over.
             if filtering {
-                // Every passthrough lane writes its (zero) state back into the one shared filter:
-                // clearing it each block keeps anything stray from carrying over.
                 passthrough.pointee.reset()
                 var filter = LowPassFilterLanes(laneFilters)
-                mixGroup(frameCount: blockFrames, filter: &filter, busLeft: busLeft + offset, busRight: busRight + offset)
+                mixGroup(frameCount: blockFrames, filtering: true, filter: &filter, busLeft: busLeft + offset, busRight: busRight + offset)
                 filter.store(into: laneFilters)
             } else {
-                mixGroup(frameCount: blockFrames, busLeft: busLeft + offset, busRight: busRight + offset)
+                var unused = LowPassFilterLanes()
+                mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, busLeft: busLeft + offset, busRight: busRight + offset)
             }
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
@@ -375,15 +377,14 @@ struct Sampler {
     }
 
     /// Reads `frameCount` frames from frame `from` of the block for every lane at once (no lane is
-    /// near a boundary): each lane loads its four neighbouring samples as one vector, the vectors
-    /// are transposed so that the interpolation runs across lanes. Lanes not reading read silence at
-    /// a standstill.
+    /// near a boundary) through the kernel's SIMD reader. Lanes not reading read silence at a
+    /// standstill.
     @_noAllocation @_noLocks
     func readGroup(count: Int, from: Int, frameCount: Int) {
         // Within a run each lane's position is split into a whole frame count from its base and a
         // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
         // accumulates: the Double position is advanced exactly at the end.
-        laneSteps.pointee = LaneSteps()
+        lanePositions.pointee = LanePositions()
         for lane in 0..<Self.laneCount {
             guard lane < count, groupBlocks[lane].isReading else {
                 laneBases[lane] = UnsafePointer(silence + 1)
@@ -392,106 +393,35 @@ struct Sampler {
             let voice = group[lane]
             let start = Int(voice.pointee.position)
             laneBases[lane] = voice.pointee.samples! + (start - 1)
-            laneSteps.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
+            lanePositions.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
             let increment = voice.pointee.lastIncrement
-            laneSteps.pointee.wholeStep[lane] = UInt32(increment)
-            laneSteps.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
+            lanePositions.pointee.wholeStep[lane] = UInt32(increment)
+            lanePositions.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
         }
-        for half in 0..<2 {
-            if interpolation.isCubic {
-                readGroup(cubic: true, half: half, into: scratch + from, frameCount: frameCount)
-            } else {
-                readGroup(cubic: false, half: half, into: scratch + from, frameCount: frameCount)
-            }
-        }
+        kernel.readLanes(cubic: interpolation.isCubic, bases: laneBases, positions: lanePositions,
+                         into: scratch + from, frameCount: frameCount)
         for lane in 0..<count where groupBlocks[lane].isReading {
             group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
         }
     }
 
-    /// The SIMD reader's loop, one copy per interpolation so that neither tests the other's flag
-    /// every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes'
-    /// bases, positions and samples at once overflow the registers, and the spills cost more than
-    /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
-    @inline(__always) @_noAllocation @_noLocks
-    func readGroup(cubic: Bool, half: Int, into output: UnsafeMutablePointer<Lanes>, frameCount: Int) {
-        let first = half * 4
-        let b0 = laneBases[first], b1 = laneBases[first + 1], b2 = laneBases[first + 2], b3 = laneBases[first + 3]
-        var fraction = half == 0 ? laneSteps.pointee.fraction.lowHalf : laneSteps.pointee.fraction.highHalf
-        let fractionStep = half == 0 ? laneSteps.pointee.fractionStep.lowHalf : laneSteps.pointee.fractionStep.highHalf
-        let wholeStep = half == 0 ? laneSteps.pointee.wholeStep.lowHalf : laneSteps.pointee.wholeStep.highHalf
-        var whole = SIMD4<UInt32>()
-        let one = SIMD4<Float>(repeating: 1)
-        var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
-        @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: UInt32) -> SIMD4<Float> {
-            UnsafeRawPointer(base + Int(whole)).loadUnaligned(as: SIMD4<Float>.self)
-        }
-        for _ in 0..<frameCount {
-            // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
-            let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
-            let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
-            let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
-            if cubic {
-                let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
-                let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
-                // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)`, four lanes at once.
-                let slope = (y1 - ym1) * 0.5
-                let v = y0 - y1
-                let w = slope + v
-                let a = w + v + (y2 - y0) * 0.5
-                let b = w + a
-                lanes.pointee = ((a * fraction - b) * fraction + slope) * fraction + y0
-            } else {
-                lanes.pointee = y0 + (y1 - y0) * fraction
-            }
-            lanes += 2
-            // Subtracting 1-or-0 rather than choosing between two results: fewer instructions
-            // (SSE2 has no blend), and the same values.
-            fraction += fractionStep
-            let carry = fraction .>= one
-            fraction -= SIMD4<Float>().replacing(with: 1, where: carry)
-            whole &+= wholeStep
-            whole.replace(with: whole &+ 1, where: carry)
-        }
-    }
-
-    /// Adds the lanes into the lane buses, each through its own ramped gains. Lanes past a voice's
-    /// end hold zeros, and empty lanes have zero gain, so all of them mix in one pass.
+    /// Adds the lanes into the lane buses, each through its own ramped gains and, with `filtering`,
+    /// its lane of `filter`. Lanes past a voice's end hold zeros, and empty lanes have zero gain, so
+    /// all of them mix in one pass.
     @_noAllocation @_noLocks
-    func mixGroup(frameCount: Int, busLeft: UnsafeMutablePointer<Lanes>, busRight: UnsafeMutablePointer<Lanes>) {
-        var unused = LowPassFilterLanes()
-        mixGroup(filtering: false, frameCount: frameCount, filter: &unused, busLeft: busLeft, busRight: busRight)
-    }
-
-    /// `mixGroup` with every lane through `filter` on the way: filtering in the mixing pass saves
-    /// storing the block and loading it again.
-    @_noAllocation @_noLocks
-    func mixGroup(frameCount: Int, filter: inout LowPassFilterLanes, busLeft: UnsafeMutablePointer<Lanes>,
-                  busRight: UnsafeMutablePointer<Lanes>) {
-        mixGroup(filtering: true, frameCount: frameCount, filter: &filter, busLeft: busLeft, busRight: busRight)
-    }
-
-    @inline(__always) @_noAllocation @_noLocks
-    func mixGroup(filtering: Bool, frameCount: Int, filter: inout LowPassFilterLanes,
+    func mixGroup(frameCount: Int, filtering: Bool, filter: inout LowPassFilterLanes,
                   busLeft: UnsafeMutablePointer<Lanes>, busRight: UnsafeMutablePointer<Lanes>) {
         let blocks = groupBlocks
-        var leftGain = Lanes(blocks[0].leftStart, blocks[1].leftStart, blocks[2].leftStart, blocks[3].leftStart,
-                             blocks[4].leftStart, blocks[5].leftStart, blocks[6].leftStart, blocks[7].leftStart)
-        let leftStep = Lanes(blocks[0].leftStep, blocks[1].leftStep, blocks[2].leftStep, blocks[3].leftStep,
-                             blocks[4].leftStep, blocks[5].leftStep, blocks[6].leftStep, blocks[7].leftStep)
-        var rightGain = Lanes(blocks[0].rightStart, blocks[1].rightStart, blocks[2].rightStart, blocks[3].rightStart,
-                              blocks[4].rightStart, blocks[5].rightStart, blocks[6].rightStart, blocks[7].rightStart)
-        let rightStep = Lanes(blocks[0].rightStep, blocks[1].rightStep, blocks[2].rightStep, blocks[3].rightStep,
-                              blocks[4].rightStep, blocks[5].rightStep, blocks[6].rightStep, blocks[7].rightStep)
-        var lanes = filter
-        for frame in 0..<frameCount {
-            leftGain += leftStep
-            rightGain += rightStep
-            let values = filtering ? lanes.process(scratch[frame]) : scratch[frame]
-            busLeft[frame] += values * leftGain
-            busRight[frame] += values * rightGain
-        }
-        filter = lanes
+        laneGains.pointee = LaneGains(
+            leftStart: Lanes(blocks[0].leftStart, blocks[1].leftStart, blocks[2].leftStart, blocks[3].leftStart,
+                             blocks[4].leftStart, blocks[5].leftStart, blocks[6].leftStart, blocks[7].leftStart),
+            leftStep: Lanes(blocks[0].leftStep, blocks[1].leftStep, blocks[2].leftStep, blocks[3].leftStep,
+                            blocks[4].leftStep, blocks[5].leftStep, blocks[6].leftStep, blocks[7].leftStep),
+            rightStart: Lanes(blocks[0].rightStart, blocks[1].rightStart, blocks[2].rightStart, blocks[3].rightStart,
+                              blocks[4].rightStart, blocks[5].rightStart, blocks[6].rightStart, blocks[7].rightStart),
+            rightStep: Lanes(blocks[0].rightStep, blocks[1].rightStep, blocks[2].rightStep, blocks[3].rightStep,
+                             blocks[4].rightStep, blocks[5].rightStep, blocks[6].rightStep, blocks[7].rightStep))
+        kernel.mixLanes(scratch, frameCount: frameCount, gains: laneGains, filtering: filtering, filter: &filter, busLeft: busLeft, busRight: busRight)
     }
 
     /// Hands back banks that are neither current nor used by any voice.

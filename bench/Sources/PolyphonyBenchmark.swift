@@ -5,7 +5,8 @@ import Render
 /// Voices one core renders in real time at 64-frame periods: hold many notes of a real font, render
 /// 64-frame blocks on one thread, count active voices every block, and divide the voice-frames
 /// rendered per second by the sample rate. FluidSynth is measured the same way in the same run
-/// (bench/fluidsynth_polyphony.py drives libfluidsynth), so the two figures are side by side.
+/// (bench/fluidsynth_polyphony.py drives libfluidsynth), so the two figures are side by side. Where the
+/// CPU runs the AVX2+FMA build of the sampler kernels, cubic is measured with both builds.
 enum PolyphonyBenchmark {
     struct Figure {
         var voicesPerCore: Double
@@ -13,12 +14,32 @@ enum PolyphonyBenchmark {
         var realtimeFactor: Double
     }
 
+    /// What a render is timed by: elapsed time, or the CPU time of the rendering thread (which leaves
+    /// out time the thread spent preempted when other work shares the machine).
+    enum Clock: String {
+        case wall, threadCPU = "cpu"
+
+        /// Nanoseconds on this clock; only differences mean anything.
+        var nanoseconds: UInt64 {
+            switch self {
+            case .wall:
+                return DispatchTime.now().uptimeNanoseconds
+            case .threadCPU:
+                var time = timespec()
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+                return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+            }
+        }
+    }
+
     static let melodicChannels: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
 
-    static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool, rate: Double = 48_000) throws -> Figure {
+    static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool,
+                                kernel: SamplerKernelVariant, clock: Clock, rate: Double = 48_000) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
-            sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic)))
+            sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
+            samplerKernel: kernel)))
         engine.install(bank)
         for channel in melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
         for index in 0..<notes {
@@ -35,9 +56,9 @@ enum PolyphonyBenchmark {
         for first in stride(from: 0, to: blocks, by: 32) {
             let count = min(32, blocks - first)
             voiceFrames += engine.renderer.statistics.activeVoices * block * count
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = clock.nanoseconds
             for _ in 0..<count { engine.renderer.render(into: buffer, frameCount: block) }
-            elapsed += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            elapsed += Double(clock.nanoseconds - start) / 1e9
         }
         engine.processEvents()
         return Figure(voicesPerCore: Double(voiceFrames) / elapsed / rate,
@@ -45,43 +66,57 @@ enum PolyphonyBenchmark {
                       realtimeFactor: Double(blocks * block) / rate / elapsed)
     }
 
-    static func measureFluidSynth(font: String, notes: Int, seconds: Double) -> Figure? {
+    static func measureFluidSynth(font: String, notes: Int, seconds: Double, clock: Clock) -> Figure? {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("fluidsynth_polyphony.py").path
-        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(seconds)]), run.status == 0,
+        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(seconds), "48000", clock.rawValue]), run.status == 0,
               let json = try? JSONSerialization.jsonObject(with: run.output) as? [String: Double],
               let voices = json["voices_per_core"], let mean = json["mean_voices"], let factor = json["realtime_factor"]
         else { return nil }
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int) throws -> [String: Any] {
+    static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
-        print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run")
-        var cubic: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
+        print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
+              + (clock == .wall ? "wall time" : "each render thread's CPU time"))
+        let fastest = SamplerKernelVariant.fastestSupported
+        var cubic: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
         for _ in 0..<runs {
-            cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true))
-            linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false))
-            if let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds) { fluid.append(figure) }
+            cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
+            if fastest != .generic {
+                cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock))
+            }
+            linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false, kernel: fastest, clock: clock))
+            if let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds, clock: clock) { fluid.append(figure) }
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "notes": notes,
-                                     "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000]
+                                     "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000,
+                                     "sampler_kernel": fastest.description, "clock": clock.rawValue]
         func show(_ name: String, key: String, _ figures: [Figure]) {
-            guard !figures.isEmpty else { return print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) not measured (is fluidsynth installed?)") }
+            guard !figures.isEmpty else { return print("  \(name.padding(toLength: 52, withPad: " ", startingAt: 0)) not measured (is fluidsynth installed?)") }
             let median = figures.median(by: \.voicesPerCore)
-            print("  \(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"
+            print("  \(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"
                   + "  (\(String(format: "%.0f", median.meanVoices)) voices sounding, \(String(format: "%.2f", median.realtimeFactor))x real time)")
             report[key] = ["voices_per_core": figures.map(\.voicesPerCore).summary,
                            "mean_voices": median.meanVoices, "realtime_factor": median.realtimeFactor]
         }
-        show("Staccato, cubic (4-point) interpolation", key: "staccato_cubic", cubic)
-        show("Staccato, linear interpolation", key: "staccato_linear", linear)
+        show("Staccato, cubic (4-point), \(fastest) kernels", key: "staccato_cubic", cubic)
+        if !cubicGeneric.isEmpty {
+            show("Staccato, cubic (4-point), \(SamplerKernelVariant.generic) kernels", key: "staccato_cubic_generic", cubicGeneric)
+        }
+        show("Staccato, linear, \(fastest) kernels", key: "staccato_linear", linear)
         show("FluidSynth \(FluidSynth.version ?? ""), 4th-order interpolation", key: "fluidsynth", fluid)
         report["fluidsynth_version"] = FluidSynth.version ?? NSNull()
         if !cubic.isEmpty && !fluid.isEmpty {
             let ratio = cubic.map(\.voicesPerCore).median / fluid.map(\.voicesPerCore).median
             print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_over_fluidsynth"] = ratio
+        }
+        if !cubicGeneric.isEmpty {
+            let ratio = cubic.map(\.voicesPerCore).median / cubicGeneric.map(\.voicesPerCore).median
+            print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.generic) kernels: \(String(format: "%.2f", ratio))x")
+            report["ratio_staccato_cubic_fastest_over_generic_kernels"] = ratio
         }
         return report
     }

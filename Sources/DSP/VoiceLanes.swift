@@ -1,0 +1,34 @@
+// Per-block parameters of the sampler kernels (modules SamplerKernels / SamplerKernelsAVX2), defined
+// here so that both builds of the kernels take the same types.
+
+/// Where eight lanes of the SIMD reader are in their samples, and how far they step each frame: a
+/// Float fraction and a whole frame count from the lane's base, cheap to step and convert.
+public struct LanePositions {
+    public var fraction: SIMD8<Float>
+    public var fractionStep: SIMD8<Float>
+    /// Unsigned, so that a lane's index widens to a pointer offset for free.
+    public var wholeStep: SIMD8<UInt32>
+
+    /// - Thread: audio | control
+    @inlinable @_noAllocation @_noLocks
+    public init() {
+        fraction = SIMD8()
+        fractionStep = SIMD8()
+        wholeStep = SIMD8()
+    }
+}
+
+/// Each lane's gain at the start of a block and its step per frame, for both sides.
+public struct LaneGains {
+    public var leftStart: SIMD8<Float>, leftStep: SIMD8<Float>
+    public var rightStart: SIMD8<Float>, rightStep: SIMD8<Float>
+
+    /// - Thread: audio | control
+    @inlinable @_noAllocation @_noLocks
+    public init(leftStart: SIMD8<Float>, leftStep: SIMD8<Float>, rightStart: SIMD8<Float>, rightStep: SIMD8<Float>) {
+        self.leftStart = leftStart
+        self.leftStep = leftStep
+        self.rightStart = rightStart
+        self.rightStep = rightStep
+    }
+}

@@ -1,0 +1,118 @@
+// The sampler's per-frame loops: reading eight voices' samples and filtering and mixing them. This
+// one file is compiled twice, as module `SamplerKernels` for baseline x86-64 (SSE2) and, through a
+// symbolic link, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and FUSED_MULTIPLY_ADD defined;
+// `SamplerKernelVariant` (module Render) picks one at start from what the CPU supports. Nothing here
+// may call code outside this file that is not inlined into it: a shared out-of-line helper would be
+// compiled for one target and could run on a CPU without its instructions.
+import DSP
+
+/// `a × b + c`, lane by lane: one fused multiply-add (rounded once, one instruction) where this file
+/// is compiled for FMA, else a multiply and an add. Decided here at compile time: a flag passed in
+/// and folded later leaves the optimiser splitting vectors around the branch it did not take.
+/// Transparent, so that even unoptimised builds inline it and make no generic call.
+@_transparent
+func multiplyAdd<Lanes: SIMD>(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes where Lanes.Scalar == Float {
+    #if FUSED_MULTIPLY_ADD
+    c.addingProduct(a, b)
+    #else
+    a * b + c
+    #endif
+}
+
+/// Reads `frameCount` interpolated frames of eight lanes into `output`: lane k from `bases[k]` (one
+/// frame before the first it interpolates from) at `positions`. Each lane loads its four neighbouring
+/// samples as one vector; the vectors are transposed so that the interpolation runs across lanes.
+/// No lane may come within two frames of its sample's end or loop end (the caller checks).
+/// - Thread: audio
+@_noAllocation @_noLocks
+public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
+                      into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    for half in 0..<2 {
+        if cubic {
+            readFourLanes(cubic: true, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
+        } else {
+            readFourLanes(cubic: false, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
+        }
+    }
+}
+
+/// The reader's loop, one copy per interpolation so that neither tests the other's flag every frame.
+/// It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes' bases, positions
+/// and samples at once overflow the registers, and the spills cost more than the second pass.
+/// Nothing here waits on a long chain, so four lanes lose no overlap.
+@inline(__always) @_noAllocation @_noLocks
+func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
+                   into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    let first = half * 4
+    let b0 = bases[first], b1 = bases[first + 1], b2 = bases[first + 2], b3 = bases[first + 3]
+    var fraction = half == 0 ? positions.pointee.fraction.lowHalf : positions.pointee.fraction.highHalf
+    let fractionStep = half == 0 ? positions.pointee.fractionStep.lowHalf : positions.pointee.fractionStep.highHalf
+    let wholeStep = half == 0 ? positions.pointee.wholeStep.lowHalf : positions.pointee.wholeStep.highHalf
+    var whole = SIMD4<UInt32>()
+    let one = SIMD4<Float>(repeating: 1)
+    var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
+    @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: UInt32) -> SIMD4<Float> {
+        UnsafeRawPointer(base + Int(whole)).loadUnaligned(as: SIMD4<Float>.self)
+    }
+    for _ in 0..<frameCount {
+        // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
+        let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
+        let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
+        let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
+        if cubic {
+            let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
+            let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
+            // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)` (module Render), four lanes at once.
+            let slope = (y1 - ym1) * 0.5
+            let v = y0 - y1
+            let w = slope + v
+            let a = w + v + (y2 - y0) * 0.5
+            let b = w + a
+            let horner = multiplyAdd(multiplyAdd(a, fraction, -b), fraction, slope)
+            lanes.pointee = multiplyAdd(horner, fraction, y0)
+        } else {
+            lanes.pointee = multiplyAdd(y1 - y0, fraction, y0)
+        }
+        lanes += 2
+        // Subtracting 1-or-0 rather than choosing between two results: fewer instructions
+        // (SSE2 has no blend), and the same values.
+        fraction += fractionStep
+        let carry = fraction .>= one
+        fraction -= SIMD4<Float>().replacing(with: 1, where: carry)
+        whole &+= wholeStep
+        whole.replace(with: whole &+ 1, where: carry)
+    }
+}
+
+/// Adds `frameCount` frames of eight lanes into the lane buses, each through its own ramped gains,
+/// and with `filtering` through `filter` first (a lane's filter may pass its input through):
+/// filtering in the mixing pass saves storing the block and loading it again. The caller gathers
+/// and stores the filter lanes: built here from scattered scalars, the optimiser splits the vectors.
+/// - Thread: audio
+@_noAllocation @_noLocks
+public func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
+                     filtering: Bool, filter: inout LowPassFilterLanes,
+                     busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
+    if filtering {
+        mixLanes(filtering: true, frames, frameCount: frameCount, gains: gains, filter: &filter, busLeft: busLeft, busRight: busRight)
+    } else {
+        mixLanes(filtering: false, frames, frameCount: frameCount, gains: gains, filter: &filter, busLeft: busLeft, busRight: busRight)
+    }
+}
+
+@inline(__always) @_noAllocation @_noLocks
+func mixLanes(filtering: Bool, _ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
+              filter: inout LowPassFilterLanes,
+              busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
+    var leftGain = gains.pointee.leftStart, rightGain = gains.pointee.rightStart
+    let leftStep = gains.pointee.leftStep, rightStep = gains.pointee.rightStep
+    var lanes = filter
+    for frame in 0..<frameCount {
+        leftGain += leftStep
+        rightGain += rightStep
+        let values = filtering ? lanes.process(frames[frame]) : frames[frame]
+        busLeft[frame] = multiplyAdd(values, leftGain, busLeft[frame])
+        busRight[frame] = multiplyAdd(values, rightGain, busRight[frame])
+    }
+    filter = lanes
+}
