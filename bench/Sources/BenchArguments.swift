@@ -37,6 +37,20 @@ struct BenchArguments {
         return parsed
     }
 
+    /// `--name 64,128` (or `--name 64 128`): a subset of `allowed`, in the order `allowed` lists
+    /// them; every other value is an error naming the values that are measured.
+    func integers(_ name: String, from allowed: [Int]) -> [Int] {
+        let words = strings(name).flatMap { $0.split(separator: ",") }
+        guard !words.isEmpty else { return allowed }
+        let chosen = words.map { word -> Int in
+            guard let value = Int(word), allowed.contains(value) else {
+                BenchArguments.fail("--\(name) expects values from \(allowed.map(String.init).joined(separator: ",")), got '\(word)'", status: 2)
+            }
+            return value
+        }
+        return allowed.filter(chosen.contains)
+    }
+
     func flag(_ name: String) -> Bool { setFlags.contains(name) }
 
     func string(_ name: String) -> String? {

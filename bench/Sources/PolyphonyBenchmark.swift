@@ -13,17 +13,13 @@ enum PolyphonyBenchmark {
         var realtimeFactor: Double
     }
 
-    static let melodicChannels: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
-
     static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool, rate: Double = 48_000) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic)))
         engine.install(bank)
-        for channel in melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
-        for index in 0..<notes {
-            engine.send(.noteOn(channel: melodicChannels[index % 15], key: UInt8(21 + (index / 15) % 88), velocity: 100))
-        }
+        HeldNotes.pressPedals(engine)
+        HeldNotes(bank: bank).strike(engine, 0..<notes)
         let block = 64
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
         defer { buffer.deallocate() }
@@ -55,7 +51,7 @@ enum PolyphonyBenchmark {
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int) throws -> [String: Any] {
+    static func run(font: String, notes: Int, seconds: Double, runs: Int, rampPeriods: [Int]) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run")
         var cubic: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
@@ -83,6 +79,8 @@ enum PolyphonyBenchmark {
             print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_over_fluidsynth"] = ratio
         }
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods)
+        report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }
 }
