@@ -7,24 +7,16 @@ in fluid_synth_noteon, and one 64-frame fluid_synth_write_float) and each of the
 after it. Voice allocations FluidSynth gives up on are counted from its warnings ("Failed to
 allocate a synthesis process"). Prints one JSON line.
 
-usage: fluidsynth_burst.py FONT.sf2 NOTES BLOCKS [RATE]
-Reverb and chorus are off; notes are those of bench/Sources/HeldNotes.swift, velocity 100, no pedal.
+usage: fluidsynth_burst.py FONT.sf2 NOTES BLOCKS KEY,KEY,... [RATE]
+Reverb and chorus are off; notes are those of bench/Sources/HeldNotes.swift (the melodic channels in
+turn, then the next of KEYS), velocity 100, no pedal.
 """
-import ctypes, ctypes.util, json, sys, time
+import ctypes, json, sys, time
+from fluidsynth_ctypes import MELODIC, fs, open_synth
 
 font, notes, blocks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rate = float(sys.argv[4]) if len(sys.argv) > 4 else 48000.0
-fs = ctypes.CDLL(ctypes.util.find_library("fluidsynth") or "libfluidsynth.so.3")
-fs.new_fluid_settings.restype = ctypes.c_void_p
-fs.new_fluid_synth.restype = ctypes.c_void_p
-fs.new_fluid_synth.argtypes = [ctypes.c_void_p]
-fs.fluid_settings_setint.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-fs.fluid_settings_setnum.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
-fs.fluid_synth_sfload.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-fs.fluid_synth_noteon.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-fs.fluid_synth_write_float.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
-                                       ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-fs.fluid_synth_get_active_voice_count.argtypes = [ctypes.c_void_p]
+keys = [int(key) for key in sys.argv[4].split(",")]
+rate = float(sys.argv[5]) if len(sys.argv) > 5 else 48000.0
 
 failed = 0
 LOG = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
@@ -35,19 +27,8 @@ def count_failures(level, message, data):
 log = LOG(count_failures)
 fs.fluid_set_log_function.argtypes = [ctypes.c_int, LOG, ctypes.c_void_p]
 fs.fluid_set_log_function(2, log, None)  # FLUID_WARN
+synth = open_synth(font, 256, rate)  # Staccato's default voice pool
 
-settings = fs.new_fluid_settings()
-fs.fluid_settings_setnum(settings, b"synth.sample-rate", rate)
-fs.fluid_settings_setint(settings, b"synth.polyphony", 256)  # Staccato's default voice pool
-fs.fluid_settings_setint(settings, b"synth.reverb.active", 0)
-fs.fluid_settings_setint(settings, b"synth.chorus.active", 0)
-fs.fluid_settings_setint(settings, b"synth.cpu-cores", 1)
-synth = fs.new_fluid_synth(settings)
-if fs.fluid_synth_sfload(synth, font.encode(), 1) < 0:
-    sys.exit(f"fluidsynth_burst: cannot load {font}")
-
-melodic = [c for c in range(16) if c != 9]
-keys = list(range(21, 109)) + list(range(0, 21)) + list(range(109, 128))
 block = 64
 left = (ctypes.c_float * block)()
 right = (ctypes.c_float * block)()
@@ -56,7 +37,7 @@ for _ in range(16):
 times = []
 start = time.perf_counter()
 for index in range(notes):
-    fs.fluid_synth_noteon(synth, melodic[index % 15], keys[(index // 15) % len(keys)], 100)
+    fs.fluid_synth_noteon(synth, MELODIC[index % 15], keys[(index // 15) % len(keys)], 100)
 fs.fluid_synth_write_float(synth, block, left, 0, 1, right, 0, 1)
 times.append(time.perf_counter() - start)
 voices = fs.fluid_synth_get_active_voice_count(synth)
@@ -66,7 +47,6 @@ for _ in range(blocks - 1):
     times.append(time.perf_counter() - start)
 # What NOTES calls through ctypes cost by themselves (a trivial getter), charged to the burst block
 # above: reported beside it, not subtracted.
-fs.fluid_synth_get_polyphony.argtypes = [ctypes.c_void_p]
 start = time.perf_counter()
 for index in range(notes):
     fs.fluid_synth_get_polyphony(synth)

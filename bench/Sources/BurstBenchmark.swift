@@ -69,10 +69,11 @@ enum BurstBenchmark {
         var ctypesCallsNanoseconds: Double
     }
 
-    static func measureFluidSynth(font: String, notes: Int) -> FluidFigure? {
+    static func measureFluidSynth(font: String, held: HeldNotes, notes: Int) -> FluidFigure? {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("fluidsynth_burst.py").path
-        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(blocksTimed)]), run.status == 0,
+        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(blocksTimed),
+                                                 held.keys.map(String.init).joined(separator: ",")]), run.status == 0,
               let json = try? JSONSerialization.jsonObject(with: run.output) as? [String: Double],
               let worst = json["worst_block_ns"], let first = json["burst_block_ns"],
               let voices = json["voices_after"], let failed = json["failed_voice_allocations"], let calls = json["ctypes_calls_ns"]
@@ -95,7 +96,7 @@ enum BurstBenchmark {
             var figures: [Figure] = [], fluid: [FluidFigure] = []
             for _ in 0..<runs {
                 figures.append(measure(bank: bank, held: held, notes: notes))
-                if let figure = measureFluidSynth(font: font, notes: notes) { fluid.append(figure) }
+                if let figure = measureFluidSynth(font: font, held: held, notes: notes) { fluid.append(figure) }
             }
             let median = figures.median { Double($0.worstNanoseconds) }
             // Every run's losses, not the median run's: one lost note anywhere is a lost note.
