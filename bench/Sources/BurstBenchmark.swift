@@ -4,7 +4,8 @@ import Render
 
 /// N note-ons in one 64-frame block, with the default 256-voice pool: the time of the block that
 /// receives them and of the blocks after it while the stolen voices fade, against the block's
-/// deadline, and whether any note-on was lost. FluidSynth gets the same burst in the same run
+/// deadline, and whether any note-on was lost. The blocks are rendered as the device thread renders
+/// them (`RealtimeThread`: SCHED_FIFO when allowed, one block a period). FluidSynth gets the same burst in the same run
 /// (bench/fluidsynth_burst.py: the note-ons, then one 64-frame `fluid_synth_write_float`).
 ///
 /// Lost note-ons are counted at each step they could be lost: refused by the command ring, not
@@ -46,11 +47,14 @@ enum BurstBenchmark {
         var times: [UInt64] = []
         times.reserveCapacity(blocksTimed)
         var afterBurst = before
-        for block in 0..<blocksTimed {
-            let start = DispatchTime.now().uptimeNanoseconds
-            engine.renderer.render(into: buffer, frameCount: blockFrames)
-            times.append(DispatchTime.now().uptimeNanoseconds - start)
-            if block == 0 { afterBurst = engine.renderer.statistics }
+        _ = RealtimeThread.run(periodNanoseconds: Int(Double(blockFrames) / sampleRate * 1e9)) { thread in
+            for block in 0..<blocksTimed {
+                thread.waitForNextPeriod()
+                let start = DispatchTime.now().uptimeNanoseconds
+                engine.renderer.render(into: buffer, frameCount: blockFrames)
+                times.append(DispatchTime.now().uptimeNanoseconds - start)
+                if block == 0 { afterBurst = engine.renderer.statistics }
+            }
         }
         let after = engine.renderer.statistics
         engine.processEvents()
@@ -88,7 +92,7 @@ enum BurstBenchmark {
         let deadline = Double(blockFrames) / sampleRate * 1e9
         print("Burst: N note-ons (velocity 100, no pedal) in one 64-frame block at 48 kHz, 256-voice pool (64 fade slots), \(URL(fileURLWithPath: font).lastPathComponent);")
         print("worst = slowest of the burst's block and the \(blocksTimed - 1) after it (the steals' 5 ms fades); deadline \(String(format: "%.0f", deadline / 1e3)) µs;")
-        print("median of \(runs) runs; Staccato and FluidSynth (polyphony 256, the note-ons then one 64-frame write) alternate run by run")
+        print("median of \(runs) runs (Staccato's blocks on a paced SCHED_FIFO thread); Staccato and FluidSynth (polyphony 256, the note-ons then one 64-frame write) alternate run by run")
         print("      N   worst (burst block)    of deadline   dropped  refused  stolen  hard cuts  sounding   FluidSynth worst (burst)  voices  failed allocations")
         var rows: [[String: Any]] = []
         for notes in noteCounts {

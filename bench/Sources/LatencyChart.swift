@@ -5,10 +5,10 @@ import Foundation
 enum LatencyChart {
     /// One column of panels per period count; a single setting gets the whole width.
     static func panelWidth(columns: Int) -> Double { columns == 1 ? 1_000 : 540 }
-    static let panelHeight = 190.0
+    static let panelHeight = 200.0
     static let plotLeft = 62.0
     static let plotRight = 20.0
-    static let plotTop = 34.0
+    static let plotTop = 46.0
     static let plotBottom = 40.0
     static let header = 96.0
 
@@ -57,10 +57,11 @@ enum LatencyChart {
         let deadline = Charts.double(setting["deadline_us"]) ?? 0
         let granted = setting["granted"] as? [String: Any]
         let xruns = setting["xruns"] as? Int ?? 0
-        picture.text("\(requested) (granted \(granted?["period_frames"] as? Int ?? 0), \(String(format: "%.2f", deadline / 1000)) ms): "
-                     + "p50 \(Charts.number(render["p50"])) · p99.9 \(Charts.number(render["p99_9"])) · max \(Charts.number(render["max"])) µs · "
-                     + "\(xruns) xrun\(xruns == 1 ? "" : "s")",
-                     x: x, y: y + 18, size: 13, fill: xruns > 0 ? ChartColour.deadline : "#222222", bold: true)
+        picture.text("\(requested) (granted \(granted?["period_frames"] as? Int ?? 0) × \(setting["period_count"] as? Int ?? 0), "
+                     + "\(String(format: "%.2f", deadline / 1000)) ms a period) · \(xruns) xrun\(xruns == 1 ? "" : "s")",
+                     x: x, y: y + 16, size: 13, fill: xruns > 0 ? ChartColour.deadline : "#222222", bold: true)
+        picture.text("render p50 \(Charts.number(render["p50"])) · p99.9 \(Charts.number(render["p99_9"])) · max \(Charts.number(render["max"])) µs "
+                     + "over \((setting["periods_timed"] as? Int ?? 0).formatted()) periods", x: x, y: y + 32, size: 11.5)
         let left = x + plotLeft, right = x + panelWidth - plotRight, top = y + plotTop, bottom = y + panelHeight - plotBottom
         let time = ChartScale(lower: edges.first!, upper: edges.last!, logarithmic: true, from: left, to: right)
         let most = Double(bins.max() ?? 1)
@@ -93,6 +94,8 @@ enum LatencyChart {
         }
         let deadlineAt = time.position(deadline)
         picture.line(deadlineAt, top - 6, deadlineAt, bottom, stroke: ChartColour.deadline, width: 2.5)
-        picture.text("deadline \(String(format: "%.0f", deadline)) µs", x: deadlineAt + 4, y: top + 4, size: 11, fill: ChartColour.deadline)
+        let labelLeft = deadlineAt > right - 110
+        picture.text("deadline \(String(format: "%.0f", deadline)) µs", x: deadlineAt + (labelLeft ? -4 : 4), y: top + 4, size: 11,
+                     anchor: labelLeft ? .end : .start, fill: ChartColour.deadline)
     }
 }

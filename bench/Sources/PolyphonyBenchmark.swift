@@ -51,7 +51,7 @@ enum PolyphonyBenchmark {
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int, rampPeriods: [Int]) throws -> [String: Any] {
+    static func run(font: String, notes: Int, seconds: Double, runs: Int, rampPeriods: [Int], rampRuns: Int) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run")
         var cubic: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
@@ -79,7 +79,8 @@ enum PolyphonyBenchmark {
             print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_over_fluidsynth"] = ratio
         }
-        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods)
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns)
+        report["ramp_runs"] = rampRuns
         report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }

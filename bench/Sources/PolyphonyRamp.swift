@@ -110,24 +110,31 @@ enum PolyphonyRamp {
         return ramp
     }
 
-    static func run(font: String, periods: [Int]) throws -> [[String: Any]] {
+    /// Per period, `runs` ramps of each interpolation, alternating; the median ramp is the figure.
+    static func run(font: String, periods: [Int], runs: Int) throws -> [[String: Any]] {
         let bank = try InstrumentLoader.load(path: font, sampleRate: sampleRate)
         let held = HeldNotes(bank: bank)
         print("")
         print("Real-time voices per period: one thread renders blocks of one period with N held voices; N rises until the")
         print("p99.9 block time passes 80 % of the period (a trial per N: max(256 blocks, 1 s of audio), every block timed; one retry),")
-        print("on a thread paced like the device thread: SCHED_FIFO 70 when allowed, woken once a period")
-        print("  period  deadline  80 % of it   cubic: voices  p99.9 (of period)   linear: voices  p99.9 (of period)   trials")
+        print("on a thread paced like the device thread: SCHED_FIFO 70 when allowed, woken once a period; median of \(runs) ramps")
+        print("  period  deadline  80 % of it   cubic: voices  p99.9 (of period)   linear: voices  p99.9 (of period)   every ramp: cubic | linear")
         var rows: [[String: Any]] = []
         for period in periods {
-            let cubic = ramp(bank: bank, held: held, period: period, cubic: true)
-            let linear = ramp(bank: bank, held: held, period: period, cubic: false)
+            var cubicRamps: [Ramp] = [], linearRamps: [Ramp] = []
+            for _ in 0..<runs {
+                cubicRamps.append(ramp(bank: bank, held: held, period: period, cubic: true))
+                linearRamps.append(ramp(bank: bank, held: held, period: period, cubic: false))
+            }
+            let cubic = cubicRamps.median { Double($0.best?.voices ?? 0) }
+            let linear = linearRamps.median { Double($0.best?.voices ?? 0) }
             let deadline = cubic.deadlineNanoseconds
+            let everyRamp = [cubicRamps, linearRamps].map { $0.map { String($0.best?.voices ?? 0) }.joined(separator: ", ") }
             print("  \(String(period).padding(toLength: 6, withPad: " ", startingAt: 0))"
                   + String(format: "  %6.0f µs   %6.0f µs", deadline / 1e3, loadLimit * deadline / 1e3)
-                  + "   \(describe(cubic))   \(describe(linear))   \(cubic.trials.count)+\(linear.trials.count)")
+                  + "   \(describe(cubic))   \(describe(linear))   \(everyRamp.joined(separator: " | "))")
             rows.append(["period_frames": period, "deadline_us": deadline / 1e3, "limit_us": loadLimit * deadline / 1e3,
-                         "cubic": json(cubic), "linear": json(linear)])
+                         "cubic": json(cubic, every: cubicRamps), "linear": json(linear, every: linearRamps)])
         }
         if rows.contains(where: { ($0["cubic"] as? [String: Any])?["reached_voice_limit"] as? Bool == true }) {
             print("  ≥: the load still held at \(min(poolLimit, held.distinctVoiceCount)) voices, the most this font's distinct notes and the voice pool sound at once")
@@ -145,8 +152,10 @@ enum PolyphonyRamp {
                                                    100 * Double(best.p999Nanoseconds) / ramp.deadlineNanoseconds)
     }
 
-    static func json(_ ramp: Ramp) -> [String: Any] {
+    /// The median ramp `ramp` in full, and the voices of `every` ramp.
+    static func json(_ ramp: Ramp, every: [Ramp]) -> [String: Any] {
         var object: [String: Any] = ["reached_voice_limit": ramp.reachedLimit, "voice_limit": ramp.voiceLimit,
+                                     "voices_every_ramp": every.map { $0.best?.voices ?? 0 },
                                      "trials": ramp.trials.map { ["requested_voices": $0.requestedVoices, "voices": $0.voices,
                                                                   "p99_9_us": Double($0.p999Nanoseconds) / 1e3, "blocks": $0.blocks, "scheduling": $0.scheduling,
                                                                   "held": ramp.holds($0)] }]
