@@ -14,7 +14,7 @@ benchmarks:
                                 p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread
                                 (median of R ramps, default 1: a ramp is paced in real time, about 4 minutes)
   burst [--notes N,...] [--runs R] [--soundfont F]
-                                N note-ons in one 64-frame block (N = 512, 1024, 2048), 256-voice pool: worst
+                                N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
                                 FluidSynth's same burst in the same run (default 5 runs)
   drums [--seconds S] [--runs R] [--kit kit.json]
@@ -78,7 +78,7 @@ case "burst":
     let options = parse(["notes", "soundfont"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     measure("burst", options) {
-        try BurstBenchmark.run(font: font, noteCounts: options.integers("notes", from: BurstBenchmark.noteCounts),
+        try BurstBenchmark.run(font: font, noteCounts: options.integers("notes", default: BurstBenchmark.noteCounts, in: 1...16_384),
                                runs: options.integer("runs", default: 5))
     }
 case "chart":
