@@ -8,7 +8,7 @@ public enum RealtimeScheduling: Sendable, Equatable, CustomStringConvertible {
 
     /// Asks for SCHED_FIFO at `priority` for the calling thread (`pthread_setschedparam`).
     /// - Thread: the thread to promote; call it first thing on the device thread.
-    static func promoteCurrentThread(priority: Int32) -> RealtimeScheduling {
+    public static func promoteCurrentThread(priority: Int32) -> RealtimeScheduling {
         guard priority > 0 else { return .notRequested }
         var parameters = sched_param()
         parameters.sched_priority = priority

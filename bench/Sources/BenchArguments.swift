@@ -37,6 +37,29 @@ struct BenchArguments {
         return parsed
     }
 
+    /// `--name 64,128` (or `--name 64 128`): a subset of `allowed`, in the order `allowed` lists
+    /// them; every other value is an error naming the values that are measured.
+    func integers(_ name: String, from allowed: [Int]) -> [Int] {
+        let chosen = integers(name, default: allowed, expected: allowed.map(String.init).joined(separator: ","), where: allowed.contains)
+        return allowed.filter(chosen.contains)
+    }
+
+    /// `--name 300,5000`: whole numbers in `range`, ascending, or `fallback` when not given.
+    func integers(_ name: String, default fallback: [Int], in range: ClosedRange<Int>) -> [Int] {
+        integers(name, default: fallback, expected: "\(range.lowerBound)...\(range.upperBound)", where: range.contains).sorted()
+    }
+
+    private func integers(_ name: String, default fallback: [Int], expected: String, where valid: (Int) -> Bool) -> [Int] {
+        let words = strings(name).flatMap { $0.split(separator: ",") }
+        guard !words.isEmpty else { return fallback }
+        return words.map { word -> Int in
+            guard let value = Int(word), valid(value) else {
+                BenchArguments.fail("--\(name) expects values from \(expected), got '\(word)'", status: 2)
+            }
+            return value
+        }
+    }
+
     func flag(_ name: String) -> Bool { setFlags.contains(name) }
 
     func string(_ name: String) -> String? {

@@ -32,8 +32,6 @@ enum PolyphonyBenchmark {
         }
     }
 
-    static let melodicChannels: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
-
     static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool,
                                 kernel: SamplerKernelVariant, clock: Clock, rate: Double = 48_000) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
@@ -41,10 +39,8 @@ enum PolyphonyBenchmark {
             sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
             samplerKernel: kernel)))
         engine.install(bank)
-        for channel in melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
-        for index in 0..<notes {
-            engine.send(.noteOn(channel: melodicChannels[index % 15], key: UInt8(21 + (index / 15) % 88), velocity: 100))
-        }
+        HeldNotes.pressPedals(engine)
+        HeldNotes(bank: bank).strike(engine, 0..<notes)
         let block = 64
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
         defer { buffer.deallocate() }
@@ -76,7 +72,7 @@ enum PolyphonyBenchmark {
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock) throws -> [String: Any] {
+    static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
@@ -118,6 +114,9 @@ enum PolyphonyBenchmark {
             print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.generic) kernels: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_fastest_over_generic_kernels"] = ratio
         }
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns)
+        report["ramp_runs"] = rampRuns
+        report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }
 }

@@ -7,27 +7,40 @@ usage: staccato-bench <benchmark> [options] [--json PATH]
 benchmarks:
   ring [--items N] [--runs R]   SPSC ring throughput between two threads, beside JACK's jack_ringbuffer
                                 in the same run (default 20000000 items, 5 runs)
-  polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--cpu-time]
+  polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--cpu-time] [--period F,...] [--ramp-runs R]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs);
                                 cubic with both builds of the sampler kernels where the CPU runs AVX2+FMA;
                                 --cpu-time: each engine is charged its render thread's CPU time, not wall
-                                time, so time spent preempted by other work on a shared machine is left out
+                                time, so time spent preempted by other work on a shared machine is left out;
+                                then per period (16..1024 frames, or --period 64,128) the most voices whose
+                                p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread
+                                (median of R ramps, default 1: a ramp is paced in real time, about 4 minutes)
+  burst [--notes N,...] [--runs R] [--soundfont F]
+                                N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
+                                block time against the deadline, notes dropped, steals, hard cuts, beside
+                                FluidSynth's same burst in the same run (default 5 runs)
   drums [--seconds S] [--runs R] [--kit kit.json]
                                 rapid fire: drum hits per second sustained in real time with every pad ringing
   throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R]
                                 offline render speed (multiple of real time) of whole MIDI files to WAV,
                                 beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs)
-  latency --device DEV [--seconds S] [--rate HZ] [--voices N] [--mic]
+  latency --device DEV [--seconds S] [--rate HZ] [--voices N] [--mic] [--period F,...] [--periods N,...]
                                 periods 16..1024 frames x 2 and 3 through a real ALSA device: render time
                                 p50/p99/p99.9/max against the deadline, xruns, wake-up jitter, and the smallest
-                                period without an xrun (default 5 s each, 48000 Hz, 0 voices; --mic: duplex)
+                                period without an xrun (default 5 s each, 48000 Hz, 0 voices; --mic: duplex;
+                                --period 64 --periods 2 runs that one setting)
   roundtrip [--device DEV] [--seconds S]
                                 round trip through a loopback device (playback comes back on capture), found by
                                 cross-correlation to a fraction of a frame, beside the buffer latency, at periods
                                 64, 128, 256 x 2 and 3 (default staccato_loop, 3 s each)
 
---json PATH writes the benchmark's figures there as JSON (see bench/results/README.md).
+  chart FILE.json [--svg OUT.svg]
+                                draws the chart of a saved latency or polyphony report again
+
+--json PATH writes the benchmark's figures there as JSON (see bench/results/README.md); for latency
+(a render-time histogram per setting) and polyphony (voices against the period) an SVG chart goes
+beside it, PATH with .svg for .json.
 Benchmarks report medians measured side by side in one run; they never fail on a figure.
 """
 
@@ -42,7 +55,10 @@ func parse(_ names: Set<String>, flags: Set<String> = []) -> BenchArguments {
 func measure(_ name: String, _ options: BenchArguments, _ body: () throws -> [String: Any]) {
     do {
         let figures = try body()
-        if let path = options.string("json") { JSONReport.write(figures, benchmark: name, to: path) }
+        if let path = options.string("json") {
+            let written = JSONReport.write(figures, benchmark: name, to: path)
+            if let chart = Charts.write(fromJSON: written, jsonPath: path) { print("chart: \(chart)") }
+        }
     } catch {
         BenchArguments.fail("\(error)", status: 1)
     }
@@ -53,13 +69,26 @@ case "ring":
     let options = parse(["items"])
     measure("ring", options) { RingBenchmark.run(itemCount: options.integer("items", default: 20_000_000), runs: options.integer("runs", default: 5)) }
 case "polyphony":
-    let options = parse(["notes", "seconds", "soundfont"], flags: ["cpu-time"])
+    let options = parse(["notes", "seconds", "soundfont", "period", "ramp-runs"], flags: ["cpu-time"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     measure("polyphony", options) {
         try PolyphonyBenchmark.run(font: font, notes: options.integer("notes", default: 1_000),
                                    seconds: Double(options.integer("seconds", default: 3)), runs: options.integer("runs", default: 3),
-                                   clock: options.flag("cpu-time") ? .threadCPU : .wall)
+                                   clock: options.flag("cpu-time") ? .threadCPU : .wall,
+                                   rampPeriods: options.integers("period", from: PolyphonyRamp.periodFrameCounts),
+                                   rampRuns: options.integer("ramp-runs", default: 1))
     }
+case "burst":
+    let options = parse(["notes", "soundfont"])
+    let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
+    measure("burst", options) {
+        try BurstBenchmark.run(font: font, noteCounts: options.integers("notes", default: BurstBenchmark.noteCounts, in: 1...16_384),
+                               runs: options.integer("runs", default: 5))
+    }
+case "chart":
+    guard let path = rest.first, !path.hasPrefix("--") else { BenchArguments.fail("chart needs a --json file of latency or polyphony", status: 2) }
+    let options = BenchArguments(Array(rest.dropFirst()), accepting: ["svg"])
+    Charts.redraw(json: path, to: options.string("svg"))
 case "drums":
     let options = parse(["seconds", "kit"])
     let manifest = options.existingFile("kit", default: InstrumentLoader.shippedFile("samples/drums/kit.json"))
@@ -73,12 +102,14 @@ case "throughput":
     songs.forEach(BenchArguments.requireFile)
     measure("throughput", options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3)) }
 case "latency":
-    let options = parse(["device", "seconds", "rate", "voices"], flags: ["mic"])
+    let options = parse(["device", "seconds", "rate", "voices", "period", "periods"], flags: ["mic"])
     guard let device = options.string("device") else { BenchArguments.fail("latency needs --device DEV", status: 2) }
     measure("latency", options) {
         try LatencyBenchmark.run(device: device, seconds: Double(options.integer("seconds", default: 5)),
                                  rate: options.integer("rate", default: 48_000), voices: options.integer("voices", default: 0),
-                                 mic: options.flag("mic"))
+                                 mic: options.flag("mic"),
+                                 periodFrameCounts: options.integers("period", from: LatencyBenchmark.periodFrameCounts),
+                                 periodCounts: options.integers("periods", from: LatencyBenchmark.periodCounts))
     }
 case "roundtrip":
     let options = parse(["device", "seconds"])
