@@ -28,6 +28,9 @@ public final class Engine {
     public private(set) var deferredReleaseCount = 0
     /// Releases still waiting for room in the ring; `processEvents()` retries them.
     public var pendingReleaseCount: Int { pendingReleases.count }
+    /// The latest frame any accepted command was stamped with: a command sent "now" takes effect
+    /// only after everything queued before it, so not before this frame.
+    public private(set) var latestCommandFrameTime: FrameTime = 0
     /// Xruns the audio thread reported, as drained by `processEvents()`.
     public private(set) var xrunCount = 0
 
@@ -65,10 +68,14 @@ public final class Engine {
     public func send(_ action: RenderCommand.Action, at frameTime: FrameTime = 0) -> Bool {
         let command = RenderCommand(at: frameTime, action)
         retryPendingReleases()
-        if pendingReleases.isEmpty, commands.tryPush(command) { return true }
+        if pendingReleases.isEmpty, commands.tryPush(command) {
+            latestCommandFrameTime = max(latestCommandFrameTime, frameTime)
+            return true
+        }
         if PendingReleases.isRelease(action) {
             pendingReleases.append(command)
             deferredReleaseCount += 1
+            latestCommandFrameTime = max(latestCommandFrameTime, frameTime)
             return true
         }
         refusedCommandCount += 1

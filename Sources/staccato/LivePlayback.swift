@@ -81,7 +81,8 @@ struct InputEnd {
 /// A stop signal ends the stream after fading to silence, so what was playing does not end in a
 /// click and no voice is left sounding in the last frames the device got: every note is
 /// released, the output is muted (a 5 ms ramp), and the stream stops once the audio thread has
-/// rendered past the ramp, or after a quarter of a second if it has stopped rendering.
+/// rendered past the ramp, or after half a second if it has stopped rendering. The mute queues
+/// behind what was already sent (a song runs a lookahead ahead), so the fade starts after that.
 struct SignalStop {
     private var fadeEndFrame: FrameTime?
     private var fadeStartedAt = 0.0
@@ -90,15 +91,16 @@ struct SignalStop {
     mutating func stopsOnSignal(_ engine: Engine, _ stream: PlaybackStream) -> Bool {
         guard stopSignalReceived.load(ordering: .relaxed) != 0 else { return false }
         if let fadeEndFrame {
-            if engine.renderedFrameTime >= fadeEndFrame || MonotonicClock.seconds() - fadeStartedAt > 0.25 { stream.stop() }
+            if engine.renderedFrameTime >= fadeEndFrame || MonotonicClock.seconds() - fadeStartedAt > 0.5 { stream.stop() }
             engine.processEvents()
             return true
         }
         engine.releaseAllNotes()
         engine.send(.mute(true))
-        // The block being rendered now, then the ramp, then one more block of silence.
+        // The blocks in flight, then the ramp, then one more block of silence.
         let period = FrameTime(stream.granted.periodFrameCount)
-        fadeEndFrame = engine.renderedFrameTime + 2 * period + FrameTime(0.005 * engine.sampleRate) + period
+        let fadeStart = max(engine.renderedFrameTime, engine.latestCommandFrameTime)
+        fadeEndFrame = fadeStart + 2 * period + FrameTime(0.005 * engine.sampleRate) + period
         fadeStartedAt = MonotonicClock.seconds()
         return true
     }
