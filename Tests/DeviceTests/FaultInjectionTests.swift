@@ -36,20 +36,13 @@ final class FaultInjectionTests: XCTestCase {
     // MARK: A sound server killed mid-stream
 
     func testKilledServerUnderTheMicrophoneKeepsTheRecordingAndNamesTheMicrophone() throws {
-        let stopServer = try TestDevices.startKillableServer()
-        defer { stopServer() }
         let recordPath = TestDevices.temporaryFile("capture-killed.wav")
         let speakerPath = TestDevices.temporaryFile("capture-killed-speaker.raw")
         defer { unlink(recordPath); unlink(speakerPath) }
         // Only the microphone rides on the server that dies; the speaker is on no server at all.
-        let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                          ["mic", "--in", "staccato_jack", "--out", "staccato_serverless_record:FILE=\(speakerPath)",
-                                           "--record", recordPath, "--seconds", "30"],
-                                          environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
-        usleep(1_500_000)
-        let killedAt = try TestDevices.killServer()
-        let result = mic.wait()
-        let secondsAfterKill = Date().timeIntervalSince(killedAt)
+        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+            ["mic", "--in", "staccato_jack", "--out", "staccato_serverless_record:FILE=\(speakerPath)", "--record", recordPath, "--seconds", "30"],
+            after: 1.5)
 
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
@@ -67,14 +60,7 @@ final class FaultInjectionTests: XCTestCase {
     /// A song on a dying server: no note can be heard from a dead device, so what can be observed is
     /// that the player does not keep running with its notes held: it ends at once, with one line.
     func testKilledServerUnderASongEndsThePlayerWithOneLine() throws {
-        let stopServer = try TestDevices.startKillableServer()
-        defer { stopServer() }
-        let player = try CommandRunner.start(CommandRunner.staccatoExecutable, ["play", Self.song, "--device", "staccato_jack"],
-                                             environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
-        usleep(1_500_000)
-        let killedAt = try TestDevices.killServer()
-        let result = player.wait()
-        let secondsAfterKill = Date().timeIntervalSince(killedAt)
+        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(["play", Self.song, "--device", "staccato_jack"], after: 1.5)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
         XCTAssertTrue(result.standardError.contains("'staccato_jack'") && result.standardError.contains("sound server died"), result.standardError)

@@ -178,18 +178,11 @@ final class MicDeviceTests: XCTestCase {
     }
 
     func testKillingTheServerKeepsTheRecordingAndExitsWithAMessage() throws {
-        let stopServer = try TestDevices.startKillableServer()
-        defer { stopServer() }
         let recordPath = TestDevices.temporaryFile("mic-killed.wav")
         defer { unlink(recordPath) }
 
-        let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                          ["mic", "--in", "staccato_jack", "--out", "staccato_jack", "--record", recordPath, "--seconds", "30"],
-                                          environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
-        usleep(1_500_000)
-        let killedAt = try TestDevices.killServer()
-        let result = mic.wait()
-        let secondsAfterKill = Date().timeIntervalSince(killedAt)
+        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+            ["mic", "--in", "staccato_jack", "--out", "staccato_jack", "--record", recordPath, "--seconds", "30"], after: 1.5)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         let errors = result.standardError.split(separator: "\n")
         XCTAssertEqual(errors.count, 1, result.standardError)
