@@ -79,10 +79,11 @@ struct InputEnd {
 }
 
 /// A stop signal ends the stream after fading to silence, so what was playing does not end in a
-/// click and no voice is left sounding in the last frames the device got: every note is
-/// released, the output is muted (a 5 ms ramp), and the stream stops once the audio thread has
-/// rendered past the ramp, or after half a second if it has stopped rendering. The mute queues
-/// behind what was already sent (a song runs a lookahead ahead), so the fade starts after that.
+/// click and no voice is left sounding in the last frames the device got: the master volume goes
+/// to 0 (a parameter cell, so the 5 ms ramp starts with the next block, ahead of any command
+/// still queued for a later frame: a song runs a lookahead ahead, a tone has its end queued),
+/// every note is released, and the stream stops once the audio thread has rendered past the ramp
+/// plus a period of silence, or after a quarter of a second if it has stopped rendering.
 struct SignalStop {
     private var fadeEndFrame: FrameTime?
     private var fadeStartedAt = 0.0
@@ -91,16 +92,15 @@ struct SignalStop {
     mutating func stopsOnSignal(_ engine: Engine, _ stream: PlaybackStream) -> Bool {
         guard stopSignalReceived.load(ordering: .relaxed) != 0 else { return false }
         if let fadeEndFrame {
-            if engine.renderedFrameTime >= fadeEndFrame || MonotonicClock.seconds() - fadeStartedAt > 0.5 { stream.stop() }
+            if engine.renderedFrameTime >= fadeEndFrame || MonotonicClock.seconds() - fadeStartedAt > 0.25 { stream.stop() }
             engine.processEvents()
             return true
         }
+        engine.masterVolume.set(0)
         engine.releaseAllNotes()
-        engine.send(.mute(true))
-        // The blocks in flight, then the ramp, then one more block of silence.
+        // The block being rendered may have read the volume already: the next one ramps.
         let period = FrameTime(stream.granted.periodFrameCount)
-        let fadeStart = max(engine.renderedFrameTime, engine.latestCommandFrameTime)
-        fadeEndFrame = fadeStart + 2 * period + FrameTime(0.005 * engine.sampleRate) + period
+        fadeEndFrame = engine.renderedFrameTime + period + FrameTime(0.005 * engine.sampleRate) + 2 * period
         fadeStartedAt = MonotonicClock.seconds()
         return true
     }

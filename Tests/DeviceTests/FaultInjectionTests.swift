@@ -103,7 +103,8 @@ final class FaultInjectionTests: XCTestCase {
 
     // MARK: Stop signals at random moments
 
-    /// Twelve runs, seeded: `play SONG` and `mic --record`, each sent SIGINT, SIGTERM or SIGHUP at a
+    /// Twelve runs, seeded: `play SONG`, `mic --record` and `tone` (whose end is queued for a later
+    /// frame, ahead of which the fade must still come), each sent SIGINT, SIGTERM or SIGHUP at a
     /// random moment from straight after spawning (before the runtime is up, while loading, while
     /// opening the device) to well into playing. Every run exits within two seconds of the signal
     /// with 128 + the signal's number, says nothing on stderr, and leaves a whole recording whose
@@ -117,21 +118,24 @@ final class FaultInjectionTests: XCTestCase {
         let moments = [0, 0.03, 0.15] + (0..<9).map { _ in Double.random(in: 0...2.5, using: &generator) }
         for (run, moment) in moments.enumerated() {
             let (signalNumber, signalName) = signals[Int.random(in: 0..<signals.count, using: &generator)]
-            let usesMicrophone = run % 2 == 1
+            let command = ["play", "mic", "tone"][run % 3]
+            let usesMicrophone = command == "mic"
             let speakerPath = TestDevices.temporaryFile("signal-\(run).raw")
             let recordPath = TestDevices.temporaryFile("signal-\(run).wav")
             defer { unlink(speakerPath); unlink(recordPath) }
-            let arguments = usesMicrophone
-                ? ["mic", "--in", "staccato_mic:FILE=\(microphone)", "--out", "staccato_record:FILE=\(speakerPath)",
-                   "--volume", "1", "--record", recordPath]
-                : ["play", Self.song, "--device", "staccato_record:FILE=\(speakerPath)"]
+            let speaker = "staccato_record:FILE=\(speakerPath)"
+            let arguments = switch command {
+            case "mic": ["mic", "--in", "staccato_mic:FILE=\(microphone)", "--out", speaker, "--volume", "1", "--record", recordPath]
+            case "tone": ["tone", "--device", speaker, "--frequency", "440", "--seconds", "30"]
+            default: ["play", Self.song, "--device", speaker]
+            }
             let process = try CommandRunner.start(CommandRunner.staccatoExecutable, arguments, timeout: 20)
             usleep(UInt32(moment * 1_000_000))
             process.send(signal: signalNumber)
             let signalledAt = Date()
             let result = process.wait()
             let secondsAfterSignal = Date().timeIntervalSince(signalledAt)
-            let label = "run \(run): \(usesMicrophone ? "mic" : "play") + \(signalName) at \(String(format: "%.3f", moment)) s"
+            let label = "run \(run): \(command) + \(signalName) at \(String(format: "%.3f", moment)) s"
             print("\(label): exit \(result.exitCode) after \(String(format: "%.3f", secondsAfterSignal)) s; \(result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("played") || $0.hasPrefix("recorded") }.joined(separator: "; "))")
 
             XCTAssertFalse(result.timedOut, "\(label): hung")
