@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test build release tsan realtime-gate fuzz bench devices-start devices-stop clean
+.PHONY: all deps demo test build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop clean
 
 all: build
 
@@ -28,6 +28,15 @@ test: deps
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test -c release --scratch-path .build/tsan --sanitize=thread \
 	    --disable-swift-testing --filter LockfreeTests
+
+## Every test under AddressSanitizer (scratch path .build/asan), devices up; see scripts/run-asan.
+asan: deps
+	scripts/run-asan
+
+## Ten minutes on the paced device under random load; SOAK_SECONDS to change. See scripts/soak.
+SOAK_SECONDS ?= 600
+soak: deps
+	scripts/soak --seconds $(SOAK_SECONDS)
 
 realtime-gate:
 	scripts/check-realtime-gate

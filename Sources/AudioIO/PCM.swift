@@ -56,7 +56,10 @@ final class PCM: @unchecked Sendable {
 
         guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, $0.rawValue) == 0 }) else {
             let wanted = request.formats.map(\.description).joined(separator: ", ")
-            throw DeviceError(device: name, message: "supports none of the sample formats \(wanted)")
+            let offered = (0...SND_PCM_FORMAT_LAST.rawValue).map { SampleFormat(rawValue: snd_pcm_format_t($0)) }
+                .filter { snd_pcm_hw_params_test_format(handle, hardware, $0.rawValue) == 0 }
+                .map(\.description).joined(separator: ", ")
+            throw DeviceError(device: name, message: "supports none of the sample formats \(wanted) (it offers \(offered.isEmpty ? "none" : offered))")
         }
         try check(snd_pcm_hw_params_set_format(handle, hardware, format.rawValue), "refused format \(format)")
 
@@ -109,7 +112,8 @@ final class PCM: @unchecked Sendable {
         try check(snd_pcm_sw_params(handle, software), "refused the software parameters")
 
         return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: channelCount,
-                                    periodFrameCount: Int(period), bufferFrameCount: Int(buffer))
+                                    periodFrameCount: Int(period), bufferFrameCount: Int(buffer),
+                                    requestedPeriodFrameCount: request.periodFrameCount)
     }
 
     private func check(_ result: Int32, _ what: String) throws(DeviceError) {

@@ -123,8 +123,10 @@ public final class PlaybackStream: @unchecked Sendable {
         let output = try PCM.open(device, direction: .playback)
         pcm = output
         granted = try output.configure(configuration)
-        guard granted.periodFrameCount < renderer.configuration.maxFrameCount else {
-            throw DeviceError(device: device, message: "granted a period of \(granted.periodFrameCount) frames, more than the renderer's block limit of \(renderer.configuration.maxFrameCount)")
+        // Duplex renders a period plus the one frame a drift correction may repeat.
+        let longestBlock = granted.periodFrameCount + (capture == nil ? 0 : 1)
+        guard longestBlock <= renderer.configuration.maxFrameCount else {
+            throw DeviceError(device: device, message: "offers no period near the \(configuration.periodFrameCount) frames asked for: it granted \(granted.periodFrameCount), longer than the renderer's \(renderer.configuration.maxFrameCount)-frame blocks (ask for --period \(granted.periodFrameCount))")
         }
         self.capture = capture
         self.grantedCapture = grantedCapture
@@ -253,7 +255,7 @@ public final class PlaybackStream: @unchecked Sendable {
         guard isDone else { return .stopped }
         if let failureCode {
             let message: String = switch failureCode {
-            case .wouldBlock: "stopped taking audio for \(stallTimeoutMilliseconds) ms (device stalled, or its sound server died)"
+            case .wouldBlock: "stopped \(failureDevice == nil ? "taking" : "delivering") audio for \(stallTimeoutMilliseconds) ms (device stalled, or its sound server died)"
             case .noDevice, .badState: "disconnected while \(failureStage) (\(failureCode))"
             default: "failed while \(failureStage): \(failureCode)"
             }

@@ -38,6 +38,8 @@ public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible
     public var channelCount: Int
     public var periodFrameCount: Int
     public var bufferFrameCount: Int
+    /// The period asked for: a device may only offer others, and then grants the nearest it has.
+    public var requestedPeriodFrameCount: Int
     public var periodCount: Int { bufferFrameCount / max(1, periodFrameCount) }
 
     public func milliseconds(_ frameCount: Int) -> Double { Double(frameCount) * 1_000 / Double(sampleRate) }
@@ -46,6 +48,8 @@ public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible
         func ms(_ frames: Int) -> String { String(format2: milliseconds(frames)) }
         return "\(sampleRate) Hz, \(channelCount) ch, \(format), period \(periodFrameCount) frames (\(ms(periodFrameCount)) ms)"
             + " x \(periodCount), buffer \(bufferFrameCount) frames (\(ms(bufferFrameCount)) ms)"
+            + (requestedPeriodFrameCount == periodFrameCount ? ""
+                : "; asked for a period of \(requestedPeriodFrameCount) frames, the nearest the device allows is \(periodFrameCount)")
     }
 }
 

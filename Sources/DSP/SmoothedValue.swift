@@ -21,10 +21,12 @@ public struct SmoothedValue: Sendable {
     /// True while a move is under way.
     @inlinable public var isMoving: Bool { remainingFrameCount > 0 }
 
-    /// Starts a move from the current value to `newTarget`.
+    /// Starts a move from the current value to `newTarget`. Asking again for the target a move is
+    /// already heading to changes nothing: knobs are re-read every block, and restarting the ramp
+    /// each time would make it an endless exponential approach that never arrives.
     @inlinable @_noAllocation @_noLocks
     public mutating func move(to newTarget: Float) {
-        guard newTarget != targetValue || isMoving else { return }
+        guard newTarget != targetValue else { return }
         targetValue = newTarget
         remainingFrameCount = rampFrameCount
         step = (newTarget - currentValue) / Float(rampFrameCount)

@@ -20,8 +20,17 @@ public final class Engine {
 
     private var commands: SPSCRing<RenderCommand>.Producer
     private var events: SPSCRing<RenderEvent>.Consumer
+    private var pendingReleases = PendingReleases()
     /// Commands refused because the ring was full: each one is a note or change that did not happen.
+    /// Releases are never refused (see `send`), so a refusal never leaves a note sounding.
     public private(set) var refusedCommandCount = 0
+    /// Releases that found the ring full and were queued for retry instead (see `send`).
+    public private(set) var deferredReleaseCount = 0
+    /// Releases still waiting for room in the ring; `processEvents()` retries them.
+    public var pendingReleaseCount: Int { pendingReleases.count }
+    /// The latest frame any accepted command was stamped with: a command sent "now" takes effect
+    /// only after everything queued before it, so not before this frame.
+    public private(set) var latestCommandFrameTime: FrameTime = 0
     /// Xruns the audio thread reported, as drained by `processEvents()`.
     public private(set) var xrunCount = 0
 
@@ -50,21 +59,42 @@ public final class Engine {
     public var renderedFrameTime: FrameTime { renderer.renderedFrameTime }
 
     /// Queues `action` to take effect at `frameTime` (pass `renderedFrameTime` or 0 for "as soon as
-    /// possible"). Returns `false`, and counts the refusal, when the command ring is full.
+    /// possible"). Never waits. When the command ring is full, a release (note-off, pedal up, all
+    /// notes off, tone off, mute) is kept and retried in order by later sends and `processEvents()`, and
+    /// returns `true`: it will happen, late. Anything else returns `false` and counts the refusal.
+    /// While releases wait, newer commands queue behind them or are refused, so none overtakes
+    /// them (a note-on must not be silenced by an older note-off arriving after it).
     @discardableResult
     public func send(_ action: RenderCommand.Action, at frameTime: FrameTime = 0) -> Bool {
-        if commands.tryPush(RenderCommand(at: frameTime, action)) { return true }
+        let command = RenderCommand(at: frameTime, action)
+        retryPendingReleases()
+        if pendingReleases.isEmpty, commands.tryPush(command) {
+            latestCommandFrameTime = max(latestCommandFrameTime, frameTime)
+            return true
+        }
+        if PendingReleases.isRelease(action) {
+            pendingReleases.append(command)
+            deferredReleaseCount += 1
+            latestCommandFrameTime = max(latestCommandFrameTime, frameTime)
+            return true
+        }
         refusedCommandCount += 1
         return false
+    }
+
+    private func retryPendingReleases() {
+        if !pendingReleases.isEmpty { pendingReleases.retry { commands.tryPush($0) } }
     }
 
     /// Room left in the command ring.
     public func freeCommandSlots() -> Int { commands.freeCount() }
 
-    /// Drains the event ring: releases retired objects (freeing them here, off the audio thread),
-    /// counts xruns, and passes every event to `handler`. Returns how many events there were.
+    /// Retries releases waiting for ring space, then drains the event ring: releases retired objects
+    /// (freeing them here, off the audio thread), counts xruns, and passes every event to
+    /// `handler`. Returns how many events there were.
     @discardableResult
     public func processEvents(_ handler: (RenderEvent) -> Void = { _ in }) -> Int {
+        retryPendingReleases()
         var count = 0
         while let event = events.tryPop() {
             count += 1

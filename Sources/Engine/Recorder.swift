@@ -16,7 +16,7 @@ import Synchronization
 public final class Recorder: @unchecked Sendable {
     public let path: String
     private let tap: OutputTap
-    private let writer: AudioFileWriter
+    private let writer: RecordingSink
     private let stopRequested = Atomic<Bool>(false)
     private let publishedWrittenFrames = Atomic<Int>(0)
     private let done = DispatchSemaphore(value: 0)
@@ -26,17 +26,24 @@ public final class Recorder: @unchecked Sendable {
 
     /// Creates `path` now, so a bad path fails before anything plays.
     /// - Throws: `AudioFileError` naming the path.
-    public init(path: String, tap: OutputTap, sampleRate: Int) throws {
+    public convenience init(path: String, tap: OutputTap, sampleRate: Int) throws {
+        let file = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: tap.channelCount)
+        file.updateHeaderAfterEveryWrite()
+        self.init(tap: tap, sink: file)
+    }
+
+    /// Records into `sink` (a file, or a test's stalling stand-in for one).
+    public init(tap: OutputTap, sink: RecordingSink) {
         precondition(tap.isEnabled, "record through an engine built with recordingBufferSeconds > 0")
-        self.path = path
+        path = sink.path
         self.tap = tap
-        writer = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: tap.channelCount)
-        writer.updateHeaderAfterEveryWrite()
+        writer = sink
     }
 
     /// Frames written to the file so far.
     public var writtenFrameCount: Int { publishedWrittenFrames.load(ordering: .relaxed) }
-    /// Frames the audio thread dropped because the ring was full (target: 0).
+    /// Frames the audio thread dropped because the ring was full (target: 0). Whole blocks are
+    /// dropped, so the file has gaps but no torn frames: written + dropped = frames rendered.
     public var droppedFrameCount: Int { tap.droppedFrameCount }
 
     /// Starts the writer thread.

@@ -15,7 +15,8 @@ extension Commands {
         options: DeviceOptions.specs(defaultDevice: "default") + [
             OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest (default: the shipped kit)"),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds (default: when q is pressed or input ends)"),
-        ]
+        ],
+        playsLive: true
     ) { options in
         let device = try options.string("device", default: "default")
         let configuration = try DeviceOptions.streamConfiguration(options)

@@ -23,7 +23,8 @@ extension Commands {
             OptionSpec(name: "volume", valueName: "V", help: "master volume 0...1 (default: 0.3: starting quiet is a safety feature)"),
             OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE (.wav, .flac or .ogg)"),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds (default: run until quit or Ctrl-C)"),
-        ]
+        ],
+        playsLive: true
     ) { options in
         let input = try options.string("in")
         let output = try options.string("out", default: "default")
@@ -58,7 +59,6 @@ extension Commands {
         print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\((preset ?? .mediumRoom).name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
         if let recorder { print("recording to \(recorder.path)") }
 
-        LivePlayback.installSignalHandlers()
         recorder?.start()
         try stream.start(frameLimit: Int((seconds * Double(configuration.sampleRate)).rounded()))
         print("audio thread: \(stream.realtimeScheduling)")
@@ -69,8 +69,9 @@ extension Commands {
         var howlsReported = 0
         var lastMeter = 0.0
         let interactive = isatty(STDOUT_FILENO) == 1
+        var signalStop = SignalStop()
         while !stream.isDone {
-            if stopSignalReceived.load(ordering: .relaxed) != 0 { stream.stop() }
+            if signalStop.stopsOnSignal(engine, stream) { usleep(1_000); continue }
             engine.processEvents()
             if inputOpen {
                 if let bytes = Terminal.pendingBytes() {
@@ -115,7 +116,7 @@ extension Commands {
         if let recordingError { printError("staccato: \(recordingError)") }
         switch outcome {
         case .finished: return recordingError == nil ? 0 : 1
-        case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? 130 : (recordingError == nil ? 0 : 1)
+        case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? LivePlayback.stoppedExitCode : (recordingError == nil ? 0 : 1)
         case let .failed(error):
             printError("staccato: \(error)")
             return 1

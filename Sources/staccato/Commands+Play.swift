@@ -24,7 +24,8 @@ extension Commands {
             OptionSpec(name: "volume", valueName: "V", help: "master volume 0-1 (default: 1, as render)"),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds"),
         ],
-        allowsPositionals: true
+        allowsPositionals: true,
+        playsLive: true
     ) { options in
         guard options.positionals.count <= 1 else {
             throw UsageError(description: "one MIDI file at a time, got \(options.positionals.count)")

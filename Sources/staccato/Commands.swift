@@ -36,7 +36,8 @@ enum Commands {
             OptionSpec(name: "frequency", valueName: "HZ", help: "tone frequency, 1 Hz up to half the rate"),
             OptionSpec(name: "seconds", valueName: "S", help: "how long to play, up to 86400"),
             OptionSpec(name: "volume", valueName: "V", help: "output volume 0-1 (default: 0.3)"),
-        ]
+        ],
+        playsLive: true
     ) { options in
         let device = try options.string("device")
         let configuration = try DeviceOptions.streamConfiguration(options)

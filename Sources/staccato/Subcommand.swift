@@ -5,6 +5,8 @@ struct Subcommand: Sendable {
     let usage: String
     let options: [OptionSpec]
     var allowsPositionals = false
+    /// Plays in real time: SIGINT, SIGTERM and SIGHUP stop it cleanly, from the moment it starts.
+    var playsLive = false
     /// Runs with parsed options and returns the process exit code.
     let run: @Sendable (ParsedOptions) throws -> Int32
 

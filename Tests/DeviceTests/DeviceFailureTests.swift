@@ -46,15 +46,8 @@ final class DeviceFailureTests: XCTestCase {
     }
 
     func testKilledServerStopsThePlayerWithAMessage() throws {
-        let stopServer = try TestDevices.startKillableServer()
-        defer { stopServer() }
-        let player = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                             ["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "30"],
-                                             environment: ["JACK_DEFAULT_SERVER": TestDevices.killableServer], timeout: 20)
-        usleep(1_000_000)
-        let killedAt = try TestDevices.killServer()
-        let result = player.wait()
-        let secondsAfterKill = Date().timeIntervalSince(killedAt)
+        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+            ["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "30"], after: 1)
         assertOneLineError(result, mentioning: ["staccato_jack", "sound server died"])
         XCTAssertLessThan(secondsAfterKill, 3, "stops promptly after the server dies")
         print("killed server: player stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL")

@@ -62,6 +62,20 @@ enum TestDevices {
         return Date()
     }
 
+    /// Runs `staccato arguments` on a killable server of its own, SIGKILLs the server `seconds`
+    /// in, and returns how the process ended and how long after the kill.
+    static func runKillingTheServer(_ arguments: [String], after seconds: Double) throws
+        -> (result: CommandRunner.Result, secondsAfterKill: Double) {
+        let stopServer = try startKillableServer()
+        defer { stopServer() }
+        let process = try CommandRunner.start(CommandRunner.staccatoExecutable, arguments,
+                                              environment: ["JACK_DEFAULT_SERVER": killableServer], timeout: 20)
+        usleep(UInt32(seconds * 1_000_000))
+        let killedAt = try killServer()
+        let result = process.wait()
+        return (result, Date().timeIntervalSince(killedAt))
+    }
+
     /// The interleaved stereo frames a `staccato_record:FILE` device wrote (raw FLOAT_LE).
     static func readRaw(_ path: String) throws -> [Float] {
         try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2).samples

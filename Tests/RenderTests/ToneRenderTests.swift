@@ -92,11 +92,11 @@ final class ToneRenderTests: XCTestCase {
     func testFullCommandRingRefusesAndCounts() {
         let engine = Engine(configuration: EngineConfiguration(commandCapacity: 16))
         var accepted = 0
-        for _ in 0..<20 where engine.send(.toneOff(slot: 0)) { accepted += 1 }
+        for _ in 0..<20 where engine.send(.toneOn(slot: 0, frequency: 440, amplitude: 0.5)) { accepted += 1 }
         XCTAssertEqual(accepted, 16)
         XCTAssertEqual(engine.refusedCommandCount, 4)
         _ = engine.renderOffline(frameCount: 64)
-        XCTAssertTrue(engine.send(.toneOff(slot: 0)), "room again after the audio thread drained the ring")
+        XCTAssertTrue(engine.send(.toneOn(slot: 0, frequency: 440, amplitude: 0.5)), "room again after the audio thread drained the ring")
     }
 
     func testRetainedObjectsAreReleasedOnTheControlThread() {

@@ -20,7 +20,8 @@ final class GeneratorSemanticsTests: XCTestCase {
                 sample: SF2Builder.Sample = SF2Builder.rampSample()) throws -> SamplerRegion {
         let bank = try load(.simple(instrumentZones: [instrument], presetZones: [preset], sample: sample))
         XCTAssertEqual(bank.regions.count, 1)
-        return try XCTUnwrap(bank.regions.first)
+        // `regions` points into memory the bank owns: keep the bank alive while reading it.
+        return try withExtendedLifetime(bank) { try XCTUnwrap(bank.regions.first) }
     }
 
     func testDefaultsFollowTheSpecificationTable() throws {
@@ -120,7 +121,10 @@ final class GeneratorSemanticsTests: XCTestCase {
     func testGeneratorsAfterTheSampleIDAreIgnored() throws {
         var builder = SF2Builder.simple()
         builder.instruments[0].zones = [[gen(Op.sampleID, 0), gen(Op.initialAttenuation, 50)]]
-        XCTAssertEqual(try load(builder).regions[0].attenuationCentibels, 0)
+        // Held in a constant: `regions` points into the bank, which a temporary would free before
+        // the read (AddressSanitizer caught that: a use after free).
+        let bank = try load(builder)
+        withExtendedLifetime(bank) { XCTAssertEqual(bank.regions[0].attenuationCentibels, 0) }
     }
 
     func testNonFirstZoneWithoutSampleIsIgnored() throws {

@@ -39,6 +39,9 @@ public enum CommandRunner {
             start = Date()
         }
 
+        /// Sends `signalNumber` to the process (which may have ended already: then nothing happens).
+        public func send(signal signalNumber: Int32) { kill(pid, signalNumber) }
+
         /// Waits for the end (SIGINT, then SIGKILL, at the time limit) and collects the output.
         public func wait() -> Result {
             var status: Int32 = 0

@@ -34,6 +34,9 @@ benchmarks:
                                 round trip through a loopback device (playback comes back on capture), found by
                                 cross-correlation to a fraction of a frame, beside the buffer latency, at periods
                                 64, 128, 256 x 2 and 3 (default staccato_loop, 3 s each)
+  soak [--device DEV] [--seconds S] [--period N] [--seed N]
+                                random note storms, pedal, program changes, drum rolls and the mic chain, duplex:
+                                xruns, refused commands, peak and stuck voices, VmRSS every 10 s (scripts/soak)
 
   chart FILE.json [--svg OUT.svg]
                                 draws the chart of a saved latency or polyphony report again
@@ -116,6 +119,12 @@ case "roundtrip":
     measure("roundtrip", options) {
         try RoundTripBenchmark.run(device: options.string("device") ?? "staccato_loop",
                                    seconds: Double(options.integer("seconds", default: 3)))
+    }
+case "soak":
+    let options = parse(["device", "seconds", "period", "seed"])
+    measure("soak", options) {
+        try Soak.run(device: options.string("device") ?? "staccato_jack", seconds: Double(options.integer("seconds", default: 600)),
+                     period: options.integer("period", default: 64), seed: UInt64(options.integer("seed", default: 8)))
     }
 case "--help", "-h", "help":
     print(usage)

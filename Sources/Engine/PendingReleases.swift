@@ -1,0 +1,46 @@
+import Render
+
+/// Releases (note-offs, pedal-ups, all-notes-off, tone-offs, mute) that found the command ring full.
+/// Refusing a note-on costs one note; refusing its note-off would leave that note sounding until
+/// the next panic, so the engine keeps refused releases here and retries them, in order, before
+/// anything else is sent.
+///
+/// Bounded without a limit of its own: a release already waiting is not queued twice, so it holds
+/// at most one entry per distinct release (16 channels × 128 keys plus the controllers and tone
+/// slots), and it empties as soon as the audio thread makes room.
+///
+/// - Thread: control.
+struct PendingReleases {
+    private var waiting: [RenderCommand] = []
+
+    var isEmpty: Bool { waiting.isEmpty }
+    var count: Int { waiting.count }
+
+    /// True for the actions whose loss would leave something sounding.
+    static func isRelease(_ action: RenderCommand.Action) -> Bool {
+        switch action {
+        case .noteOff, .toneOff, .allSoundOff: true
+        case let .noteOn(_, _, velocity): velocity == 0
+        case let .mute(muted): muted
+        case let .controlChange(_, controller, value):
+            switch controller {
+            case 64, 66, 67, 68, 69: value < 64  // pedals let up
+            case 120, 121, 123, 124, 125, 126, 127: true  // channel-mode messages that end notes
+            default: false
+            }
+        default: false
+        }
+    }
+
+    mutating func append(_ command: RenderCommand) {
+        guard !waiting.contains(where: { $0.action == command.action }) else { return }
+        waiting.append(command)
+    }
+
+    /// Pushes what fits, oldest first; stops at the first that does not.
+    mutating func retry(_ push: (RenderCommand) -> Bool) {
+        var sent = 0
+        while sent < waiting.count, push(waiting[sent]) { sent += 1 }
+        waiting.removeFirst(sent)
+    }
+}

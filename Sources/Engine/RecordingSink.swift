@@ -1,0 +1,18 @@
+import AudioFile
+
+/// Where a `Recorder`'s writer thread puts the frames it drains: a sound file in use, and in tests a
+/// sink that can stall like a slow disk.
+///
+/// - Thread: the recorder's writer thread calls `write`; `close` comes from the control thread after
+///   the writer has ended.
+public protocol RecordingSink: AnyObject {
+    /// Where the frames go, for messages.
+    var path: String { get }
+    /// Appends `frameCount` interleaved frames. May block (a slow disk); the audio thread never waits on it.
+    /// - Throws: an error naming the destination.
+    func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws
+    /// Finalises the destination (for a file: its header holds the frame count).
+    func close() throws
+}
+
+extension AudioFileWriter: RecordingSink {}

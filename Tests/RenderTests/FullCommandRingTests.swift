@@ -1,0 +1,92 @@
+import Engine
+import Render
+import TestSupport
+import XCTest
+
+/// A command ring the audio thread is not emptying: sends never wait, what cannot fit is refused
+/// and counted, and no refusal leaves a note sounding.
+final class FullCommandRingTests: XCTestCase {
+    let capacity = 8
+
+    /// An engine with a tiny ring, the sine bank installed (and taken by one rendered block).
+    func engineWithFullRing() -> Engine {
+        let engine = Engine(configuration: EngineConfiguration(
+            render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false), commandCapacity: capacity))
+        XCTAssertTrue(engine.install(SyntheticBank.sine()))
+        _ = engine.renderOffline(frameCount: 64)
+        for key in 0..<capacity {
+            XCTAssertTrue(engine.send(.noteOn(channel: 0, key: UInt8(60 + key), velocity: 100)), "room for \(capacity) commands")
+        }
+        XCTAssertEqual(engine.freeCommandSlots(), 0)
+        return engine
+    }
+
+    func testNoteOnsThatDoNotFitAreRefusedAndCounted() {
+        let engine = engineWithFullRing()
+        for key in 0..<100 {
+            XCTAssertFalse(engine.send(.noteOn(channel: 1, key: UInt8(key), velocity: 100)))
+        }
+        XCTAssertFalse(engine.send(.programChange(channel: 1, program: 5)))
+        XCTAssertEqual(engine.refusedCommandCount, 101)
+        XCTAssertEqual(engine.pendingReleaseCount, 0)
+        // The eight that fitted play; the refused ones never do.
+        _ = engine.renderOffline(frameCount: 64)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, capacity)
+        XCTAssertEqual(engine.renderer.statistics.noteOns, capacity)
+    }
+
+    func testRefusedNoteOffsAreRetriedInOrderSoNoNoteSticks() {
+        let engine = engineWithFullRing()
+        for key in 0..<capacity {
+            XCTAssertTrue(engine.send(.noteOff(channel: 0, key: UInt8(60 + key))), "a release is kept, not refused")
+        }
+        engine.send(.noteOff(channel: 0, key: 60))  // already waiting: not queued twice
+        XCTAssertEqual(engine.pendingReleaseCount, capacity)
+        XCTAssertEqual(engine.deferredReleaseCount, capacity + 1)
+        XCTAssertEqual(engine.refusedCommandCount, 0)
+        // While releases wait, a note-on may not overtake them.
+        XCTAssertFalse(engine.send(.noteOn(channel: 0, key: 90, velocity: 100)))
+        XCTAssertEqual(engine.refusedCommandCount, 1)
+
+        // The audio thread takes the note-ons; the releases follow as soon as there is room.
+        _ = engine.renderOffline(frameCount: 64)
+        XCTAssertEqual(engine.renderer.statistics.noteOns, capacity)
+        XCTAssertEqual(engine.pendingReleaseCount, 0, "processEvents retried them")
+        let tail = engine.renderOffline(frameCount: 48_000)  // release is 0.3 s
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 0, "no stuck note")
+        XCTAssertLessThan(SignalAnalysis.largestAbs(tail[(tail.count - 4_800)...]), 1e-5, "the last 50 ms are silent")
+    }
+
+    func testPedalUpAndAllNotesOffAreKeptToo() {
+        let engine = engineWithFullRing()
+        XCTAssertTrue(engine.send(.controlChange(channel: 0, controller: 64, value: 127)) == false, "pedal down is refused")
+        engine.releaseAllNotes()  // 16 pedal-ups and 16 all-notes-offs, none fits now
+        XCTAssertEqual(engine.pendingReleaseCount, 32)
+        _ = engine.renderOffline(frameCount: 64 * 8)  // each block frees room for the next eight
+        XCTAssertEqual(engine.pendingReleaseCount, 0)
+        _ = engine.renderOffline(frameCount: 48_000)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 0)
+    }
+
+    func testReleaseKindsAreTheOnesThatEndSound() {
+        let releases: [RenderCommand.Action] = [
+            .noteOff(channel: 0, key: 1), .noteOn(channel: 0, key: 1, velocity: 0), .toneOff(slot: 0), .allSoundOff,
+            .controlChange(channel: 0, controller: 64, value: 0), .controlChange(channel: 0, controller: 123, value: 0),
+            .controlChange(channel: 0, controller: 120, value: 0), .mute(true),
+        ]
+        let others: [RenderCommand.Action] = [
+            .noteOn(channel: 0, key: 1, velocity: 1), .controlChange(channel: 0, controller: 64, value: 127),
+            .controlChange(channel: 0, controller: 7, value: 0), .programChange(channel: 0, program: 0), .mute(false),
+        ]
+        for action in releases {
+            let engine = engineWithFullRing()
+            XCTAssertTrue(engine.send(action), "\(action) is kept")
+            XCTAssertEqual(engine.pendingReleaseCount, 1, "\(action)")
+        }
+        for action in others {
+            let engine = engineWithFullRing()
+            XCTAssertFalse(engine.send(action), "\(action) is refused")
+            XCTAssertEqual(engine.refusedCommandCount, 1, "\(action)")
+        }
+    }
+}
