@@ -28,6 +28,8 @@ enum LatencyBenchmark {
         /// that its load held, since held notes of a real instrument decay.
         var fewestVoices = 0
         var realtime = ""
+        /// A bare real-time thread's wake-ups in the same run (`WakeupProbe`).
+        var probe: WakeupProbe.Figures?
 
         var deadlineNanoseconds: UInt64 {
             guard let granted else { return 0 }
@@ -65,6 +67,11 @@ enum LatencyBenchmark {
             let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer,
                                             captureDevice: mic ? device : nil)
             figure.granted = stream.granted
+            let granted = stream.granted
+            let probe = WakeupProbe(periodNanoseconds: granted.periodFrameCount * 1_000_000_000 / granted.sampleRate,
+                                    slackNanoseconds: (granted.bufferFrameCount - granted.periodFrameCount) * 1_000_000_000 / granted.sampleRate,
+                                    capacity: frames / granted.periodFrameCount + 64)
+            defer { figure.probe = probe.stop() }
             try stream.start(frameLimit: frames)
             figure.realtime = "\(stream.realtimeScheduling)"
             var peakVoices = 0, fewestVoices = Int.max, polls = 0
@@ -97,7 +104,9 @@ enum LatencyBenchmark {
         let bank = voices > 0 ? try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: Double(rate)) : nil
         print("Latency: \(device)\(mic ? " duplex (capture from the same device; mic chain: bass +3, treble +2, boost +6 dB, reverb 20 %)" : " playback"), \(rate) Hz, \(seconds) s a setting, \(voices) held sampler voices")
         print("render = renderer.render per period; jitter = p99 - p50 of the intervals between device-thread wake-ups; times in µs")
-        print("  period x n  granted           p50     p99   p99.9     max  deadline  headroom  xruns  jitter  voices (fewest-peak)")
+        print("bare = a thread that only wakes once a period at the same priority, in the same run: its wake-ups later than the")
+        print("buffer's slack (buffer - period), each an xrun for any program, and its latest wake-up")
+        print("  period x n  granted           p50     p99   p99.9     max  deadline  headroom  xruns  jitter  voices (fewest-peak)  bare: late  latest")
         var figures: [Figure] = []
         for count in periodCounts {
             for period in periodFrameCounts {
@@ -143,6 +152,7 @@ enum LatencyBenchmark {
         let columns = times.map { String(format: "%7.1f", microseconds($0)) }.joined(separator: " ")
         print("  \(name) \(grant) \(columns) \(String(format: "%9.0f %9.0f", microseconds(figure.deadlineNanoseconds), microseconds(figure.headroomNanoseconds)))"
               + " \(String(format: "%6d %7.0f %7d-%d", figure.xruns, microseconds(figure.jitterNanoseconds), figure.fewestVoices, figure.voices))"
+              + (figure.probe.map { String(format: "  %10d %7.0f", $0.lateBeyondSlack, microseconds($0.maxNanoseconds)) } ?? "")
               + (figure.error.map { "  (\($0))" } ?? ""))
     }
 
@@ -166,6 +176,7 @@ enum LatencyBenchmark {
         object["fewest_voices_after_1_s"] = figure.fewestVoices
         object["render_histogram"] = RenderTimeHistogram(sortedNanoseconds: render).json
         object["scheduling"] = figure.realtime
+        if let probe = figure.probe { object["bare_thread_wakeups"] = probe.json }
         return object
     }
 }

@@ -41,7 +41,7 @@ enum PolyphonyRamp {
         func holds(_ trial: Trial) -> Bool { Double(trial.p999Nanoseconds) <= PolyphonyRamp.loadLimit * deadlineNanoseconds }
     }
 
-    static func trial(bank: SampleBank, held: HeldNotes, period: Int, voices: Int, cubic: Bool) -> Trial {
+    static func trial(bank: SampleBank, held: HeldNotes, period: Int, voices: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock) -> Trial {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: sampleRate, maxFrameCount: period, voiceCount: 4_096, cubicInterpolation: cubic)))
         engine.install(bank)
@@ -61,9 +61,9 @@ enum PolyphonyRamp {
         let scheduling = RealtimeThread.run(periodNanoseconds: Int(Double(period) / sampleRate * 1e9)) { thread in
             for _ in 0..<blocks {
                 thread.waitForNextPeriod()
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = clock.nanoseconds
                 engine.renderer.render(into: buffer, frameCount: period)
-                times.append(DispatchTime.now().uptimeNanoseconds - start)
+                times.append(clock.nanoseconds - start)
                 fewest = min(fewest, engine.renderer.statistics.activeVoices)
             }
         }
@@ -75,14 +75,14 @@ enum PolyphonyRamp {
 
     /// Doubles from 256 voices while the load holds, then bisects the last step to 1/16 of it.
     /// A count held when one of two trials held.
-    static func ramp(bank: SampleBank, held: HeldNotes, period: Int, cubic: Bool) -> Ramp {
+    static func ramp(bank: SampleBank, held: HeldNotes, period: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock) -> Ramp {
         var ramp = Ramp(period: period, cubic: cubic, voiceLimit: min(poolLimit, held.distinctVoiceCount))
         let voiceLimit = ramp.voiceLimit
         // Other work on the machine only ever adds time, so a trial that fails is run once more
         // and the count holds if either run held.
         func attempt(_ voices: Int) -> Bool {
             for _ in 0..<2 {
-                let result = trial(bank: bank, held: held, period: period, voices: voices, cubic: cubic)
+                let result = trial(bank: bank, held: held, period: period, voices: voices, cubic: cubic, clock: clock)
                 ramp.trials.append(result)
                 guard ramp.holds(result) else { continue }
                 if result.voices > (ramp.best?.voices ?? -1) { ramp.best = result }
@@ -111,20 +111,22 @@ enum PolyphonyRamp {
     }
 
     /// Per period, `runs` ramps of each interpolation, alternating; the median ramp is the figure.
-    static func run(font: String, periods: [Int], runs: Int) throws -> [[String: Any]] {
+    static func run(font: String, periods: [Int], runs: Int, clock: PolyphonyBenchmark.Clock) throws -> [[String: Any]] {
         let bank = try InstrumentLoader.load(path: font, sampleRate: sampleRate)
         let held = HeldNotes(bank: bank)
         print("")
         print("Real-time voices per period: one thread renders blocks of one period with N held voices; N rises until the")
         print("p99.9 block time passes 80 % of the period (a trial per N: max(256 blocks, 1 s of audio), every block timed; one retry),")
-        print("on a thread paced like the device thread: SCHED_FIFO 70 when allowed, woken once a period; median of \(runs) ramps")
+        print("on a thread paced like the device thread: SCHED_FIFO 70 when allowed, woken once a period; median of \(runs) ramps;")
+        print(clock == .wall ? "blocks timed by wall time (a block the host took the CPU from counts whole)"
+                             : "blocks timed by the thread's CPU time (time the host or other threads took the CPU is left out)")
         print("  period  deadline  80 % of it   cubic: voices  p99.9 (of period)   linear: voices  p99.9 (of period)   every ramp: cubic | linear")
         var rows: [[String: Any]] = []
         for period in periods {
             var cubicRamps: [Ramp] = [], linearRamps: [Ramp] = []
             for _ in 0..<runs {
-                cubicRamps.append(ramp(bank: bank, held: held, period: period, cubic: true))
-                linearRamps.append(ramp(bank: bank, held: held, period: period, cubic: false))
+                cubicRamps.append(ramp(bank: bank, held: held, period: period, cubic: true, clock: clock))
+                linearRamps.append(ramp(bank: bank, held: held, period: period, cubic: false, clock: clock))
             }
             let cubic = cubicRamps.median { Double($0.best?.voices ?? 0) }
             let linear = linearRamps.median { Double($0.best?.voices ?? 0) }

@@ -34,14 +34,24 @@ final class RealtimeThread: @unchecked Sendable {
     }
 
     /// Sleeps until the next period starts; after a period that overran, the next starts now
-    /// rather than at once after it, as a device that skipped ahead would.
-    func waitForNextPeriod() {
+    /// rather than at once after it, as a device that skipped ahead would. Returns how late the
+    /// thread woke (or, after an overrun, how late it already was), in nanoseconds.
+    @discardableResult
+    func waitForNextPeriod() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nanoseconds = nextWakeup.tv_nsec + periodNanoseconds
         nextWakeup.tv_sec += nanoseconds / 1_000_000_000
         nextWakeup.tv_nsec = nanoseconds % 1_000_000_000
-        if (now.tv_sec, now.tv_nsec) > (nextWakeup.tv_sec, nextWakeup.tv_nsec) { nextWakeup = now; return }
+        if (now.tv_sec, now.tv_nsec) > (nextWakeup.tv_sec, nextWakeup.tv_nsec) {
+            let late = Self.nanoseconds(now) - Self.nanoseconds(nextWakeup)
+            nextWakeup = now
+            return late
+        }
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &nextWakeup, nil) == EINTR {}
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Self.nanoseconds(now) - Self.nanoseconds(nextWakeup)
     }
+
+    private static func nanoseconds(_ time: timespec) -> Int { time.tv_sec * 1_000_000_000 + time.tv_nsec }
 }
