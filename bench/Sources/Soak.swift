@@ -140,6 +140,11 @@ enum Soak {
 
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer, captureDevice: device)
         print("soak: \(String(format: "%.0f", seconds)) s on '\(device)' duplex: \(stream.granted); seed \(seed); programs \(programs), \(drumKeys.count) drum pads")
+        let granted = stream.granted
+        // What the machine allows in the same run: a wake-up this late would be an xrun for anyone.
+        let probe = WakeupProbe(periodNanoseconds: granted.periodFrameCount * 1_000_000_000 / granted.sampleRate,
+                                slackNanoseconds: (granted.bufferFrameCount - granted.periodFrameCount) * 1_000_000_000 / granted.sampleRate,
+                                capacity: Int((seconds + ringOutLimitSeconds) * Double(granted.sampleRate)) / granted.periodFrameCount + 64)
         try stream.start()
         print("audio thread: \(stream.realtimeScheduling)")
 
@@ -178,6 +183,7 @@ enum Soak {
             usleep(10_000)
         }
         let final = engine.renderer.statistics
+        let bare = probe.stop()
         stream.stop()
         let outcome = stream.join()
         engine.processEvents()
@@ -189,7 +195,8 @@ enum Soak {
         let startKilobytes = warmUp.first?.kilobytes ?? memory[0].kilobytes
         let endKilobytes = memory.last!.kilobytes
         print("""
-        soak: \(String(format: "%.1f", MonotonicClock.seconds() - started)) s, \(stream.framesWritten) frames; xruns \(stream.xrunCount); \
+        soak: \(String(format: "%.1f", MonotonicClock.seconds() - started)) s, \(stream.framesWritten) frames; xruns \(stream.xrunCount) \
+        (a bare thread at the same priority woke later than the buffer's slack \(bare.lateBeyondSlack) times, latest \(bare.maxNanoseconds / 1_000) µs); \
         refused commands \(engine.refusedCommandCount) (releases deferred \(engine.deferredReleaseCount)); \
         peak voices \(peakVoices) + \(peakDrumVoices) drums (renderer peak \(final.peakVoices), stolen \(final.stolenVoices)); \
         note-ons \(final.noteOns), drum hits \(final.drumHits); stuck voices after release: \(stuckVoices)\
@@ -201,7 +208,7 @@ enum Soak {
         return [
             "device": device, "seconds": seconds, "periodFrames": stream.granted.periodFrameCount, "periods": stream.granted.periodCount,
             "seed": seed, "realtime": "\(stream.realtimeScheduling)", "framesPlayed": stream.framesWritten,
-            "xruns": stream.xrunCount, "refusedCommands": engine.refusedCommandCount, "deferredReleases": engine.deferredReleaseCount,
+            "xruns": stream.xrunCount, "bareThreadWakeups": bare.json, "refusedCommands": engine.refusedCommandCount, "deferredReleases": engine.deferredReleaseCount,
             "droppedEvents": engine.renderer.droppedEventCount,
             "peakVoices": peakVoices, "peakDrumVoices": peakDrumVoices, "rendererPeakVoices": final.peakVoices,
             "stolenVoices": final.stolenVoices, "noteOns": final.noteOns, "drumHits": final.drumHits,
