@@ -17,6 +17,8 @@ struct Sampler {
         var samples: UnsafePointer<Float>? = nil
         var regions: UnsafeBufferPointer<SamplerRegion> = UnsafeBufferPointer(start: nil, count: 0)
         var presets: UnsafeBufferPointer<SampleBank.Preset> = UnsafeBufferPointer(start: nil, count: 0)
+        var keyRegionStarts: UnsafePointer<Int32>? = nil
+        var keyRegions: UnsafePointer<Int32>? = nil
         var voiceCount = 0
         var isEmpty: Bool {
             @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
@@ -136,13 +138,15 @@ struct Sampler {
         guard free >= 0 else {
             // Make room: fade every voice of banks that are no longer current.
             for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].bankSlot != currentBank {
-                pool.voices[index].fadeOut(sampleRate: sampleRate)
+                pool.fadeOut(index, sampleRate: sampleRate)
             }
             return false
         }
         // The slot keeps the handle's retain, which keeps `layout` and the buffers alive.
         banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples.baseAddress,
-                               regions: layout.pointee.regions, presets: layout.pointee.presets, voiceCount: 0)
+                               regions: layout.pointee.regions, presets: layout.pointee.presets,
+                               keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
+                               keyRegions: layout.pointee.keyRegions.baseAddress, voiceCount: 0)
         currentBank = free
         for index in 0..<ChannelState.count { selectPreset(channel: index) }
         return true
@@ -153,23 +157,29 @@ struct Sampler {
         guard Int(channel) < ChannelState.count, key < 128 else { return }
         guard velocity > 0 else { return noteOff(channel: channel, key: key) }
         noteOnCount += 1
-        let state = channels[Int(channel)]
-        guard currentBank >= 0, state.presetIndex >= 0 else { unmappedNoteCount += 1; return }
-        let slot = banks[currentBank]
-        guard let samples = slot.samples, state.presetIndex < slot.presets.count else { unmappedNoteCount += 1; return }
-        let preset = slot.presets[state.presetIndex]
+        // Pointers, not copies: in a burst of note-ons, copying the channel state and every region
+        // tested (a few hundred bytes each) cost more than the rest of starting a voice.
+        let state = channels + Int(channel)
+        let presetIndex = state.pointee.presetIndex
+        guard currentBank >= 0, presetIndex >= 0 else { unmappedNoteCount += 1; return }
+        let slot = banks + currentBank
+        guard let samples = slot.pointee.samples, let regions = slot.pointee.regions.baseAddress,
+              let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
+              presetIndex < slot.pointee.presets.count else { unmappedNoteCount += 1; return }
+        let keyEntry = presetIndex * 128 + Int(key)
 
         // Same note again on this channel: the old one releases (no doubled, phasing voices).
-        for index in 0..<pool.capacity where pool.voices[index].isActive && !pool.voices[index].isReleased
-            && pool.voices[index].channel == channel && pool.voices[index].key == key {
-            pool.voices[index].release()
+        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        while sounding < pool.capacity {
+            pool.release(sounding)
+            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
         }
 
         var started = 0
-        for regionIndex in preset.firstRegion ..< preset.firstRegion + preset.regionCount {
-            let region = slot.regions[regionIndex]
-            guard region.contains(key: key, velocity: velocity) else { continue }
-            if region.exclusiveClass != 0 { silenceExclusiveClass(region.exclusiveClass, channel: channel) }
+        for candidate in Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]) {
+            let region = regions + Int(keyRegions[candidate])
+            guard region.pointee.contains(key: key, velocity: velocity) else { continue }
+            if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
             let acquired = pool.acquire(sampleRate: sampleRate)
             voiceEnded(bankSlot: acquired.endedBankSlots.0)
             voiceEnded(bankSlot: acquired.endedBankSlots.1)
@@ -177,9 +187,10 @@ struct Sampler {
             voice.pointee.start(region: region, samples: samples, key: key, velocity: velocity,
                                 channel: channel, engineRate: sampleRate)
             voice.pointee.bankSlot = currentBank
-            voice.pointee.presetIndex = state.presetIndex
-            voice.pointee.isPercussion = state.isPercussion
+            voice.pointee.presetIndex = presetIndex
+            voice.pointee.isPercussion = state.pointee.isPercussion
             banks[currentBank].voiceCount += 1
+            pool.refreshKey(voice - pool.voices)
             started += 1
         }
         if started == 0 { unmappedNoteCount += 1 }
@@ -188,9 +199,10 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
         let sustained = Int(channel) < ChannelState.count && channels[Int(channel)].sustainPedal
-        for index in 0..<pool.capacity where pool.voices[index].isActive && !pool.voices[index].isReleased
-            && pool.voices[index].channel == channel && pool.voices[index].key == key {
-            if sustained { pool.voices[index].isHeldByPedal = true } else { pool.voices[index].release() }
+        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        while sounding < pool.capacity {
+            if sustained { pool.voices[sounding].isHeldByPedal = true } else { pool.release(sounding) }
+            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
         }
     }
 
@@ -253,7 +265,7 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func allNotesOff(channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
-            pool.voices[index].release()
+            pool.release(index)
         }
     }
 
@@ -261,7 +273,7 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func allSoundOff(channel: UInt8?) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && (channel == nil || pool.voices[index].channel == channel!) {
-            pool.voices[index].fadeOut(sampleRate: sampleRate)
+            pool.fadeOut(index, sampleRate: sampleRate)
         }
     }
 
@@ -271,6 +283,8 @@ struct Sampler {
     /// `laneCount` at a time so their reads, filters and gains share SIMD lanes.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
+        pool.keysValid = false
         busLeft.update(repeating: Lanes(), count: frameCount)
         busRight.update(repeating: Lanes(), count: frameCount)
         // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
@@ -448,7 +462,7 @@ struct Sampler {
     mutating func releasePedalHeldVoices(channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].isHeldByPedal
             && pool.voices[index].channel == channel {
-            pool.voices[index].release()
+            pool.release(index)
         }
     }
 
@@ -456,7 +470,7 @@ struct Sampler {
     mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel
             && pool.voices[index].exclusiveClass == exclusiveClass {
-            pool.voices[index].fadeOut(sampleRate: sampleRate)
+            pool.fadeOut(index, sampleRate: sampleRate)
         }
     }
 

@@ -32,6 +32,12 @@ public final class SampleBank: @unchecked Sendable {
     public let samples: UnsafeBufferPointer<Float>
     public let regions: UnsafeBufferPointer<SamplerRegion>
     public let presets: UnsafeBufferPointer<Preset>
+    /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
+    /// of `keyRegions` are the indices (ascending) of the preset's regions whose key range holds `k`:
+    /// a note-on tests those few rather than every region of its preset (dozens for a piano, a few
+    /// hundred bytes each), the largest part of its cost in a burst of note-ons.
+    public let keyRegionStarts: UnsafeBufferPointer<Int32>
+    public let keyRegions: UnsafeBufferPointer<Int32>
     /// Names of the presets, parallel to `presets` (control thread only).
     public let presetNames: [String]
     /// The buffers above as plain data, for the audio thread, which must not touch the class
@@ -43,6 +49,8 @@ public final class SampleBank: @unchecked Sendable {
         public let samples: UnsafeBufferPointer<Float>
         public let regions: UnsafeBufferPointer<SamplerRegion>
         public let presets: UnsafeBufferPointer<Preset>
+        public let keyRegionStarts: UnsafeBufferPointer<Int32>
+        public let keyRegions: UnsafeBufferPointer<Int32>
     }
 
     /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
@@ -63,9 +71,25 @@ public final class SampleBank: @unchecked Sendable {
         self.samples = UnsafeBufferPointer.copying(samples)
         self.regions = UnsafeBufferPointer.copying(regions)
         self.presets = UnsafeBufferPointer.copying(presets)
+        var starts: [Int32] = []
+        starts.reserveCapacity(presets.count * 128 + 1)
+        var keyRegions: [Int32] = []
+        for preset in presets {
+            for key in 0..<128 {
+                starts.append(Int32(keyRegions.count))
+                for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
+                    where Int(regions[index].lowKey) <= key && key <= Int(regions[index].highKey) {
+                    keyRegions.append(Int32(index))
+                }
+            }
+        }
+        starts.append(Int32(keyRegions.count))
+        keyRegionStarts = UnsafeBufferPointer.copying(starts)
+        self.keyRegions = UnsafeBufferPointer.copying(keyRegions)
         self.presetNames = presetNames
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
-        layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets))
+        layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets,
+                                   keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions))
         self.layout = UnsafePointer(layout)
     }
 
@@ -74,6 +98,8 @@ public final class SampleBank: @unchecked Sendable {
         samples.deallocate()
         regions.deallocate()
         presets.deallocate()
+        keyRegionStarts.deallocate()
+        keyRegions.deallocate()
     }
 
     /// The index of the preset for `bank`/`program`, or nil.

@@ -109,8 +109,9 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         public init() {}
     }
 
-    /// True when `key` and `velocity` fall inside this region's ranges.
-    @inlinable @_noAllocation @_noLocks
+    /// True when `key` and `velocity` fall inside this region's ranges. Always inlined: called on a
+    /// region in place, a call copied the whole region first, for every region a note-on tests.
+    @inlinable @inline(__always) @_noAllocation @_noLocks
     public func contains(key: UInt8, velocity: UInt8) -> Bool {
         key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity
     }

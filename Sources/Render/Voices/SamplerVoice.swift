@@ -100,8 +100,10 @@ struct SamplerVoice {
 
     /// Sets the voice up for `region` of `bank` and the note. `engineRate` is the output rate.
     @_noAllocation @_noLocks
-    mutating func start(region: SamplerRegion, samples: UnsafePointer<Float>, key: UInt8, velocity: UInt8,
+    mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: UnsafePointer<Float>, key: UInt8, velocity: UInt8,
                         channel: UInt8, engineRate: Double) {
+        // Read in place: the region is a few hundred bytes, and a burst starts thousands of voices.
+        var region: SamplerRegion { pointer.pointee }
         isActive = true
         self.channel = channel
         self.key = key
