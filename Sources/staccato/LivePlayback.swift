@@ -83,7 +83,7 @@ struct InputEnd {
 /// to 0 (a parameter cell, so the 5 ms ramp starts with the next block, ahead of any command
 /// still queued for a later frame: a song runs a lookahead ahead, a tone has its end queued),
 /// every note is released, and the stream stops once the audio thread has rendered past the ramp
-/// plus a period of silence, or after a quarter of a second if it has stopped rendering.
+/// plus two periods of silence, or after a quarter of a second if it has stopped rendering.
 struct SignalStop {
     private var fadeEndFrame: FrameTime?
     private var fadeStartedAt = 0.0

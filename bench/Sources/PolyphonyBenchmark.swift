@@ -27,7 +27,7 @@ enum PolyphonyBenchmark {
             case .threadCPU:
                 var time = timespec()
                 clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-                return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+                return UInt64(time.nanoseconds)
             }
         }
     }

@@ -44,14 +44,17 @@ final class RealtimeThread: @unchecked Sendable {
         nextWakeup.tv_sec += nanoseconds / 1_000_000_000
         nextWakeup.tv_nsec = nanoseconds % 1_000_000_000
         if (now.tv_sec, now.tv_nsec) > (nextWakeup.tv_sec, nextWakeup.tv_nsec) {
-            let late = Self.nanoseconds(now) - Self.nanoseconds(nextWakeup)
+            let late = now.nanoseconds - nextWakeup.nanoseconds
             nextWakeup = now
             return late
         }
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &nextWakeup, nil) == EINTR {}
         clock_gettime(CLOCK_MONOTONIC, &now)
-        return Self.nanoseconds(now) - Self.nanoseconds(nextWakeup)
+        return now.nanoseconds - nextWakeup.nanoseconds
     }
+}
 
-    private static func nanoseconds(_ time: timespec) -> Int { time.tv_sec * 1_000_000_000 + time.tv_nsec }
+extension timespec {
+    /// The time as one count of nanoseconds.
+    var nanoseconds: Int { tv_sec * 1_000_000_000 + tv_nsec }
 }
