@@ -114,8 +114,9 @@ enum PolyphonyBenchmark {
             print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.generic) kernels: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_fastest_over_generic_kernels"] = ratio
         }
-        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock)
         report["ramp_runs"] = rampRuns
+        guard rampRuns > 0 else { return report }
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock)
         report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }
