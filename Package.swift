@@ -17,7 +17,7 @@ let realtimeSettings: [SwiftSetting] = [
 // run it. Only x86-64 has it: elsewhere the second build is the generic one again.
 let avx2Settings: [SwiftSetting] = {
     #if arch(x86_64)
-    return realtimeSettings + [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]), .define("FUSED_MULTIPLY_ADD")]
+    return realtimeSettings + [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]), .define("FUSED_MULTIPLY_ADD"), .define("WIDE_VECTORS")]
     #else
     return realtimeSettings
     #endif

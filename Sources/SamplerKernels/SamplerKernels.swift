@@ -1,7 +1,8 @@
 // The sampler's per-frame loops: reading eight voices' samples and filtering and mixing them. This
 // one file is compiled twice, as module `SamplerKernels` for baseline x86-64 (SSE2) and, through a
-// symbolic link, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and FUSED_MULTIPLY_ADD defined;
-// `SamplerKernelVariant` (module Render) picks one at start from what the CPU supports. Nothing here
+// symbolic link, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and FUSED_MULTIPLY_ADD and
+// WIDE_VECTORS (256-bit registers) defined; `SamplerKernelVariant` (module Render) picks one at start
+// from what the CPU supports. Nothing here
 // may call code outside this file that is not inlined into it: a shared out-of-line helper would be
 // compiled for one target and could run on a CPU without its instructions.
 import DSP
@@ -27,6 +28,13 @@ func multiplyAdd<Lanes: SIMD>(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes where
 @_noAllocation @_noLocks
 public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
                       into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    #if WIDE_VECTORS
+    if cubic {
+        readEightLanes(cubic: true, bases: bases, positions: positions, into: output, frameCount: frameCount)
+    } else {
+        readEightLanes(cubic: false, bases: bases, positions: positions, into: output, frameCount: frameCount)
+    }
+    #else
     for half in 0..<2 {
         if cubic {
             readFourLanes(cubic: true, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
@@ -34,10 +42,11 @@ public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, p
             readFourLanes(cubic: false, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
         }
     }
+    #endif
 }
 
-/// The reader's loop, one copy per interpolation so that neither tests the other's flag every frame.
-/// It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes' bases, positions
+/// The reader's loop for 128-bit vectors, one copy per interpolation so that neither tests the other's
+/// flag every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes' bases, positions
 /// and samples at once overflow the registers, and the spills cost more than the second pass.
 /// Nothing here waits on a long chain, so four lanes lose no overlap.
 @inline(__always) @_noAllocation @_noLocks
@@ -83,6 +92,52 @@ func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Fl
         whole.replace(with: whole &+ 1, where: carry)
     }
 }
+
+#if WIDE_VECTORS
+/// The reader's loop for 256-bit vectors: all eight lanes in one pass. Lane k's window and lane k+4's
+/// share a register (one in each 128-bit half), so the transpose and the interpolation serve eight
+/// lanes for about the instructions four cost in the 128-bit loop.
+@inline(__always) @_noAllocation @_noLocks
+func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
+                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    let b0 = bases[0], b1 = bases[1], b2 = bases[2], b3 = bases[3]
+    let b4 = bases[4], b5 = bases[5], b6 = bases[6], b7 = bases[7]
+    var fraction = positions.pointee.fraction
+    let fractionStep = positions.pointee.fractionStep
+    let wholeStep = positions.pointee.wholeStep
+    var whole = SIMD8<UInt32>()
+    let one = SIMD8<Float>(repeating: 1)
+    @inline(__always) func windows(_ low: UnsafePointer<Float>, _ lowWhole: UInt32,
+                                   _ high: UnsafePointer<Float>, _ highWhole: UInt32) -> SIMD8<Float> {
+        SIMD8(lowHalf: UnsafeRawPointer(low + Int(lowWhole)).loadUnaligned(as: SIMD4<Float>.self),
+              highHalf: UnsafeRawPointer(high + Int(highWhole)).loadUnaligned(as: SIMD4<Float>.self))
+    }
+    for frame in 0..<frameCount {
+        let r0 = windows(b0, whole[0], b4, whole[4]), r1 = windows(b1, whole[1], b5, whole[5])
+        let r2 = windows(b2, whole[2], b6, whole[6]), r3 = windows(b3, whole[3], b7, whole[7])
+        let y0 = SIMD8(r0[1], r1[1], r2[1], r3[1], r0[5], r1[5], r2[5], r3[5])
+        let y1 = SIMD8(r0[2], r1[2], r2[2], r3[2], r0[6], r1[6], r2[6], r3[6])
+        if cubic {
+            let ym1 = SIMD8(r0[0], r1[0], r2[0], r3[0], r0[4], r1[4], r2[4], r3[4])
+            let y2 = SIMD8(r0[3], r1[3], r2[3], r3[3], r0[7], r1[7], r2[7], r3[7])
+            let slope = (y1 - ym1) * 0.5
+            let v = y0 - y1
+            let w = slope + v
+            let a = w + v + (y2 - y0) * 0.5
+            let b = w + a
+            let horner = multiplyAdd(multiplyAdd(a, fraction, -b), fraction, slope)
+            output[frame] = multiplyAdd(horner, fraction, y0)
+        } else {
+            output[frame] = multiplyAdd(y1 - y0, fraction, y0)
+        }
+        fraction += fractionStep
+        let carry = fraction .>= one
+        fraction -= SIMD8<Float>().replacing(with: 1, where: carry)
+        whole &+= wholeStep
+        whole.replace(with: whole &+ 1, where: carry)
+    }
+}
+#endif
 
 /// Adds `frameCount` frames of eight lanes into the lane buses, each through its own ramped gains,
 /// and with `filtering` through `filter` first (a lane's filter may pass its input through):
