@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP", "TestSupport"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),

@@ -46,13 +46,16 @@ public struct LowPassFilter: Sendable {
     }
 }
 
-/// Eight `LowPassFilter`s run side by side in SIMD lanes, one voice per lane. A biquad's cost is
-/// the latency of its feedback chain, not its arithmetic; eight independent chains fill the time one
-/// chain spends waiting, so eight voices filter for about the price of one.
+/// Eight `LowPassFilter`s side by side in SIMD lanes, one voice per lane: their coefficients and
+/// state, gathered for a block and stored back after it. The sampler kernels run them, in the mixing
+/// loop (`SamplerKernels.mixLanes`), where both builds of the kernels fuse what the CPU can.
+/// A biquad's cost is the latency of its feedback chain, not its arithmetic; eight independent
+/// chains fill the time one chain spends waiting, so eight voices filter for about the price of one.
 public struct LowPassFilterLanes: Sendable {
     public typealias Lanes = SIMD8<Float>
-    @usableFromInline var b0: Lanes, b1: Lanes, b2: Lanes, a1: Lanes, a2: Lanes
-    @usableFromInline var z1: Lanes, z2: Lanes
+    public var b0: Lanes, b1: Lanes, b2: Lanes, a1: Lanes, a2: Lanes
+    /// The state of the transposed direct form II.
+    public var z1: Lanes, z2: Lanes
 
     /// Every lane passes its input through unchanged.
     @inlinable @_noAllocation @_noLocks
@@ -86,22 +89,5 @@ public struct LowPassFilterLanes: Sendable {
             lanes[lane].pointee.z2 = z2[lane]
             lanes[lane].pointee.flushDenormals()
         }
-    }
-
-    /// Filters one frame of eight lanes.
-    @inlinable @inline(__always) @_noAllocation @_noLocks
-    public mutating func process(_ input: Lanes) -> Lanes {
-        let output = b0 * input + z1
-        z1 = b1 * input - a1 * output + z2
-        z2 = b2 * input - a2 * output
-        return output
-    }
-
-    /// Filters `count` frames of eight interleaved lanes in place.
-    @inlinable @_noAllocation @_noLocks
-    public mutating func process(_ frames: UnsafeMutablePointer<Lanes>, count: Int) {
-        var filter = self
-        for index in 0..<count { frames[index] = filter.process(frames[index]) }
-        self = filter
     }
 }

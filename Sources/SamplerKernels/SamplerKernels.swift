@@ -161,13 +161,23 @@ func mixLanes(filtering: Bool, _ frames: UnsafePointer<SIMD8<Float>>, frameCount
               busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
     var leftGain = gains.pointee.leftStart, rightGain = gains.pointee.rightStart
     let leftStep = gains.pointee.leftStep, rightStep = gains.pointee.rightStep
-    var lanes = filter
+    let b0 = filter.b0, b1 = filter.b1, b2 = filter.b2, negativeA1 = -filter.a1, negativeA2 = -filter.a2
+    var z1 = filter.z1, z2 = filter.z2
     for frame in 0..<frameCount {
         leftGain += leftStep
         rightGain += rightStep
-        let values = filtering ? lanes.process(frames[frame]) : frames[frame]
+        var values = frames[frame]
+        if filtering {
+            // Transposed direct form II. A block waits on the chain from one frame's output to the
+            // next's, so it holds two operations; the input's terms are summed beside it.
+            let output = multiplyAdd(b0, values, z1)
+            z1 = multiplyAdd(negativeA1, output, multiplyAdd(b1, values, z2))
+            z2 = multiplyAdd(negativeA2, output, b2 * values)
+            values = output
+        }
         busLeft[frame] = multiplyAdd(values, leftGain, busLeft[frame])
         busRight[frame] = multiplyAdd(values, rightGain, busRight[frame])
     }
-    filter = lanes
+    filter.z1 = z1
+    filter.z2 = z2
 }

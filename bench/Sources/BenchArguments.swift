@@ -60,6 +60,18 @@ struct BenchArguments {
         }
     }
 
+    /// `--name a,b`: values of `Choice` by their raw names, or all of them when not given.
+    func choices<Choice: RawRepresentable & CaseIterable>(_ name: String, from _: Choice.Type) -> Set<Choice> where Choice.RawValue == String {
+        let words = strings(name).flatMap { $0.split(separator: ",") }
+        guard !words.isEmpty else { return Set(Choice.allCases) }
+        return Set(words.map { word -> Choice in
+            guard let choice = Choice(rawValue: String(word)) else {
+                BenchArguments.fail("--\(name) expects values from \(Choice.allCases.map(\.rawValue).joined(separator: ",")), got '\(word)'", status: 2)
+            }
+            return choice
+        })
+    }
+
     func flag(_ name: String) -> Bool { setFlags.contains(name) }
 
     func string(_ name: String) -> String? {

@@ -72,24 +72,39 @@ enum PolyphonyBenchmark {
         return Figure(voicesPerCore: voices, meanVoices: mean, realtimeFactor: factor)
     }
 
-    static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int) throws -> [String: Any] {
+    /// What one run measures, in order; `--engines` picks some of them.
+    enum Contender: String, CaseIterable {
+        case cubic, cubicGeneric = "cubic-generic", linear, fluidsynth
+    }
+
+    static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int,
+                    contenders: Set<Contender> = Set(Contender.allCases)) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
         let fastest = SamplerKernelVariant.fastestSupported
         var cubic: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
         for _ in 0..<runs {
-            cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
-            if fastest != .generic {
+            if contenders.contains(.cubic) {
+                cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
+            }
+            if fastest != .generic && contenders.contains(.cubicGeneric) {
                 cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock))
             }
-            linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false, kernel: fastest, clock: clock))
-            if let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds, clock: clock) { fluid.append(figure) }
+            if contenders.contains(.linear) {
+                linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false, kernel: fastest, clock: clock))
+            }
+            if contenders.contains(.fluidsynth), let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds, clock: clock) {
+                fluid.append(figure)
+            }
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "notes": notes,
                                      "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000,
                                      "sampler_kernel": fastest.description, "clock": clock.rawValue]
+        let contenderOf: [String: Contender] = ["staccato_cubic": .cubic, "staccato_cubic_generic": .cubicGeneric,
+                                                "staccato_linear": .linear, "fluidsynth": .fluidsynth]
         func show(_ name: String, key: String, _ figures: [Figure]) {
+            guard let contender = contenderOf[key], contenders.contains(contender) else { return }
             guard !figures.isEmpty else { return print("  \(name.padding(toLength: 52, withPad: " ", startingAt: 0)) not measured (is fluidsynth installed?)") }
             let median = figures.median(by: \.voicesPerCore)
             print("  \(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"

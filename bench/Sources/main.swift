@@ -8,6 +8,7 @@ benchmarks:
   ring [--items N] [--runs R]   SPSC ring throughput between two threads, beside JACK's jack_ringbuffer
                                 in the same run (default 20000000 items, 5 runs)
   polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--cpu-time] [--period F,...] [--ramp-runs R] [--no-ramp]
+                                [--engines cubic,cubic-generic,linear,fluidsynth]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs);
                                 cubic with both builds of the sampler kernels where the CPU runs AVX2+FMA;
@@ -16,7 +17,7 @@ benchmarks:
                                 then per period (16..1024 frames, or --period 64,128) the most voices whose
                                 p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread
                                 (median of R ramps, default 1: a ramp is paced in real time, about 4 minutes;
-                                --no-ramp skips it)
+                                --no-ramp skips it; --engines measures only those named)
   burst [--notes N,...] [--runs R] [--soundfont F]
                                 N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
@@ -73,14 +74,15 @@ case "ring":
     let options = parse(["items"])
     measure("ring", options) { RingBenchmark.run(itemCount: options.integer("items", default: 20_000_000), runs: options.integer("runs", default: 5)) }
 case "polyphony":
-    let options = parse(["notes", "seconds", "soundfont", "period", "ramp-runs"], flags: ["cpu-time", "no-ramp"])
+    let options = parse(["notes", "seconds", "soundfont", "period", "ramp-runs", "engines"], flags: ["cpu-time", "no-ramp"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     measure("polyphony", options) {
         try PolyphonyBenchmark.run(font: font, notes: options.integer("notes", default: 1_000),
                                    seconds: Double(options.integer("seconds", default: 3)), runs: options.integer("runs", default: 3),
                                    clock: options.flag("cpu-time") ? .threadCPU : .wall,
                                    rampPeriods: options.integers("period", from: PolyphonyRamp.periodFrameCounts),
-                                   rampRuns: options.flag("no-ramp") ? 0 : options.integer("ramp-runs", default: 1))
+                                   rampRuns: options.flag("no-ramp") ? 0 : options.integer("ramp-runs", default: 1),
+                                   contenders: options.choices("engines", from: PolyphonyBenchmark.Contender.self))
     }
 case "burst":
     let options = parse(["notes", "soundfont"])
