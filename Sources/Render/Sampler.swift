@@ -291,10 +291,14 @@ struct Sampler {
         // large pool would cost more than the count is worth.
         activeVoiceCount = 0
         var grouped = 0
-        for index in 0 ..< pool.capacity + pool.fadeCapacity {
-            let voice = index < pool.capacity ? pool.voices + index : pool.fading + (index - pool.capacity)
+        var activeBound = 0
+        for index in 0 ..< pool.activeBound + pool.fadeCapacity {
+            let voice = index < pool.activeBound ? pool.voices + index : pool.fading + (index - pool.activeBound)
             guard voice.pointee.isActive else { continue }
-            if index < pool.capacity { activeVoiceCount += 1 }
+            if index < pool.activeBound {
+                activeVoiceCount += 1
+                activeBound = index + 1
+            }
             group[grouped] = voice
             grouped += 1
             if grouped == Self.laneCount {
@@ -303,6 +307,7 @@ struct Sampler {
             }
         }
         if grouped > 0 { renderGroup(count: grouped, frameCount: frameCount) }
+        pool.activeBound = activeBound
         for frame in 0..<frameCount {
             left[frame] += busLeft[frame].sum()
             right[frame] += busRight[frame].sum()

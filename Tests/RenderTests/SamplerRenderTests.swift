@@ -113,6 +113,28 @@ final class SamplerRenderTests: XCTestCase {
         XCTAssertLessThan(SignalAnalysis.rms(samples[47_000...]), 0.001, "released with the pedal")
     }
 
+    /// Sounding voices are found wherever they sit in the pool: the last voice of a full pool keeps
+    /// sounding after every voice before it has ended, sounds beside a new note that takes the
+    /// first voice, and ends at all-notes-off.
+    func testVoiceAtTheEndOfThePoolSoundsAfterTheOthersEnd() {
+        let engine = engine(voices: 8, bank: SyntheticBank.sine(frequency: 440, rootKey: 69))
+        for key in 60..<68 { engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100)) }
+        _ = left(engine, frames: 4_800)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 8)
+        for key in 60..<67 { engine.send(.noteOff(channel: 0, key: UInt8(key))) }
+        _ = left(engine, frames: 48_000)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 1, "the last voice of the pool still sounds")
+        let lastNote = left(engine, frames: 9_600)
+        XCTAssertEqual(SignalAnalysis.frequency(of: lastNote[...], sampleRate: rate)!, 440 * pow(2, -2.0 / 12), accuracy: 1, "key 67")
+        engine.send(.noteOn(channel: 0, key: 69, velocity: 100))
+        _ = left(engine, frames: 4_800)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 2, "a new note in the first voice, beside the last")
+        engine.send(.controlChange(channel: 0, controller: 123, value: 0))
+        let tail = left(engine, frames: 48_000)
+        XCTAssertEqual(engine.renderer.statistics.activeVoices, 0)
+        XCTAssertLessThan(SignalAnalysis.rms(tail[40_000...]), 0.001, "nothing left sounding")
+    }
+
     func testAllNotesOffAllSoundOffAndResetControllers() {
         let engine = engine(bank: SyntheticBank.sine())
         engine.send(.controlChange(channel: 0, controller: 64, value: 127))

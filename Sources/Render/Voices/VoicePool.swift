@@ -28,6 +28,11 @@ struct VoicePool {
     let recentVoices: UnsafeMutablePointer<Int>
     /// Where the search for a free fade slot starts: slots are taken in turn, so the next is usually free.
     var fadeSearchStart = 0
+    /// No voice at or past this index is active. Free voices are taken lowest first, so sounding
+    /// voices gather at the front of a large pool, and rendering scans only up to here: a 4,096-voice
+    /// pool holding ten notes cost more to scan than to render. Raised as voices are taken; lowered
+    /// by `Sampler.render`, which sees every active voice.
+    var activeBound = 0
 
     // Counters, read by the renderer for its published statistics.
     var stolenCount = 0
@@ -92,6 +97,7 @@ struct VoicePool {
         // Free voices score +infinity, so the first free one wins, as the best victim would.
         let victim = bestScoreIndex()
         let voice = voices + victim
+        activeBound = max(activeBound, victim + 1)
         recentVoices[Int(nextSerial % UInt64(Self.recentCount))] = victim
         guard voice.pointee.isActive else {
             voice.pointee.noteSerial = nextSerial
