@@ -20,6 +20,17 @@ func multiplyAdd<Lanes: SIMD>(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes where
     #endif
 }
 
+/// The factored Catmull-Rom of `cubic(_:_:_:_:_:)` (module Render) between `y0` and `y1`, lane by lane.
+@_transparent
+func catmullRom<Lanes: SIMD>(_ ym1: Lanes, _ y0: Lanes, _ y1: Lanes, _ y2: Lanes, at t: Lanes) -> Lanes where Lanes.Scalar == Float {
+    let slope = (y1 - ym1) * 0.5
+    let v = y0 - y1
+    let w = slope + v
+    let a = w + v + (y2 - y0) * 0.5
+    let b = w + a
+    return multiplyAdd(multiplyAdd(multiplyAdd(a, t, -b), t, slope), t, y0)
+}
+
 /// Reads `frameCount` interpolated frames of eight lanes into `output`: lane k from `bases[k]` (one
 /// frame before the first it interpolates from) at `positions`. Each lane loads its four neighbouring
 /// samples as one vector; the vectors are transposed so that the interpolation runs across lanes.
@@ -71,14 +82,7 @@ func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Fl
         if cubic {
             let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
             let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
-            // The same factored Catmull-Rom as `cubic(_:_:_:_:_:)` (module Render), four lanes at once.
-            let slope = (y1 - ym1) * 0.5
-            let v = y0 - y1
-            let w = slope + v
-            let a = w + v + (y2 - y0) * 0.5
-            let b = w + a
-            let horner = multiplyAdd(multiplyAdd(a, fraction, -b), fraction, slope)
-            lanes.pointee = multiplyAdd(horner, fraction, y0)
+            lanes.pointee = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
             lanes.pointee = multiplyAdd(y1 - y0, fraction, y0)
         }
@@ -120,13 +124,7 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
         if cubic {
             let ym1 = SIMD8(r0[0], r1[0], r2[0], r3[0], r0[4], r1[4], r2[4], r3[4])
             let y2 = SIMD8(r0[3], r1[3], r2[3], r3[3], r0[7], r1[7], r2[7], r3[7])
-            let slope = (y1 - ym1) * 0.5
-            let v = y0 - y1
-            let w = slope + v
-            let a = w + v + (y2 - y0) * 0.5
-            let b = w + a
-            let horner = multiplyAdd(multiplyAdd(a, fraction, -b), fraction, slope)
-            output[frame] = multiplyAdd(horner, fraction, y0)
+            output[frame] = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
             output[frame] = multiplyAdd(y1 - y0, fraction, y0)
         }
