@@ -116,9 +116,12 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
         SIMD8(lowHalf: UnsafeRawPointer(low + Int(lowWhole)).loadUnaligned(as: SIMD4<Float>.self),
               highHalf: UnsafeRawPointer(high + Int(highWhole)).loadUnaligned(as: SIMD4<Float>.self))
     }
+    // The windows of a frame are loaded at the end of the frame before: reaching the transpose
+    // through the loop rather than straight from the loads, they are shuffled in registers, where
+    // loaded in the same pass the optimiser re-reads them element by element (more instructions).
+    var r0 = windows(b0, 0, b4, 0), r1 = windows(b1, 0, b5, 0)
+    var r2 = windows(b2, 0, b6, 0), r3 = windows(b3, 0, b7, 0)
     for frame in 0..<frameCount {
-        let r0 = windows(b0, whole[0], b4, whole[4]), r1 = windows(b1, whole[1], b5, whole[5])
-        let r2 = windows(b2, whole[2], b6, whole[6]), r3 = windows(b3, whole[3], b7, whole[7])
         let y0 = SIMD8(r0[1], r1[1], r2[1], r3[1], r0[5], r1[5], r2[5], r3[5])
         let y1 = SIMD8(r0[2], r1[2], r2[2], r3[2], r0[6], r1[6], r2[6], r3[6])
         if cubic {
@@ -133,6 +136,9 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
         fraction -= SIMD8<Float>().replacing(with: 1, where: carry)
         whole &+= wholeStep
         whole.replace(with: whole &+ 1, where: carry)
+        guard frame + 1 < frameCount else { break }
+        r0 = windows(b0, whole[0], b4, whole[4]); r1 = windows(b1, whole[1], b5, whole[5])
+        r2 = windows(b2, whole[2], b6, whole[6]); r3 = windows(b3, whole[3], b7, whole[7])
     }
 }
 #endif
