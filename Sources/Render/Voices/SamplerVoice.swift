@@ -263,8 +263,10 @@ struct SamplerVoice {
         let targetRight = lastLevel * lastPanRight
         block.leftStart = gainLeft * envelopeStart
         block.rightStart = gainRight * envelopeStart
-        block.leftStep = (targetLeft * envelopeEnd - block.leftStart) / Float(frameCount)
-        block.rightStep = (targetRight * envelopeEnd - block.rightStart) / Float(frameCount)
+        // One division for both sides (exact for the usual 64-frame block, a power of two).
+        let perFrame = 1 / Float(frameCount)
+        block.leftStep = (targetLeft * envelopeEnd - block.leftStart) * perFrame
+        block.rightStep = (targetRight * envelopeEnd - block.rightStart) * perFrame
         gainLeft = targetLeft
         gainRight = targetRight
     }
