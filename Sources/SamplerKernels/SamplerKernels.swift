@@ -2,9 +2,9 @@
 // one file is compiled twice, as module `SamplerKernels` for baseline x86-64 (SSE2) and, through a
 // symbolic link, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and FUSED_MULTIPLY_ADD and
 // WIDE_VECTORS (256-bit registers) defined; `SamplerKernelVariant` (module Render) picks one at start
-// from what the CPU supports. Nothing here
-// may call code outside this file that is not inlined into it: a shared out-of-line helper would be
-// compiled for one target and could run on a CPU without its instructions.
+// from what the CPU supports. Nothing here may call code outside this file that is not inlined into
+// it: a shared out-of-line helper would be compiled for one target and could run on a CPU without
+// its instructions.
 import DSP
 
 /// `a × b + c`, lane by lane: one fused multiply-add (rounded once, one instruction) where this file
@@ -56,10 +56,10 @@ public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, p
     #endif
 }
 
-/// The reader's loop for 128-bit vectors, one copy per interpolation so that neither tests the other's
-/// flag every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight lanes' bases, positions
-/// and samples at once overflow the registers, and the spills cost more than the second pass.
-/// Nothing here waits on a long chain, so four lanes lose no overlap.
+/// The reader's loop for 128-bit vectors, one copy per interpolation so that neither tests the
+/// other's flag every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight
+/// lanes' bases, positions and samples at once overflow the registers, and the spills cost more than
+/// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
 @inline(__always) @_noAllocation @_noLocks
 func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
