@@ -53,8 +53,8 @@ extension Engine {
     /// - Thread: control.
     public func releaseAllNotes(at frameTime: FrameTime = 0) {
         for channel in 0..<16 {
-            send(.controlChange(channel: UInt8(channel), controller: 64, value: 0), at: frameTime)
-            send(.controlChange(channel: UInt8(channel), controller: 123, value: 0), at: frameTime)
+            send(.controlChange(channel: UInt8(channel), controller: MIDIController.sustainPedal.rawValue, value: 0), at: frameTime)
+            send(.controlChange(channel: UInt8(channel), controller: MIDIController.allNotesOff.rawValue, value: 0), at: frameTime)
         }
     }
 }

@@ -72,7 +72,7 @@ public final class Engine {
             latestCommandFrameTime = max(latestCommandFrameTime, frameTime)
             return true
         }
-        if PendingReleases.isRelease(action) {
+        if action.endsSound {
             pendingReleases.append(command)
             deferredReleaseCount += 1
             latestCommandFrameTime = max(latestCommandFrameTime, frameTime)

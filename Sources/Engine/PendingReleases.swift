@@ -16,22 +16,6 @@ struct PendingReleases {
     var isEmpty: Bool { waiting.isEmpty }
     var count: Int { waiting.count }
 
-    /// True for the actions whose loss would leave something sounding.
-    static func isRelease(_ action: RenderCommand.Action) -> Bool {
-        switch action {
-        case .noteOff, .toneOff, .allSoundOff: true
-        case let .noteOn(_, _, velocity): velocity == 0
-        case let .mute(muted): muted
-        case let .controlChange(_, controller, value):
-            switch controller {
-            case 64, 66, 67, 68, 69: value < 64  // pedals let up
-            case 120, 121, 123, 124, 125, 126, 127: true  // channel-mode messages that end notes
-            default: false
-            }
-        default: false
-        }
-    }
-
     mutating func append(_ command: RenderCommand) {
         guard !waiting.contains(where: { $0.action == command.action }) else { return }
         waiting.append(command)

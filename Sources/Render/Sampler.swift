@@ -211,29 +211,30 @@ struct Sampler {
         guard Int(channel) < ChannelState.count else { return }
         let state = channels + Int(channel)
         let value = min(value, 127)
-        switch controller {
-        case 0: state.pointee.bankMSB = value
-        case 32: state.pointee.bankLSB = value
-        case 1: state.pointee.modulationWheel = value
-        case 7: state.pointee.volume = value
-        case 10: state.pointee.panPosition = value
-        case 11: state.pointee.expression = value
-        case 91: state.pointee.reverbLevel = value
-        case 93: state.pointee.chorusLevel = value
-        case 64:
+        switch MIDIController.named(controller) {
+        case .bankSelect?: state.pointee.bankMSB = value
+        case .bankSelectLSB?: state.pointee.bankLSB = value
+        case .modulationWheel?: state.pointee.modulationWheel = value
+        case .volume?: state.pointee.volume = value
+        case .pan?: state.pointee.panPosition = value
+        case .expression?: state.pointee.expression = value
+        case .reverbSend?: state.pointee.reverbLevel = value
+        case .chorusSend?: state.pointee.chorusLevel = value
+        case .sustainPedal?:
             let down = value >= 64
             state.pointee.sustainPedal = down
             if !down { releasePedalHeldVoices(channel: channel) }
-        case 101: state.pointee.registeredParameter.msb = value
-        case 100: state.pointee.registeredParameter.lsb = value
-        case 98, 99: state.pointee.registeredParameter = (127, 127)  // an NRPN deselects the RPN
-        case 6 where state.pointee.registeredParameter == (0, 0):
+        case .registeredParameterMSB?: state.pointee.registeredParameter.msb = value
+        case .registeredParameterLSB?: state.pointee.registeredParameter.lsb = value
+        case .nonRegisteredParameterLSB?, .nonRegisteredParameterMSB?:
+            state.pointee.registeredParameter = (127, 127)  // an NRPN deselects the RPN
+        case .dataEntry? where state.pointee.registeredParameter == (0, 0):
             state.pointee.bendRangeSemitones = Float(value) + (state.pointee.bendRangeSemitones - Float(Int(state.pointee.bendRangeSemitones)))
-        case 38 where state.pointee.registeredParameter == (0, 0):
+        case .dataEntryLSB? where state.pointee.registeredParameter == (0, 0):
             state.pointee.bendRangeSemitones = Float(Int(state.pointee.bendRangeSemitones)) + Float(value) / 100
-        case 120: allSoundOff(channel: channel)
-        case 121: state.pointee.resetControllers(); releasePedalHeldVoices(channel: channel)
-        case 123, 124, 125, 126, 127: allNotesOff(channel: channel)
+        case .allSoundOff?: allSoundOff(channel: channel)
+        case .resetAllControllers?: state.pointee.resetControllers(); releasePedalHeldVoices(channel: channel)
+        case .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: allNotesOff(channel: channel)
         default: break
         }
         state.pointee.refresh()

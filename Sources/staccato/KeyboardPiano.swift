@@ -97,7 +97,7 @@ final class KeyboardPiano {
         case .arrowDown: velocity = UInt8(max(10, Int(velocity) - 10)); needsDrawing = true
         case .space:
             sustain.toggle()
-            engine.send(.controlChange(channel: instrument.channel, controller: 64, value: sustain ? 127 : 0))
+            engine.send(.controlChange(channel: instrument.channel, controller: MIDIController.sustainPedal.rawValue, value: sustain ? 127 : 0))
             needsDrawing = true
         case .tab:
             releaseEverything()

@@ -21,6 +21,22 @@ final class FullCommandRingTests: XCTestCase {
         return engine
     }
 
+    /// The commands kept when the ring is full are exactly those whose loss would leave sound: the
+    /// same controller meanings the sampler acts on.
+    func testWhatCountsAsEndingSound() {
+        typealias Action = RenderCommand.Action
+        let ending: [Action] = [.noteOff(channel: 0, key: 60), .noteOn(channel: 0, key: 60, velocity: 0), .toneOff(slot: 0),
+                                .allSoundOff, .mute(true), .controlChange(channel: 3, controller: 64, value: 63)]
+            + [120, 121, 123, 124, 125, 126, 127].map { .controlChange(channel: 0, controller: $0, value: 0) }
+        let notEnding: [Action] = [.noteOn(channel: 0, key: 60, velocity: 1), .mute(false), .programChange(channel: 0, program: 1),
+                                   .controlChange(channel: 3, controller: 64, value: 64), .pitchBend(channel: 0, value: 0)]
+            + [0, 1, 7, 10, 11, 91, 122, 128, 255].map { .controlChange(channel: 0, controller: $0, value: 0) }
+        for action in ending { XCTAssertTrue(action.endsSound, "\(action)") }
+        for action in notEnding { XCTAssertFalse(action.endsSound, "\(action)") }
+        XCTAssertEqual(MIDIController.named(64), .sustainPedal)
+        XCTAssertNil(MIDIController.named(122))
+    }
+
     func testNoteOnsThatDoNotFitAreRefusedAndCounted() {
         let engine = engineWithFullRing()
         for key in 0..<100 {

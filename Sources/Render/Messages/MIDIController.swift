@@ -1,0 +1,64 @@
+/// The MIDI 1.0 controller numbers the renderer acts on, named once for the sampler that interprets
+/// them and for the control-thread code that sends them or must not lose them. Other numbers are
+/// accepted and ignored.
+public enum MIDIController: UInt8 {
+    case bankSelect = 0
+    case modulationWheel = 1
+    /// Data entry for the selected registered parameter (RPN 0: pitch-bend range in semitones).
+    case dataEntry = 6
+    case volume = 7
+    case pan = 10
+    case expression = 11
+    case bankSelectLSB = 32
+    /// Data entry's fine part (RPN 0: cents).
+    case dataEntryLSB = 38
+    /// Down at 64 and above.
+    case sustainPedal = 64
+    case reverbSend = 91
+    case chorusSend = 93
+    case nonRegisteredParameterLSB = 98
+    case nonRegisteredParameterMSB = 99
+    case registeredParameterLSB = 100
+    case registeredParameterMSB = 101
+    /// Channel mode: every voice of the channel fades out at once.
+    case allSoundOff = 120
+    /// Channel mode: controllers back to their defaults; the pedal lets go of its notes.
+    case resetAllControllers = 121
+    /// Channel mode: every note of the channel is released, pedal-held ones included. The omni and
+    /// mono/poly messages after it end every note too (MIDI 1.0).
+    case allNotesOff = 123
+    case omniOff = 124
+    case omniOn = 125
+    case monoOn = 126
+    case polyOn = 127
+
+    /// The controller `number` names, if the renderer acts on it.
+    /// - Thread: any
+    @_noAllocation @_noLocks
+    public static func named(_ number: UInt8) -> MIDIController? {
+        // The synthesized initializer is a switch over the raw values. Optimised builds inline it
+        // and the performance checker sees it through; unoptimised ones call it out of line, where
+        // the checker cannot look, so it is vouched for here.
+        _unsafePerformance { MIDIController(rawValue: number) }
+    }
+}
+
+extension RenderCommand.Action {
+    /// Whether losing this action would leave something sounding: note-offs, pedal-ups, the
+    /// channel-mode messages that stop notes, tone-offs, all-sound-off and mute.
+    /// - Thread: any
+    public var endsSound: Bool {
+        switch self {
+        case .noteOff, .toneOff, .allSoundOff: true
+        case let .noteOn(_, _, velocity): velocity == 0
+        case let .mute(muted): muted
+        case let .controlChange(_, controller, value):
+            switch MIDIController.named(controller) {
+            case .sustainPedal?: value < 64
+            case .allSoundOff?, .resetAllControllers?, .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: true
+            default: false
+            }
+        default: false
+        }
+    }
+}
