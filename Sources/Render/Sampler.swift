@@ -169,10 +169,11 @@ struct Sampler {
         let keyEntry = presetIndex * 128 + Int(key)
 
         // Same note again on this channel: the old one releases (no doubled, phasing voices).
-        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
+            let next = pool.nextSoundingVoice(after: sounding)
             pool.release(sounding)
-            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
+            sounding = next
         }
 
         var started = 0
@@ -199,10 +200,11 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
         let sustained = Int(channel) < ChannelState.count && channels[Int(channel)].sustainPedal
-        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
+            let next = pool.nextSoundingVoice(after: sounding)
             if sustained { pool.voices[sounding].isHeldByPedal = true } else { pool.release(sounding) }
-            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
+            sounding = next
         }
     }
 
