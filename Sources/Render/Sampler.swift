@@ -178,8 +178,10 @@ struct Sampler {
 
         var started = 0
         for candidate in Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]) {
-            let region = regions + Int(keyRegions[candidate])
-            guard region.pointee.contains(key: key, velocity: velocity) else { continue }
+            // The velocity range sits beside the region's index: the regions of the other layers
+            // are never read.
+            guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
+            let region = regions + Int(keyRegions[2 * candidate])
             if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
             let acquired = pool.acquire(sampleRate: sampleRate)
             voiceEnded(bankSlot: acquired.endedBankSlots.0)

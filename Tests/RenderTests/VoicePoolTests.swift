@@ -1,11 +1,13 @@
 import DSP
 import Engine
 @testable import Render
+import TestSupport
 import XCTest
 
-/// The voice pool's indexes — the steal-score tournament and the chains of sounding voices per
-/// note — against what a scan of every voice finds, through a long random run of note-ons, releases,
-/// fades and rendered blocks; and the same-note and note-off paths through the engine.
+/// The indexes a note-on goes through — the pool's steal-score tournament and chains of sounding
+/// voices per note, against what a scan of every voice finds through a long random run of note-ons,
+/// releases, fades and rendered blocks; the bank's velocity ranges beside each key's regions — and
+/// the same-note and note-off paths through the engine.
 final class VoicePoolTests: XCTestCase {
     /// A small deterministic generator (SplitMix64), so a failure replays.
     struct Generator {
@@ -204,5 +206,31 @@ final class VoicePoolTests: XCTestCase {
         engine.send(.controlChange(channel: 1, controller: 64, value: 0))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 1, "only channel 2's note is left")
+    }
+
+    /// Velocity layers of one key range: a note starts the layers its velocity falls in, and only those.
+    func testANoteStartsTheVelocityLayersItFallsIn() throws {
+        let sine = SyntheticBank.sine(frequency: 440, rootKey: 69)
+        var soft = sine.regions[0], loud = sine.regions[0], middle = sine.regions[0]
+        soft.highVelocity = 63
+        loud.lowVelocity = 64
+        loud.rootKey -= 12  // an octave up: 880 Hz at key 69
+        middle.lowVelocity = 60
+        middle.highVelocity = 70
+        middle.lowKey = 60
+        let bank = SampleBank(name: "layers", samples: Array(sine.samples), regions: [soft, loud, middle],
+                              presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: 3)], presetNames: ["Layers"])
+        for (key, velocity, voices) in [(69, 1, 1), (69, 59, 1), (69, 60, 2), (69, 63, 2), (69, 64, 2), (69, 70, 2), (69, 71, 1), (69, 127, 1), (59, 62, 1)] {
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false)))
+            XCTAssertTrue(engine.install(bank))
+            engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: UInt8(velocity)))
+            let samples = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 9_600, blockFrameCount: 64), channelCount: 2)
+            XCTAssertEqual(engine.renderer.statistics.activeVoices, voices, "key \(key), velocity \(velocity)")
+            if voices == 1 && key == 69 {
+                let expected: Double = velocity < 64 ? 440 : 880
+                XCTAssertEqual(try XCTUnwrap(SignalAnalysis.frequency(of: samples[4_800...], sampleRate: SyntheticBank.rate)), expected,
+                               accuracy: 1, "velocity \(velocity)")
+            }
+        }
     }
 }
