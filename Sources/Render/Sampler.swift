@@ -169,16 +169,19 @@ struct Sampler {
         let keyEntry = presetIndex * 128 + Int(key)
 
         // Same note again on this channel: the old one releases (no doubled, phasing voices).
-        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
+            let next = pool.nextSoundingVoice(after: sounding)
             pool.release(sounding)
-            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
+            sounding = next
         }
 
         var started = 0
         for candidate in Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]) {
-            let region = regions + Int(keyRegions[candidate])
-            guard region.pointee.contains(key: key, velocity: velocity) else { continue }
+            // The velocity range sits beside the region's index: the regions of the other layers
+            // are never read.
+            guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
+            let region = regions + Int(keyRegions[2 * candidate])
             if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
             let acquired = pool.acquire(sampleRate: sampleRate)
             voiceEnded(bankSlot: acquired.endedBankSlots.0)
@@ -199,10 +202,11 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
         let sustained = Int(channel) < ChannelState.count && channels[Int(channel)].sustainPedal
-        var sounding = pool.soundingVoice(channel: channel, key: key, from: 0)
+        var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
+            let next = pool.nextSoundingVoice(after: sounding)
             if sustained { pool.voices[sounding].isHeldByPedal = true } else { pool.release(sounding) }
-            sounding = pool.soundingVoice(channel: channel, key: key, from: sounding + 1)
+            sounding = next
         }
     }
 

@@ -33,9 +33,12 @@ public final class SampleBank: @unchecked Sendable {
     public let regions: UnsafeBufferPointer<SamplerRegion>
     public let presets: UnsafeBufferPointer<Preset>
     /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
-    /// of `keyRegions` are the indices (ascending) of the preset's regions whose key range holds `k`:
-    /// a note-on tests those few rather than every region of its preset (dozens for a piano, a few
-    /// hundred bytes each), the largest part of its cost in a burst of note-ons.
+    /// of `keyRegions` are the preset's regions whose key range holds `k` (ascending): a note-on
+    /// tests those few rather than every region of its preset (dozens for a piano, a few hundred
+    /// bytes each), the largest part of its cost in a burst of note-ons. Entry `e` is two numbers:
+    /// `keyRegions[2 * e]` the region's index and `keyRegions[2 * e + 1]` its velocity range
+    /// (`Layout.velocityRange(low:high:)`), so that of a key's velocity layers (18 regions a key in the
+    /// shipped piano) only those the note plays are read.
     public let keyRegionStarts: UnsafeBufferPointer<Int32>
     public let keyRegions: UnsafeBufferPointer<Int32>
     /// Names of the presets, parallel to `presets` (control thread only).
@@ -51,6 +54,18 @@ public final class SampleBank: @unchecked Sendable {
         public let presets: UnsafeBufferPointer<Preset>
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
         public let keyRegions: UnsafeBufferPointer<Int32>
+
+        /// A velocity range as `keyRegions` holds it: the low velocity, then the high one a byte up.
+        /// - Thread: any.
+        @inlinable @_noAllocation @_noLocks
+        public static func velocityRange(low: UInt8, high: UInt8) -> Int32 { Int32(low) | Int32(high) << 8 }
+
+        /// True when `velocity` lies in `range` (`velocityRange(low:high:)`).
+        /// - Thread: any.
+        @inlinable @_noAllocation @_noLocks
+        public static func velocity(_ velocity: UInt8, isIn range: Int32) -> Bool {
+            Int32(velocity) >= range & 0xFF && Int32(velocity) <= range >> 8
+        }
     }
 
     /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
@@ -76,14 +91,15 @@ public final class SampleBank: @unchecked Sendable {
         var keyRegions: [Int32] = []
         for preset in presets {
             for key in 0..<128 {
-                starts.append(Int32(keyRegions.count))
+                starts.append(Int32(keyRegions.count / 2))
                 for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
                     where Int(regions[index].lowKey) <= key && key <= Int(regions[index].highKey) {
                     keyRegions.append(Int32(index))
+                    keyRegions.append(Layout.velocityRange(low: regions[index].lowVelocity, high: regions[index].highVelocity))
                 }
             }
         }
-        starts.append(Int32(keyRegions.count))
+        starts.append(Int32(keyRegions.count / 2))
         keyRegionStarts = UnsafeBufferPointer.copying(starts)
         self.keyRegions = UnsafeBufferPointer.copying(keyRegions)
         self.presetNames = presetNames

@@ -1,3 +1,5 @@
+import DSP
+
 /// One playable zone of a sampled instrument, fully resolved at load time: every SoundFont
 /// generator already combined (instrument values absolute, preset values added, ranges
 /// intersected) and converted to physical units, so a note-on only copies numbers.
@@ -100,6 +102,20 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         public var holdKeyScalingTimecents: Double = 0
         public var decayKeyScalingTimecents: Double = 0
         public init() {}
+
+        /// The hold and decay times for `key`, key scaling applied.
+        /// - Thread: audio | control.
+        @inlinable @_noAllocation @_noLocks
+        public func hold(key: UInt8) -> Double { Self.scale(hold, timecentsPerKey: holdKeyScalingTimecents, key: key) }
+        @inlinable @_noAllocation @_noLocks
+        public func decay(key: UInt8) -> Double { Self.scale(decay, timecentsPerKey: decayKeyScalingTimecents, key: key) }
+
+        /// `seconds` × 2^((60 − key) × timecentsPerKey / 1200). Most zones scale nothing: their
+        /// exponentials (exactly 1) were a large part of starting a voice in a burst of note-ons.
+        @inlinable @_noAllocation @_noLocks
+        static func scale(_ seconds: Double, timecentsPerKey: Double, key: UInt8) -> Double {
+            timecentsPerKey == 0 ? seconds : seconds * fastExp2((60 - Double(key)) * timecentsPerKey / 1_200)
+        }
     }
 
     /// A triangle LFO: silent for `delay` seconds, then `frequency` Hz.

@@ -145,18 +145,14 @@ struct SamplerVoice {
         fadeGain = 1
         fadeStep = 0
 
-        let keyOffset = 60 - Double(playedKey)
         let volume = region.volumeEnvelope
         volumeEnvelope.start(
-            delay: volume.delay, attack: volume.attack,
-            hold: volume.hold * fastExp2(keyOffset * volume.holdKeyScalingTimecents / 1_200),
-            decay: volume.decay * fastExp2(keyOffset * volume.decayKeyScalingTimecents / 1_200),
+            delay: volume.delay, attack: volume.attack, hold: volume.hold(key: playedKey), decay: volume.decay(key: playedKey),
             sustainLevel: volume.sustainLevel, release: volume.release, sampleRate: engineRate)
         let modulation = region.modulationEnvelope
         modulationEnvelope.start(
-            delay: modulation.delay, attack: modulation.attack,
-            hold: modulation.hold * fastExp2(keyOffset * modulation.holdKeyScalingTimecents / 1_200),
-            decay: modulation.decay * fastExp2(keyOffset * modulation.decayKeyScalingTimecents / 1_200),
+            delay: modulation.delay, attack: modulation.attack, hold: modulation.hold(key: playedKey),
+            decay: modulation.decay(key: playedKey),
             sustainLevel: modulation.sustainLevel, release: modulation.release, sampleRate: engineRate)
         modulationLFO.start(delay: region.modulationLFO.delay, frequency: region.modulationLFO.frequency, sampleRate: engineRate)
         vibratoLFO.start(delay: region.vibratoLFO.delay, frequency: region.vibratoLFO.frequency, sampleRate: engineRate)

@@ -11,21 +11,39 @@ struct VoicePool {
     let fadeCapacity: Int
     var nextSerial: UInt64 = 1
 
-    /// Each voice's steal score and sounding note, side by side in a few KB: a burst of note-ons
-    /// scans these rather than the voices themselves (a cache line or more each, and an exponential
-    /// for the level), which made a 1,024-note burst take 17 ms. Valid while `keysValid`; every change
-    /// to a voice's activity, release, level or serial outside `render` refreshes its entry, and
-    /// rendering (levels move, voices end) clears `keysValid`, so the next note-on rebuilds them once.
-    let stealScores: UnsafeMutablePointer<Float>
-    /// `soundingTag(channel:key:)` for an active, unreleased voice; 0 otherwise.
-    let noteTags: UnsafeMutablePointer<UInt16>
+    /// Each voice's steal score, and a tournament over them that names the best victim at once:
+    /// scanning every score per note-on cost a few hundred ns, most of a burst's time, and reading
+    /// the voices themselves (a cache line or more each, and an exponential for the level) made a
+    /// 1,024-note burst take 17 ms. Node n (1 the root, 2n and 2n + 1 its children) holds the best of
+    /// its leaves; voice i's own entry is leaf `leafCount + i`, and the leaves past `capacity` hold
+    /// the lowest entry. Entries are `entry(score:voice:)`, so the best is simply the largest and a
+    /// match costs no branch to mispredict. Valid while `keysValid`; every change to a voice's
+    /// activity, release, level or serial outside `render` refreshes its leaf, and rendering
+    /// (levels move, voices end) clears `keysValid`, so the next note-on rebuilds the tree once.
+    let tournament: UnsafeMutablePointer<UInt64>
+    /// The tree's leaves: `capacity` rounded up to a power of two.
+    let leafCount: Int
     var keysValid = false
-    /// The serial ages are measured from in `stealScores`: fixed between rebuilds, so a note-on does
+    /// The serial ages are measured from in the steal scores: fixed between rebuilds, so a note-on does
     /// not have to re-age every entry (ageing shifts all scores alike).
     var ageReference: UInt64 = 1
     /// The voice given each of the last `recentCount` serials (by serial modulo), so the one leaving
     /// the newest-notes protection has its score raised without a scan.
     let recentVoices: UnsafeMutablePointer<Int>
+
+    /// The active, unreleased voices of each (channel, key), as doubly linked chains, so a note-on's
+    /// retrigger and a note-off find their voices without scanning the pool. Kept with the steal
+    /// scores: `refreshKey` moves a voice between chains, and the same rebuild puts right what
+    /// rendering changed. Links are voice indices; -1 ends a chain.
+    let chainHeads: UnsafeMutablePointer<Int32>
+    let nextInChain: UnsafeMutablePointer<Int32>
+    let previousInChain: UnsafeMutablePointer<Int32>
+    /// The chain each voice is linked into (`chainIndex`), or -1.
+    let chainOfVoice: UnsafeMutablePointer<Int32>
+    static var chainCount: Int {
+        @_noAllocation @_noLocks get { ChannelState.count * 128 }
+    }
+
     /// Where the search for a free fade slot starts: slots are taken in turn, so the next is usually free.
     var fadeSearchStart = 0
     /// No voice at or past this index is active. Free voices are taken lowest first, so sounding
@@ -58,12 +76,23 @@ struct VoicePool {
         voices.initialize(repeating: SamplerVoice(), count: self.capacity)
         fading = .allocate(capacity: self.fadeCapacity)
         fading.initialize(repeating: SamplerVoice(), count: self.fadeCapacity)
-        stealScores = .allocate(capacity: self.capacity)
-        stealScores.initialize(repeating: .infinity, count: self.capacity)
-        noteTags = .allocate(capacity: self.capacity)
-        noteTags.initialize(repeating: 0, count: self.capacity)
+        var leaves = 2
+        while leaves < self.capacity { leaves *= 2 }
+        leafCount = leaves
+        tournament = .allocate(capacity: 2 * leaves)
+        tournament.initialize(repeating: 0, count: 2 * leaves)
+        for voice in 0..<self.capacity { tournament[leaves + voice] = Self.entry(score: .infinity, voice: voice) }
         recentVoices = .allocate(capacity: Self.recentCount)
         recentVoices.initialize(repeating: 0, count: Self.recentCount)
+        chainHeads = .allocate(capacity: Self.chainCount)
+        chainHeads.initialize(repeating: -1, count: Self.chainCount)
+        nextInChain = .allocate(capacity: self.capacity)
+        nextInChain.initialize(repeating: -1, count: self.capacity)
+        previousInChain = .allocate(capacity: self.capacity)
+        previousInChain.initialize(repeating: -1, count: self.capacity)
+        chainOfVoice = .allocate(capacity: self.capacity)
+        chainOfVoice.initialize(repeating: -1, count: self.capacity)
+        rebuildTournament()
     }
 
     func deallocate() {
@@ -71,9 +100,12 @@ struct VoicePool {
         voices.deallocate()
         fading.deinitialize(count: fadeCapacity)
         fading.deallocate()
-        stealScores.deallocate()
-        noteTags.deallocate()
+        tournament.deallocate()
         recentVoices.deallocate()
+        chainHeads.deallocate()
+        nextInChain.deallocate()
+        previousInChain.deallocate()
+        chainOfVoice.deallocate()
     }
 
     /// A voice for a new note, and the bank slots of voices that stopped sounding to make room
@@ -108,7 +140,7 @@ struct VoicePool {
         var acquired = Acquired(voice: voice)
         // A victim started earlier in this block has not rendered yet: its envelope is at 0 and
         // it is reused without a fade, since it never sounded.
-        if voice.pointee.currentLevel > Self.silentLevel {
+        if Self.level(of: voice) > Self.silentLevel {
             // The victim lives on in a fade slot (keeping its bank); a slot's cut voice ends.
             let slot = fadeSlot()
             if slot.pointee.isActive { acquired.endedBankSlots.1 = slot.pointee.bankSlot }
@@ -123,58 +155,122 @@ struct VoicePool {
         return acquired
     }
 
-    /// The index of the highest steal score, the first of equals (as the per-voice scan chose).
+    /// The index of the highest steal score, the first of equals (as a scan of every voice chose).
     /// - Thread: audio.
     @_noAllocation @_noLocks
     func bestScoreIndex() -> Int {
-        var best = 0
-        var bestScore = -Float.infinity
-        for index in 0..<capacity where stealScores[index] > bestScore {
-            bestScore = stealScores[index]
-            best = index
-        }
-        return best
+        Int(UInt32.max - UInt32(truncatingIfNeeded: tournament[1]))
     }
 
-    /// Rebuilds every voice's steal score and note tag when rendering has made them stale.
+    /// A tournament entry: the score's bits made to order as unsigned integers (negative floats
+    /// flipped whole, positive ones above them), then the voice, inverted so that of equal scores
+    /// the lower index is the larger entry.
+    @_noAllocation @_noLocks
+    static func entry(score: Float, voice: Int) -> UInt64 {
+        let bits = score.bitPattern
+        let ordered = bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
+        return UInt64(ordered) << 32 | UInt64(UInt32.max - UInt32(voice))
+    }
+
+    /// Rebuilds every voice's steal score and chain when rendering has made them stale.
     /// - Thread: audio.
     @_noAllocation @_noLocks
     mutating func validateKeys() {
         guard !keysValid else { return }
         ageReference = nextSerial
-        for index in 0..<capacity { refreshKey(index) }
+        for index in 0..<capacity { updateKey(index) }
+        rebuildTournament()
         keysValid = true
     }
 
-    /// Recomputes voice `index`'s steal score and note tag after something changed it.
+    /// Recomputes voice `index`'s steal score and chain after something changed it.
     /// - Thread: audio.
     @_noAllocation @_noLocks
     mutating func refreshKey(_ index: Int) {
-        let voice = voices + index
-        guard voice.pointee.isActive else {
-            stealScores[index] = .infinity
-            noteTags[index] = 0
-            return
-        }
-        stealScores[index] = stealScore(voice, ageReference: ageReference, newestSerial: nextSerial)
-        noteTags[index] = voice.pointee.isReleased ? 0 : Self.soundingTag(channel: voice.pointee.channel, key: voice.pointee.key)
+        updateKey(index)
+        replayTournament(from: index)
     }
 
-    /// Nonzero for every channel and key.
+    /// Sets voice `index`'s steal score and moves it to the chain of its sounding note (or out of
+    /// every chain), leaving the tournament to the caller.
     @_noAllocation @_noLocks
-    static func soundingTag(channel: UInt8, key: UInt8) -> UInt16 {
-        0x8000 | UInt16(channel) << 8 | UInt16(key)
+    mutating func updateKey(_ index: Int) {
+        let voice = voices + index
+        var chain = -1
+        if voice.pointee.isActive {
+            tournament[leafCount + index] = Self.entry(score: stealScore(voice, ageReference: ageReference, newestSerial: nextSerial), voice: index)
+            if !voice.pointee.isReleased { chain = Self.chainIndex(channel: voice.pointee.channel, key: voice.pointee.key) }
+        } else {
+            tournament[leafCount + index] = Self.entry(score: .infinity, voice: index)
+        }
+        guard chain != Int(chainOfVoice[index]) else { return }
+        unlink(index)
+        guard chain >= 0 else { return }
+        let head = chainHeads[chain]
+        nextInChain[index] = head
+        previousInChain[index] = -1
+        if head >= 0 { previousInChain[Int(head)] = Int32(index) }
+        chainHeads[chain] = Int32(index)
+        chainOfVoice[index] = Int32(chain)
     }
 
-    /// The first active, unreleased voice at or after `start` playing `key` on `channel`;
-    /// `capacity` when none.
+    /// Takes voice `index` out of the chain it is in, if any.
+    @_noAllocation @_noLocks
+    mutating func unlink(_ index: Int) {
+        let chain = Int(chainOfVoice[index])
+        guard chain >= 0 else { return }
+        let next = nextInChain[index]
+        let previous = previousInChain[index]
+        if previous >= 0 { nextInChain[Int(previous)] = next } else { chainHeads[chain] = next }
+        if next >= 0 { previousInChain[Int(next)] = previous }
+        chainOfVoice[index] = -1
+    }
+
+    /// Plays the matches on the path from leaf `index` to the root again after its entry changed.
+    /// The path's winner so far is carried up and met by each sibling in turn, so no step waits on
+    /// the one before it having been stored.
+    @_noAllocation @_noLocks
+    func replayTournament(from index: Int) {
+        var node = leafCount + index
+        var winner = tournament[node]
+        while node > 1 {
+            winner = max(winner, tournament[node ^ 1])
+            node >>= 1
+            tournament[node] = winner
+        }
+    }
+
+    /// Plays every match of the tournament, leaves up.
+    @_noAllocation @_noLocks
+    func rebuildTournament() {
+        for node in stride(from: leafCount - 1, through: 1, by: -1) { tournament[node] = max(tournament[2 * node], tournament[2 * node + 1]) }
+    }
+
+    /// The chain of `key` on `channel`; -1 for a channel or key no voice can play.
+    @_noAllocation @_noLocks
+    static func chainIndex(channel: UInt8, key: UInt8) -> Int {
+        Int(channel) < ChannelState.count && key < 128 ? Int(channel) << 7 | Int(key) : -1
+    }
+
+    /// An active, unreleased voice playing `key` on `channel`; `capacity` when none. The others follow
+    /// through `nextSoundingVoice(after:)`: ask for the next before releasing a voice, which takes it
+    /// out of the chain.
     /// - Thread: audio.
     @_noAllocation @_noLocks
-    mutating func soundingVoice(channel: UInt8, key: UInt8, from start: Int) -> Int {
+    mutating func firstSoundingVoice(channel: UInt8, key: UInt8) -> Int {
         validateKeys()
-        let tag = Self.soundingTag(channel: channel, key: key)
-        for index in start ..< capacity where noteTags[index] == tag { return index }
-        return capacity
+        let chain = Self.chainIndex(channel: channel, key: key)
+        guard chain >= 0 else { return capacity }
+        let head = chainHeads[chain]
+        return head >= 0 ? Int(head) : capacity
+    }
+
+    /// The voice after `index` in its note's chain; `capacity` at the end.
+    /// - Thread: audio.
+    @_noAllocation @_noLocks
+    func nextSoundingVoice(after index: Int) -> Int {
+        let next = nextInChain[index]
+        return next >= 0 ? Int(next) : capacity
     }
 
     /// Releases voice `index` (key up) and keeps its steal score current.
@@ -203,7 +299,7 @@ struct VoicePool {
         var score: Float = 0
         if voice.pointee.isReleased { score += 1_000 }
         // Quieter is better: up to 200 points between full level and -80 dB.
-        score += 200 * (1 - min(1, voice.pointee.currentLevel / 0.1))
+        score += 200 * (1 - min(1, Self.level(of: voice) / 0.1))
         // Older is better, gently: a note 1,000 notes back earns 10 points. Notes started since the
         // reference have a negative age.
         let age = Int64(bitPattern: ageReference &- voice.pointee.noteSerial)
@@ -212,6 +308,13 @@ struct VoicePool {
         // The very newest notes (the last 8 started) are protected.
         if newestSerial - voice.pointee.noteSerial <= Self.protectedCount { score -= 300 }
         return score
+    }
+
+    /// `currentLevel`, without its exponential for a voice that has not rendered yet (its envelope is
+    /// still at 0), as every voice a burst of note-ons starts and steals again.
+    @_noAllocation @_noLocks
+    static func level(of voice: UnsafePointer<SamplerVoice>) -> Float {
+        voice.pointee.volumeEnvelope.currentValue == 0 ? 0 : voice.pointee.currentLevel
     }
 
     /// A free fade slot, or (all busy) the quietest one, whose voice is cut.
@@ -226,7 +329,7 @@ struct VoicePool {
         var quietest = 0
         var quietestLevel = Float.infinity
         for index in 0..<fadeCapacity {
-            let level = fading[index].currentLevel
+            let level = Self.level(of: fading + index)
             if level < quietestLevel {
                 quietestLevel = level
                 quietest = index
