@@ -102,12 +102,20 @@ final class VoicePoolTests: XCTestCase {
                     index = next
                 }
             default:
-                // A rendered block: levels move and some voices end, behind the pool's back.
-                for index in 0..<pool.capacity where pool.voices[index].isActive {
-                    _ = pool.voices[index].volumeEnvelope.advance(by: 64 * generator.next(4))
-                    if generator.next(30) == 0 { pool.voices[index].isActive = false }
+                // A rendered block, now and then two with no note event between them: levels move and
+                // some voices end, behind the pool's back, and the active bound comes down to the
+                // voices that were sounding, as rendering sets it.
+                for _ in 0..<(generator.next(4) == 0 ? 2 : 1) {
+                    var bound = 0
+                    for index in 0..<pool.capacity where pool.voices[index].isActive {
+                        XCTAssertLessThan(index, pool.activeBound, "step \(step): an active voice past the bound")
+                        bound = index + 1
+                        _ = pool.voices[index].volumeEnvelope.advance(by: 64 * generator.next(4))
+                        if generator.next(30) == 0 { pool.voices[index].isActive = false }
+                    }
+                    pool.activeBound = bound
+                    pool.keysValid = false
                 }
-                pool.keysValid = false
             }
             for channel: UInt8 in 0..<3 {
                 for key: UInt8 in 60..<64 {
@@ -116,7 +124,7 @@ final class VoicePoolTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(victimsChecked, 5_000, "most checks chose among sounding voices, not free ones")
+        XCTAssertGreaterThan(victimsChecked, 3_000, "thousands of checks chose among sounding voices, not free ones")
         XCTAssertEqual(pool.firstSoundingVoice(channel: 200, key: 60), pool.capacity, "a channel no voice can play has no chain")
     }
 

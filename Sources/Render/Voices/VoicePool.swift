@@ -51,6 +51,10 @@ struct VoicePool {
     /// pool holding ten notes cost more to scan than to render. Raised as voices are taken; lowered
     /// by `Sampler.render`, which sees every active voice.
     var activeBound = 0
+    /// No voice at or past this index has a steal score or a chain link that rendering can have
+    /// made stale: it rises with `activeBound` as voices are taken, and comes down to it only when
+    /// the scores are rebuilt, so a voice that ended after the bound fell below it is still reached.
+    var keyedBound = 0
 
     // Counters, read by the renderer for its published statistics.
     var stolenCount = 0
@@ -130,6 +134,7 @@ struct VoicePool {
         let victim = bestScoreIndex()
         let voice = voices + victim
         activeBound = max(activeBound, victim + 1)
+        keyedBound = max(keyedBound, activeBound)
         recentVoices[Int(nextSerial % UInt64(Self.recentCount))] = victim
         guard voice.pointee.isActive else {
             voice.pointee.noteSerial = nextSerial
@@ -172,13 +177,15 @@ struct VoicePool {
         return UInt64(ordered) << 32 | UInt64(UInt32.max - UInt32(voice))
     }
 
-    /// Rebuilds every voice's steal score and chain when rendering has made them stale.
+    /// Rebuilds the steal scores and chains that rendering can have made stale: those of voices
+    /// below `keyedBound`, so a large pool holding a few notes costs little.
     /// - Thread: audio.
     @_noAllocation @_noLocks
     mutating func validateKeys() {
         guard !keysValid else { return }
         ageReference = nextSerial
-        for index in 0..<capacity { updateKey(index) }
+        for index in 0..<keyedBound { updateKey(index) }
+        keyedBound = activeBound
         rebuildTournament()
         keysValid = true
     }
