@@ -225,7 +225,7 @@ struct Sampler {
         case .reverbSend?: state.pointee.reverbLevel = value
         case .chorusSend?: state.pointee.chorusLevel = value
         case .sustainPedal?:
-            let down = value >= 64
+            let down = MIDIController.isDown(pedalValue: value)
             state.pointee.sustainPedal = down
             if !down { releasePedalHeldVoices(channel: channel) }
         case .registeredParameterMSB?: state.pointee.registeredParameter.msb = value

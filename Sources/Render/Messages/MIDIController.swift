@@ -12,7 +12,7 @@ public enum MIDIController: UInt8 {
     case bankSelectLSB = 32
     /// Data entry's fine part (RPN 0: cents).
     case dataEntryLSB = 38
-    /// Down at 64 and above.
+    /// Down at 64 and above (`isDown(pedalValue:)`).
     case sustainPedal = 64
     case reverbSend = 91
     case chorusSend = 93
@@ -31,6 +31,11 @@ public enum MIDIController: UInt8 {
     case omniOn = 125
     case monoOn = 126
     case polyOn = 127
+
+    /// Whether a pedal controller's `value` holds it down: 64 and above (MIDI 1.0).
+    /// - Thread: any
+    @_noAllocation @_noLocks
+    public static func isDown(pedalValue value: UInt8) -> Bool { value >= 64 }
 
     /// The controller `number` names, if the renderer acts on it.
     /// - Thread: any
@@ -54,7 +59,7 @@ extension RenderCommand.Action {
         case let .mute(muted): muted
         case let .controlChange(_, controller, value):
             switch MIDIController.named(controller) {
-            case .sustainPedal?: value < 64
+            case .sustainPedal?: !MIDIController.isDown(pedalValue: value)
             case .allSoundOff?, .resetAllControllers?, .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: true
             default: false
             }

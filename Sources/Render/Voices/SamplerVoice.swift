@@ -93,9 +93,13 @@ struct SamplerVoice {
     var cutoffCents: Float = 13_500
     var filterQ: Float = 0.707
 
-    /// Output level right now (envelope × fade), for stealing decisions.
+    /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
+    /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
+    /// and steals such voices again and again.
     var currentLevel: Float {
-        @_noAllocation @_noLocks get { volumeEnvelope.currentValue * fadeGain * centibelsToAmplitude(attenuationCentibels) }
+        @_noAllocation @_noLocks get {
+            volumeEnvelope.currentValue == 0 ? 0 : volumeEnvelope.currentValue * fadeGain * centibelsToAmplitude(attenuationCentibels)
+        }
     }
 
     /// Sets the voice up for `region` of `bank` and the note. `engineRate` is the output rate.

@@ -145,7 +145,7 @@ struct VoicePool {
         var acquired = Acquired(voice: voice)
         // A victim started earlier in this block has not rendered yet: its envelope is at 0 and
         // it is reused without a fade, since it never sounded.
-        if Self.level(of: voice) > Self.silentLevel {
+        if voice.pointee.currentLevel > Self.silentLevel {
             // The victim lives on in a fade slot (keeping its bank); a slot's cut voice ends.
             let slot = fadeSlot()
             if slot.pointee.isActive { acquired.endedBankSlots.1 = slot.pointee.bankSlot }
@@ -306,7 +306,7 @@ struct VoicePool {
         var score: Float = 0
         if voice.pointee.isReleased { score += 1_000 }
         // Quieter is better: up to 200 points between full level and -80 dB.
-        score += 200 * (1 - min(1, Self.level(of: voice) / 0.1))
+        score += 200 * (1 - min(1, voice.pointee.currentLevel / 0.1))
         // Older is better, gently: a note 1,000 notes back earns 10 points. Notes started since the
         // reference have a negative age.
         let age = Int64(bitPattern: ageReference &- voice.pointee.noteSerial)
@@ -315,13 +315,6 @@ struct VoicePool {
         // The very newest notes (the last 8 started) are protected.
         if newestSerial - voice.pointee.noteSerial <= Self.protectedCount { score -= 300 }
         return score
-    }
-
-    /// `currentLevel`, without its exponential for a voice that has not rendered yet (its envelope is
-    /// still at 0), as every voice a burst of note-ons starts and steals again.
-    @_noAllocation @_noLocks
-    static func level(of voice: UnsafePointer<SamplerVoice>) -> Float {
-        voice.pointee.volumeEnvelope.currentValue == 0 ? 0 : voice.pointee.currentLevel
     }
 
     /// A free fade slot, or (all busy) the quietest one, whose voice is cut.
@@ -336,7 +329,7 @@ struct VoicePool {
         var quietest = 0
         var quietestLevel = Float.infinity
         for index in 0..<fadeCapacity {
-            let level = Self.level(of: fading + index)
+            let level = fading[index].currentLevel
             if level < quietestLevel {
                 quietestLevel = level
                 quietest = index
