@@ -1,3 +1,4 @@
+import AudioFile
 import Glibc
 
 /// A command-line mistake: printed as one line, exit code 2.
@@ -5,34 +6,130 @@ struct UsageError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// One `--name value` or `--flag` a subcommand accepts.
-struct OptionSpec: Sendable {
-    let name: String
-    let valueName: String?
-    let help: String
-    var takesValue: Bool { valueName != nil }
+/// What a subcommand does when an option is not given.
+enum OptionDefault: Sendable {
+    /// The command cannot run without it: bare in the usage line, "(required)" in the table.
+    case required
+    /// The command does without it (no recording, no time limit): `[--record FILE]`.
+    case none
+    /// This value: `[--rate 48000]` in the usage line, "(default: 48000)" in the table.
+    case value(String)
+    /// Described in words in the table: `[--soundfont FONT.sf2]`, "(default: the shipped piano
+    /// font)". `value`, when there is one, is worked out when the command runs (a path found beside
+    /// the executable); without it the command reads whether the option was given.
+    case described(String, value: (@Sendable () -> String)? = nil)
+
+    static func number(_ value: Int) -> OptionDefault { .value(String(value)) }
+    static func number(_ value: Double) -> OptionDefault { .value(value.plainText) }
+
+    /// The text the accessors read when the option is not given.
+    var text: String? {
+        switch self {
+        case .required, .none: nil
+        case .value(let value): value
+        case .described(_, let value): value?()
+        }
+    }
 }
 
-/// The parsed options of one subcommand, with typed, range-checked accessors. Every problem is a
-/// `UsageError` that names the option and the bad value.
+/// One `--name value` or `--flag` a subcommand accepts: everything its usage line, its options
+/// table and its accessors need, so the three cannot disagree.
+struct OptionSpec: Sendable {
+    let name: String
+    /// What the value is (`HZ`, `FILE`); `nil` for a flag.
+    let valueName: String?
+    let help: String
+    let defaultValue: OptionDefault
+    /// The values accepted, checked by `ParsedOptions.integer` and `.double` and shown in the table.
+    let range: ClosedRange<Double>?
+
+    init(name: String, valueName: String? = nil, help: String, default defaultValue: OptionDefault = .none,
+         range: ClosedRange<Double>? = nil) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+        self.defaultValue = defaultValue
+        self.range = range
+    }
+
+    var takesValue: Bool { valueName != nil }
+    var isRequired: Bool { if case .required = defaultValue { true } else { false } }
+
+    /// `--rate HZ` (or `--midi` for a flag): the option's left column in the table.
+    var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+
+    /// The option in the usage line: `--device NAME` when required, `[--rate 48000]` with a
+    /// default value, `[--record FILE]` otherwise; `bare` leaves the brackets off (for a group).
+    func usage(bare: Bool = false) -> String {
+        let text = if case .value(let value) = defaultValue { "--\(name) \(value)" } else { synopsis }
+        return isRequired || bare ? text : "[\(text)]"
+    }
+
+    /// What the table says about the default: "required", the value, its description, or nothing.
+    var defaultText: String? {
+        switch defaultValue {
+        case .required: "required"
+        case .none: nil
+        case .value(let value): value
+        case .described(let description, _): description
+        }
+    }
+
+    /// The default for the markdown reference: a value as code (`48000`), a description as words.
+    var markdownDefault: String {
+        if case .value(let value) = defaultValue { "`\(value)`" } else { defaultText ?? "" }
+    }
+
+    /// The accepted values: "16...8192".
+    var rangeText: String? { range.map { "\($0.lowerBound.plainText)...\($0.upperBound.plainText)" } }
+
+    /// The options table's right column: "frames per period (16...8192; default: 64)".
+    var tableText: String {
+        let notes = [rangeText, isRequired ? "required" : defaultText.map { "default: \($0)" }].compactMap { $0 }
+        return notes.isEmpty ? help : help + " (" + notes.joined(separator: "; ") + ")"
+    }
+}
+
+/// A positional argument (a MIDI file).
+struct PositionalSpec: Sendable {
+    let name: String
+    let help: String
+    let isRequired: Bool
+
+    var usage: String { isRequired ? name : "[\(name)]" }
+}
+
+/// Whether `word` is an option rather than a value: `--anything`, or `-` and a letter (`-o`). A
+/// lone `-` (standard input) and a negative number (`--boost -6`) are values.
+func looksLikeOption(_ word: String) -> Bool {
+    word.hasPrefix("--") || (word.count > 1 && word.hasPrefix("-") && Double(word) == nil)
+}
+
+/// The parsed options of one subcommand, with typed, range-checked accessors that fall back to
+/// the spec's default. Every problem is a `UsageError` that names the option and the bad value.
 struct ParsedOptions {
     let command: String
+    let specs: [OptionSpec]
     private(set) var values: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// Parses `arguments` against `specs`; unknown options and missing values are errors.
-    init(command: String, arguments: [String], specs: [OptionSpec], allowsPositionals: Bool = false) throws {
-        self.command = command
+    /// Parses `arguments` against `command`'s specs: unknown options, missing values (an option
+    /// never takes the next option as its value), stray arguments and options that exclude each
+    /// other are errors.
+    init(command: Subcommand, arguments: [String]) throws {
+        self.command = command.name
+        specs = command.options
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            guard argument.hasPrefix("--") else {
-                guard allowsPositionals else { throw UsageError(description: "unexpected argument '\(argument)'") }
+            guard looksLikeOption(argument) else {
+                guard !command.positionals.isEmpty else { throw UsageError(description: "unexpected argument '\(argument)'") }
                 positionals.append(argument)
                 continue
             }
+            guard argument.hasPrefix("--") else { throw UsageError(description: "unknown option '\(argument)'") }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
             if let equals = name.firstIndex(of: "=") {
@@ -46,7 +143,9 @@ struct ParsedOptions {
                 if let inlineValue {
                     values[name] = inlineValue
                 } else {
-                    guard index < arguments.count else { throw UsageError(description: "--\(name) needs a value (\(spec.valueName!))") }
+                    guard index < arguments.count, !looksLikeOption(arguments[index]) else {
+                        throw UsageError(description: "--\(name) needs a value (\(spec.valueName!))")
+                    }
                     values[name] = arguments[index]
                     index += 1
                 }
@@ -55,45 +154,68 @@ struct ParsedOptions {
                 flags.insert(name)
             }
         }
+        for group in command.exclusiveGroups {
+            let given = group.filter { values[$0] != nil || flags.contains($0) }
+            if given.count > 1 {
+                throw UsageError(description: given.map { "--\($0)" }.joined(separator: " and ") + " exclude each other")
+            }
+        }
     }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
-    func string(_ name: String, default defaultValue: String? = nil) throws -> String {
-        if let value = values[name] {
-            guard !value.isEmpty else { throw UsageError(description: "--\(name) must not be empty") }
-            return value
+    private func spec(_ name: String) -> OptionSpec {
+        guard let spec = specs.first(where: { $0.name == name }) else {
+            preconditionFailure("staccato \(command) reads --\(name), which its specs do not declare")
         }
-        if let defaultValue { return defaultValue }
+        return spec
+    }
+
+    /// The value given, else the spec's default; a required option not given is an error.
+    private func text(_ name: String) throws -> (text: String, given: Bool) {
+        if let value = values[name] { return (value, true) }
+        if let value = spec(name).defaultValue.text { return (value, false) }
         throw UsageError(description: "--\(name) is required")
     }
 
-    func double(_ name: String, default defaultValue: Double? = nil, in range: ClosedRange<Double>) throws -> Double {
-        guard let text = values[name] else {
-            if let defaultValue { return defaultValue }
-            throw UsageError(description: "--\(name) is required")
-        }
+    func string(_ name: String) throws -> String {
+        let (value, given) = try text(name)
+        guard !given || !value.isEmpty else { throw UsageError(description: "--\(name) must not be empty") }
+        return value
+    }
+
+    /// A number within `range`, or else the spec's range.
+    func double(_ name: String, in range: ClosedRange<Double>? = nil) throws -> Double {
+        let (text, _) = try text(name)
         guard let value = Double(text), value.isFinite else {
             throw UsageError(description: "--\(name) expects a number, got '\(text)'")
         }
-        guard range.contains(value) else {
+        if let range = range ?? spec(name).range, !range.contains(value) {
             throw UsageError(description: "--\(name) must be within \(range.lowerBound.plainText)...\(range.upperBound.plainText), got \(text)")
         }
         return value
     }
 
-    func integer(_ name: String, default defaultValue: Int? = nil, in range: ClosedRange<Int>) throws -> Int {
-        guard let text = values[name] else {
-            if let defaultValue { return defaultValue }
-            throw UsageError(description: "--\(name) is required")
-        }
+    /// A whole number within the spec's range.
+    func integer(_ name: String) throws -> Int {
+        let (text, _) = try text(name)
         guard let value = Int(text) else {
             throw UsageError(description: "--\(name) expects a whole number, got '\(text)'")
         }
-        guard range.contains(value) else {
-            throw UsageError(description: "--\(name) must be within \(range.lowerBound)...\(range.upperBound), got \(text)")
+        if let range = spec(name).range, !range.contains(Double(value)) {
+            throw UsageError(description: "--\(name) must be within \(range.lowerBound.plainText)...\(range.upperBound.plainText), got \(text)")
         }
         return value
+    }
+
+    /// A sound file to write: its extension must name a format AudioFile writes. Checked before
+    /// anything loads or plays, so a typo costs nothing.
+    func soundFilePath(_ name: String) throws -> String {
+        let path = try string(name)
+        guard AudioFileFormat(path: path) != nil else {
+            throw UsageError(description: "--\(name) must end in .wav, .flac or .ogg, got '\(path)'")
+        }
+        return path
     }
 }
 

@@ -10,18 +10,20 @@ extension Commands {
 
     static let drums = Subcommand(
         name: "drums",
-        summary: "Plays a drum kit from the computer keyboard, live through an ALSA device: one key per pad,\nshown on screen (a, s, d, f ... in the kit's order; capital letter = accent). q quits.",
-        usage: "--device NAME [--kit samples/drums/kit.json] [--period 64] [--periods 3] [--rate 48000] [--seconds S]",
-        options: DeviceOptions.specs(defaultDevice: "default") + [
-            OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest (default: the shipped kit)"),
-            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds (default: when q is pressed or input ends)"),
+        summary: "Plays a drum kit from the computer keyboard, live through an ALSA device.",
+        description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent). q quits.",
+        options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
+            OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest",
+                       default: .described("the shipped kit", value: { InstrumentLoader.shippedFile("samples/drums/kit.json") })),
+            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
+                       default: .described("when q is pressed or input ends", value: { "86400" }), range: 0.01...86_400),
         ],
         playsLive: true
     ) { options in
-        let device = try options.string("device", default: "default")
+        let device = try options.string("device")
         let configuration = try DeviceOptions.streamConfiguration(options)
-        let seconds = try options.double("seconds", default: 86_400, in: 0.01...86_400)
-        let manifest = try options.string("kit", default: InstrumentLoader.shippedFile("samples/drums/kit.json"))
+        let seconds = try options.double("seconds")
+        let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
         let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.8)
         engine.install(kit)

@@ -9,38 +9,37 @@ import Render
 extension Commands {
     static let mic = Subcommand(
         name: "mic",
-        summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time.\nPrints the granted configuration and the measured mic-to-speaker latency, shows a level meter,\nand takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %,\npreset small|medium|hall|plate, volume 0-1, mute, unmute, quit. Ctrl-C stops cleanly.",
-        usage: "--in DEV --out DEV [--period 64] [--periods 3] [--rate 48000] [--bass dB] [--treble dB] [--boost dB] [--reverb %] [--preset NAME] [--volume 0..1] [--record FILE] [--seconds S]",
+        summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time.",
+        description: "Prints the granted configuration and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, mute, unmute, quit. Ctrl-C stops cleanly.",
         options: [
-            OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'"),
-            OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM (default: default)"),
-        ] + DeviceOptions.specs(defaultDevice: "default").filter { $0.name != "device" } + [
-            OptionSpec(name: "bass", valueName: "DB", help: "bass, a low shelf at 150 Hz, -12...12 dB (default: 0)"),
-            OptionSpec(name: "treble", valueName: "DB", help: "treble, a high shelf at 6 kHz, -12...12 dB (default: 0)"),
-            OptionSpec(name: "boost", valueName: "DB", help: "microphone gain after the EQ, -24...24 dB (default: 0)"),
-            OptionSpec(name: "reverb", valueName: "%", help: "reverb wet/dry mix, 0...100 (default: 0)"),
-            OptionSpec(name: "preset", valueName: "NAME", help: "reverb room: small, medium, hall or plate (default: medium)"),
-            OptionSpec(name: "volume", valueName: "V", help: "master volume 0...1 (default: 0.3: starting quiet is a safety feature)"),
-            OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE (.wav, .flac or .ogg)"),
-            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds (default: run until quit or Ctrl-C)"),
+            OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .required),
+            OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM", default: DeviceOptions.defaultDevice),
+        ] + DeviceOptions.streamSpecs() + [
+            OptionSpec(name: "bass", valueName: "DB", help: "bass, a low shelf at 150 Hz, in dB", default: .number(0), range: MicKnob.bass.range),
+            OptionSpec(name: "treble", valueName: "DB", help: "treble, a high shelf at 6 kHz, in dB", default: .number(0), range: MicKnob.treble.range),
+            OptionSpec(name: "boost", valueName: "DB", help: "microphone gain after the EQ, in dB", default: .number(0), range: MicKnob.boost.range),
+            OptionSpec(name: "reverb", valueName: "%", help: "reverb wet/dry mix, in %", default: .number(0), range: MicKnob.reverb.range),
+            OptionSpec(name: "preset", valueName: "NAME", help: "reverb room: small, medium, hall or plate", default: .value("medium")),
+            OptionSpec(name: "volume", valueName: "V", help: "master volume (starting quiet is a safety feature)", default: .number(0.3), range: 0...1),
+            OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE: .wav, .flac or .ogg"),
+            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
+                       default: .described("run until quit or Ctrl-C", value: { (86_400 * 365).description }), range: 0.01...(86_400 * 365)),
         ],
         playsLive: true
     ) { options in
         let input = try options.string("in")
-        let output = try options.string("out", default: "default")
+        let output = try options.string("out")
         let configuration = try DeviceOptions.streamConfiguration(options)
-        let seconds = try options.double("seconds", default: 86_400 * 365, in: 0.01...(86_400 * 365))
-        let volume = try options.double("volume", default: 0.3, in: 0...1)
+        let seconds = try options.double("seconds")
+        let volume = try options.double("volume")
         let knobs = try MicKnob.allCases.map { knob in
-            (knob, try options.double(knob.rawValue, default: 0, in: knob.range))
+            (knob, try options.double(knob.rawValue))
         }
-        let preset = try options.values["preset"].map { name in
-            guard let preset = MicKnob.preset(named: name) else {
-                throw UsageError(description: "--preset must be small, medium, hall or plate, got '\(name)'")
-            }
-            return preset
+        let presetName = try options.string("preset")
+        guard let preset = MicKnob.preset(named: presetName) else {
+            throw UsageError(description: "--preset must be small, medium, hall or plate, got '\(presetName)'")
         }
-        let recordPath = options.values["record"]
+        let recordPath = try options.values["record"].map { _ in try options.soundFilePath("record") }
 
         var engineConfiguration = EngineConfiguration(
             render: RenderConfiguration(sampleRate: Double(configuration.sampleRate), channelCount: configuration.channelCount,
@@ -49,14 +48,14 @@ extension Commands {
         if recordPath != nil { engineConfiguration.recordingBufferSeconds = 2 }
         let engine = Engine(configuration: engineConfiguration)
         for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
-        if let preset { engine.send(.reverbPreset(preset)) }
+        engine.send(.reverbPreset(preset))
 
         let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
         let stream = try PlaybackStream(device: output, configuration: configuration, renderer: engine.renderer, captureDevice: input)
         print("microphone '\(input)': \(stream.grantedCapture!)")
         print("speaker '\(output)': \(stream.granted)")
         print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by dropping or repeating a frame")")
-        print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\((preset ?? .mediumRoom).name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
+        print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\(preset.name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
         if let recorder { print("recording to \(recorder.path)") }
 
         recorder?.start()

@@ -9,22 +9,24 @@ import Render
 extension Commands {
     static let play = Subcommand(
         name: "play",
-        summary: "Plays in real time: a MIDI file (with a progress line), a live MIDI byte stream (--midi-in), the\nALSA sequencer (--midi), or, with none of these, the computer keyboard as a piano drawn with\nnote names. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases\nevery note.",
-        usage: "[SONG.mid] [--device default] [--soundfont FONT.sf2] [--kit KIT.json] [--midi-in PATH] [--midi] [--connect CLIENT:PORT] [--names letters|solfege] [--release auto|kitty|hold] [--hold MS] [--volume V] [--seconds S]",
-        options: DeviceOptions.specs(defaultDevice: "default") + [
-            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play (default: the shipped piano/xylophone font)"),
-            OptionSpec(name: "kit", valueName: "KIT.json", help: "drum kit for channel 10 (default with the keyboard: the shipped kit)"),
-            OptionSpec(name: "program", valueName: "N", help: "a MIDI file: play every melodic channel with program N (0-127)"),
+        summary: "Plays a MIDI file, a live MIDI stream, the ALSA sequencer or the computer keyboard in real time.",
+        description: "A MIDI file plays with a progress line; --midi-in reads a live MIDI byte stream, --midi the ALSA sequencer; with none of these, the computer keyboard is a piano drawn with note names. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases every note.",
+        positionals: [PositionalSpec(name: "SONG.mid", help: "a MIDI file to play", isRequired: false)],
+        options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
+            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play", default: .shippedSoundFont),
+            OptionSpec(name: "kit", valueName: "KIT.json", help: "drum kit for channel 10",
+                       default: .described("with the keyboard, the shipped kit; else none")),
+            OptionSpec(name: "program", valueName: "N", help: "a MIDI file: play every melodic channel with program N", range: 0...127),
             OptionSpec(name: "midi-in", valueName: "PATH", help: "read MIDI bytes from a raw MIDI device (hw:1,0,0), a file, a FIFO or - (stdin)"),
-            OptionSpec(name: "midi", valueName: nil, help: "play from the ALSA sequencer (a port named Staccato)"),
-            OptionSpec(name: "connect", valueName: "CLIENT:PORT", help: "with --midi: subscribe to this source (default: every hardware input)"),
-            OptionSpec(name: "names", valueName: "STYLE", help: "keyboard: note names as letters (C D E) or solfege (Do Re Mi) (default: letters)"),
-            OptionSpec(name: "release", valueName: "MODE", help: "keyboard: kitty (key-release events), hold (release after --hold) or auto (default)"),
-            OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds, 50-5000 (default: 300)"),
-            OptionSpec(name: "volume", valueName: "V", help: "master volume 0-1 (default: 1, as render)"),
-            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds"),
+            OptionSpec(name: "midi", help: "play from the ALSA sequencer (a port named Staccato)"),
+            OptionSpec(name: "connect", valueName: "CLIENT:PORT", help: "with --midi: subscribe to this source", default: .described("every hardware input")),
+            OptionSpec(name: "names", valueName: "STYLE", help: "keyboard: note names as letters (C D E) or solfege (Do Re Mi)", default: .value("letters")),
+            OptionSpec(name: "release", valueName: "MODE", help: "keyboard: kitty (key-release events), hold (release after --hold) or auto", default: .value("auto")),
+            OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds", default: .number(300), range: 50...5_000),
+            OptionSpec(name: "volume", valueName: "V", help: "master volume", default: .number(1), range: 0...1),
+            OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds", range: 0.01...86_400),
         ],
-        allowsPositionals: true,
+        exclusiveGroups: [["midi-in", "midi"]],
         playsLive: true
     ) { options in
         guard options.positionals.count <= 1 else {
@@ -33,23 +35,23 @@ extension Commands {
         let sources = [options.positionals.first != nil, options.values["midi-in"] != nil, options.has("midi")].filter { $0 }.count
         guard sources <= 1 else { throw UsageError(description: "play one source at a time: a MIDI file, --midi-in or --midi") }
         if options.values["connect"] != nil && !options.has("midi") { throw UsageError(description: "--connect needs --midi") }
-        let device = try options.string("device", default: "default")
+        let device = try options.string("device")
         let configuration = try DeviceOptions.streamConfiguration(options)
         let rate = Double(configuration.sampleRate)
-        let volume = try options.double("volume", default: 1, in: 0...1)
-        let seconds = try options.values["seconds"].map { _ in try options.double("seconds", in: 0.01...86_400) }
-        let program = try options.values["program"].map { _ in UInt8(try options.integer("program", in: 0...127)) }
-        let names = try options.string("names", default: "letters")
+        let volume = try options.double("volume")
+        let seconds = try options.values["seconds"].map { _ in try options.double("seconds") }
+        let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
+        let names = try options.string("names")
         guard names == "letters" || names == "solfege" else { throw UsageError(description: "--names must be letters or solfege, got '\(names)'") }
-        let release = try options.string("release", default: "auto")
+        let release = try options.string("release")
         guard ["auto", "kitty", "hold"].contains(release) else { throw UsageError(description: "--release must be auto, kitty or hold, got '\(release)'") }
-        let holdSeconds = Double(try options.integer("hold", default: 300, in: 50...5_000)) / 1_000
+        let holdSeconds = Double(try options.integer("hold")) / 1_000
 
         // Everything is loaded before anything plays.
         let song = try options.positionals.first.map { try MIDIFile.read(path: $0) }
         let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
         let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
-        let bank = try InstrumentLoader.load(path: try options.string("soundfont", default: InstrumentLoader.defaultSoundFontPath), sampleRate: rate)
+        let bank = try InstrumentLoader.load(path: try options.string("soundfont"), sampleRate: rate)
         let keyboard = song == nil && midiInput == nil && sequencer == nil
         let kitPath = options.values["kit"] ?? (keyboard ? InstrumentLoader.shippedFile("samples/drums/kit.json") : nil)
         let kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }

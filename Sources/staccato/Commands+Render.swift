@@ -8,40 +8,35 @@ import Render
 extension Commands {
     static let render = Subcommand(
         name: "render",
-        summary: "Renders a MIDI file offline, faster than real time, through a SoundFont or a sample set.\nChannels use the file's program changes; channel 10 plays the font's bank-128 kit if it has one.",
-        usage: "SONG.mid [--soundfont FONT.sf2 | --samples DIR] [--kit KIT.json] [--program N] --out OUT.wav [--rate 48000]",
+        summary: "Renders a MIDI file offline, faster than real time, through a SoundFont or a sample set.",
+        description: "Channels use the file's program changes; channel 10 plays the font's bank-128 kit if it has one.",
+        positionals: [PositionalSpec(name: "SONG.mid", help: "the MIDI file to render", isRequired: true)],
         options: [
-            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play (default: the shipped piano/xylophone font)"),
+            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play", default: .shippedSoundFont),
             OptionSpec(name: "samples", valueName: "DIR", help: "a folder of recordings to play instead of a SoundFont"),
             OptionSpec(name: "kit", valueName: "KIT.json", help: "a drum kit manifest: channel 10 plays it (e.g. samples/drums/kit.json)"),
-            OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N (0-127), ignoring the file's"),
-            OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac or .ogg"),
-            OptionSpec(name: "rate", valueName: "HZ", help: "sample rate (default: 48000)"),
-            OptionSpec(name: "voices", valueName: "N", help: "voice pool size, 1-4096 (default: 256)"),
-            OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic (default) or linear"),
+            OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N, ignoring the file's", range: 0...127),
+            OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac or .ogg", default: .required),
+            DeviceOptions.rate,
+            OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
+            OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
         ],
-        allowsPositionals: true
+        exclusiveGroups: [["soundfont", "samples"]]
     ) { options in
         guard options.positionals.count == 1 else {
             throw UsageError(description: options.positionals.isEmpty ? "which MIDI file? (staccato render SONG.mid --out OUT.wav)"
                                                                       : "one MIDI file at a time, got \(options.positionals.count)")
         }
         let songPath = options.positionals[0]
-        let output = try options.string("out")
-        guard AudioFileFormat(path: output) != nil else {
-            throw UsageError(description: "--out must end in .wav, .flac or .ogg, got '\(output)'")
-        }
-        let rate = try options.integer("rate", default: 48_000, in: 8_000...384_000)
-        let voices = try options.integer("voices", default: 256, in: 1...4_096)
-        let program = try options.values["program"].map { _ in UInt8(try options.integer("program", in: 0...127)) }
-        let interpolation = try options.string("interpolation", default: "cubic")
+        let output = try options.soundFilePath("out")
+        let rate = try options.integer("rate")
+        let voices = try options.integer("voices")
+        let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
+        let interpolation = try options.string("interpolation")
         guard interpolation == "cubic" || interpolation == "linear" else {
             throw UsageError(description: "--interpolation must be cubic or linear, got '\(interpolation)'")
         }
-        if options.values["soundfont"] != nil && options.values["samples"] != nil {
-            throw UsageError(description: "--soundfont and --samples exclude each other")
-        }
-        let instrumentPath = try options.string("samples", default: try options.string("soundfont", default: InstrumentLoader.defaultSoundFontPath))
+        let instrumentPath = try options.string(options.values["samples"] == nil ? "soundfont" : "samples")
 
         let started = Date()
         let song = try MIDIFile.read(path: songPath)

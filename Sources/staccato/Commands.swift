@@ -10,7 +10,7 @@ enum Commands {
 
     static let devices = Subcommand(
         name: "devices", summary: "Lists ALSA playback and capture PCMs, and says when there is no sound card.",
-        usage: "", options: []
+        options: []
     ) { _ in
         let cards = DeviceList.soundCardCount()
         print(cards == 0
@@ -30,20 +30,20 @@ enum Commands {
     }
 
     static let tone = Subcommand(
-        name: "tone", summary: "Plays a sine tone in real time, with a click-free start and stop, then prints the granted\nconfiguration, the time it took and the xrun count.",
-        usage: "--device NAME --frequency HZ --seconds S [--rate 48000] [--period 64] [--periods 3] [--volume 0.3]",
-        options: DeviceOptions.specs(defaultDevice: "required") + [
-            OptionSpec(name: "frequency", valueName: "HZ", help: "tone frequency, 1 Hz up to half the rate"),
-            OptionSpec(name: "seconds", valueName: "S", help: "how long to play, up to 86400"),
-            OptionSpec(name: "volume", valueName: "V", help: "output volume 0-1 (default: 0.3)"),
+        name: "tone", summary: "Plays a sine tone in real time through an ALSA device.",
+        description: "The tone starts and stops without a click; then the command prints the granted configuration, the time it took and the xrun count.",
+        options: DeviceOptions.specs(device: .required) + [
+            OptionSpec(name: "frequency", valueName: "HZ", help: "tone frequency, from 1 Hz up to half the rate", default: .required),
+            OptionSpec(name: "seconds", valueName: "S", help: "how long to play", default: .required, range: 0.001...86_400),
+            OptionSpec(name: "volume", valueName: "V", help: "output volume", default: .number(0.3), range: 0...1),
         ],
         playsLive: true
     ) { options in
         let device = try options.string("device")
         let configuration = try DeviceOptions.streamConfiguration(options)
         let frequency = try options.double("frequency", in: 1...Double(configuration.sampleRate) / 2)
-        let seconds = try options.double("seconds", in: 0.001...86_400)
-        let volume = try options.double("volume", default: 0.3, in: 0...1)
+        let seconds = try options.double("seconds")
+        let volume = try options.double("volume")
 
         let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
@@ -55,16 +55,18 @@ enum Commands {
     }
 
     static let demo = Subcommand(
-        name: "demo", summary: "Plays Mozart's Turkish March on the shipped piano through an ALSA device. When there is no\nplayback device it says so and renders the demo to a file instead.",
-        usage: "[--device default] [--out demo.wav]",
-        options: DeviceOptions.specs(defaultDevice: "default") + [
-            OptionSpec(name: "out", valueName: "FILE", help: "where to render when no device plays (default: demo.wav)"),
+        name: "demo", summary: "Plays Mozart's Turkish March on the shipped piano through an ALSA device.",
+        description: "When the default device cannot play (no sound card), it says so and renders the demo to a file instead; a device named with --device must play.",
+        options: DeviceOptions.specs(device: DeviceOptions.defaultDevice, periodFrameCount: 256) + [
+            OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac or .ogg",
+                       default: .value("demo.wav")),
         ]
     ) { options in
-        let device = try options.string("device", default: "default")
-        var configuration = try DeviceOptions.streamConfiguration(options)
-        if options.values["period"] == nil { configuration.periodFrameCount = 256 }
-        let output = try options.string("out", default: "demo.wav")
+        let output = try options.soundFilePath("out")
+        let device = try options.string("device")
+        // Only the default may fall back to a file: a device the user named and that cannot play is an error.
+        let deviceIsDefault = options.values["device"] == nil
+        let configuration = try DeviceOptions.streamConfiguration(options)
         let rate = Double(configuration.sampleRate)
         let (bank, song) = try Demo.load(sampleRate: rate)
         let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.8)
@@ -79,7 +81,8 @@ enum Commands {
             return try LivePlayback.play(engine, on: stream, frameLimit: frameCount) {
                 sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)
             }
-        } catch let error as DeviceError where error.code == .notFound || error.code == .noDevice || DeviceList.soundCardCount() == 0 {
+        } catch let error as DeviceError where deviceIsDefault
+                    && (error.code == .notFound || error.code == .noDevice || DeviceList.soundCardCount() == 0) {
             print("No playback device (\(error)); rendering the demo to \(output) instead.")
             let summary = try engine.render(song, to: output, options: MIDIRenderOptions(blockFrameCount: 256, maximumTailSeconds: Demo.tailSeconds))
             print("wrote \(output): \(String(format: "%.3f", summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")

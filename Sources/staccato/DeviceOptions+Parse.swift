@@ -6,9 +6,9 @@ extension DeviceOptions {
     /// Reads `--rate`, `--period` and `--periods` into a stream request.
     static func streamConfiguration(_ options: ParsedOptions) throws -> StreamConfiguration {
         StreamConfiguration(
-            sampleRate: try options.integer("rate", default: 48_000, in: 8_000...384_000),
-            periodFrameCount: try options.integer("period", default: 64, in: 16...8_192),
-            periodCount: try options.integer("periods", default: 3, in: 2...16))
+            sampleRate: try options.integer("rate"),
+            periodFrameCount: try options.integer("period"),
+            periodCount: try options.integer("periods"))
     }
 
     /// An engine whose renderer matches `stream`.

@@ -1,35 +1,109 @@
-/// One `staccato` subcommand: its options, its help text and what it does.
+import AudioIO
+import Engine
+
+/// One `staccato` subcommand: its arguments, its help text and what it does. The usage line, the
+/// options table and the markdown reference are all generated from `positionals` and `options`.
 struct Subcommand: Sendable {
     let name: String
+    /// One sentence: the command's line in `staccato --help`.
     let summary: String
-    let usage: String
+    /// The rest of the story, for the command's own `--help`.
+    var description: String = ""
+    var positionals: [PositionalSpec] = []
     let options: [OptionSpec]
-    var allowsPositionals = false
+    /// Options of which at most one may be given: `[--soundfont FONT.sf2 | --samples DIR]`.
+    var exclusiveGroups: [[String]] = []
     /// Plays in real time: SIGINT, SIGTERM and SIGHUP stop it cleanly, from the moment it starts.
     var playsLive = false
     /// Runs with parsed options and returns the process exit code.
     let run: @Sendable (ParsedOptions) throws -> Int32
 
+    /// `staccato render SONG.mid --out FILE [--soundfont FONT.sf2 | --samples DIR] [--rate 48000]`:
+    /// positionals, then required options, then the optional ones (a group where its first member is).
+    var usageLine: String {
+        var words = ["staccato", name] + positionals.map(\.usage) + options.filter(\.isRequired).map { $0.usage() }
+        var grouped: Set<String> = []
+        for option in options where !option.isRequired && !grouped.contains(option.name) {
+            if let group = exclusiveGroups.first(where: { $0.contains(option.name) }) {
+                grouped.formUnion(group)
+                words.append("[" + group.map { member in options.first { $0.name == member }!.usage(bare: true) }.joined(separator: " | ") + "]")
+            } else {
+                words.append(option.usage())
+            }
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// The summary and the description, one paragraph.
+    private var about: String { description.isEmpty ? summary : summary + " " + description }
+
+    /// `text` broken between words into lines of at most `width` characters.
+    static func wrap(_ text: String, width: Int = 100) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
+
     var help: String {
-        let rows = options.map { ("--\($0.name)" + ($0.valueName.map { " \($0)" } ?? ""), $0.help) }
+        let rows = positionals.map { ($0.name, $0.help) } + options.map { ($0.synopsis, $0.tableText) }
             + [("--help", "show this help")]
         let width = rows.map(\.0.count).max() ?? 0
-        var text = "usage: staccato \(name) \(usage)\n\n\(summary)\n\noptions:\n"
+        var text = "usage: \(usageLine)\n\n\(Subcommand.wrap(about))\n\n" + (positionals.isEmpty ? "options:\n" : "arguments and options:\n")
         for (left, help) in rows {
             text += "  " + left + String(repeating: " ", count: width - left.count + 2) + help + "\n"
         }
         return text
     }
+
+    /// The command's section of the CLI reference, in markdown (for the README).
+    var markdown: String {
+        var text = "### `staccato \(name)`\n\n\(about)\n\n```\n\(usageLine)\n```\n"
+        guard !(positionals.isEmpty && options.isEmpty) else { return text }
+        text += "\n| argument | default | values | meaning |\n|---|---|---|---|\n"
+        for positional in positionals {
+            text += "| `\(positional.name)` | \(positional.isRequired ? "required" : "") | | \(positional.help) |\n"
+        }
+        for option in options {
+            text += "| `\(option.synopsis)` | \(option.markdownDefault) | \(option.rangeText ?? "") | \(option.help) |\n"
+        }
+        return text
+    }
 }
 
-/// The options every playing subcommand shares, with their defaults.
+/// The options every playing subcommand shares. The defaults are `StreamConfiguration`'s, except
+/// where a command asks for another (the demo's larger period).
 enum DeviceOptions {
-    static func specs(defaultDevice: String) -> [OptionSpec] {
+    static let defaults = StreamConfiguration()
+    /// The PCM a command plays through when no `--device` is given.
+    static let defaultDevice = OptionDefault.value("default")
+
+    static func specs(device: OptionDefault, periodFrameCount: Int = defaults.periodFrameCount) -> [OptionSpec] {
         [
-            OptionSpec(name: "device", valueName: "NAME", help: "ALSA playback PCM (default: \(defaultDevice)); see 'staccato devices'"),
-            OptionSpec(name: "rate", valueName: "HZ", help: "sample rate (default: 48000)"),
-            OptionSpec(name: "period", valueName: "FRAMES", help: "frames per period, 16-8192 (default: 64)"),
-            OptionSpec(name: "periods", valueName: "N", help: "periods in the device buffer, 2-16 (default: 3)"),
+            OptionSpec(name: "device", valueName: "NAME", help: "ALSA playback PCM; see 'staccato devices'", default: device),
+        ] + streamSpecs(periodFrameCount: periodFrameCount)
+    }
+
+    /// `--rate`, `--period` and `--periods`, which `streamConfiguration` reads.
+    static func streamSpecs(periodFrameCount: Int = defaults.periodFrameCount) -> [OptionSpec] {
+        [
+            rate,
+            OptionSpec(name: "period", valueName: "FRAMES", help: "frames per period", default: .number(periodFrameCount), range: 16...8_192),
+            OptionSpec(name: "periods", valueName: "N", help: "periods in the device buffer", default: .number(defaults.periodCount), range: 2...16),
         ]
     }
+
+    static let rate = OptionSpec(name: "rate", valueName: "HZ", help: "sample rate", default: .number(defaults.sampleRate), range: 8_000...384_000)
+}
+
+extension OptionDefault {
+    /// `--soundfont`'s default in every command that plays one.
+    static let shippedSoundFont = OptionDefault.described("the shipped piano/xylophone font, or $STACCATO_SOUNDFONT",
+                                                          value: { InstrumentLoader.defaultSoundFontPath })
 }

@@ -7,7 +7,7 @@ usage: staccato <command> [options]
 Staccato: a real-time audio engine for Linux.
 
 commands:
-\(Commands.all.map { "  " + $0.name.padding(8) + $0.summary.split(separator: "\n").first! }.joined(separator: "\n"))
+\(Commands.all.map { "  " + $0.name.padding(8) + $0.summary }.joined(separator: "\n"))
 
 'staccato <command> --help' shows a command's options.
 """
@@ -19,6 +19,12 @@ extension String {
 guard let commandName = arguments.first else {
     printError(topUsage)
     exit(2)
+}
+// `staccato help --markdown` (not advertised): the CLI reference, generated from the same specs
+// as every usage line and options table, for the README.
+if commandName == "help" && arguments.dropFirst() == ["--markdown"] {
+    print(Commands.all.map(\.markdown).joined(separator: "\n"), terminator: "")
+    exit(0)
 }
 if commandName == "--help" || commandName == "-h" || commandName == "help" {
     print(topUsage)
@@ -35,8 +41,7 @@ if rest.contains("--help") || rest.contains("-h") {
     exit(0)
 }
 do {
-    let options = try ParsedOptions(command: command.name, arguments: rest, specs: command.options,
-                                    allowsPositionals: command.allowsPositionals)
+    let options = try ParsedOptions(command: command, arguments: rest)
     exit(try command.run(options))
 } catch let error as UsageError {
     printError("staccato \(command.name): \(error) (see 'staccato \(command.name) --help')")
