@@ -42,6 +42,17 @@ final class CommandLineTests: XCTestCase {
             (["mic", "--in", "x", "--preset", "cathedral"], "--preset must be small, medium, hall or plate, got 'cathedral'"),
             (["mic", "--in", "x", "--rate", "0"], "--rate must be within 8000...384000, got 0"),
             (["mic", "--in", "x", "--volume", "1.5"], "--volume must be within 0...1, got 1.5"),
+            // An option never takes the next option as its value; an unknown short option is named.
+            (["render", "x.mid", "--soundfont", "--out", "y.wav"], "--soundfont needs a value (FONT.sf2)"),
+            (["render", "x.mid", "-o", "y.wav"], "unknown option '-o'"),
+            (["render", "x.mid", "--out", "-o"], "--out needs a value (FILE)"),
+            (["mic", "--in", "x", "--record", "--seconds", "1"], "--record needs a value (FILE)"),
+            (["play", "--midi-in", "--midi"], "--midi-in needs a value (PATH)"),
+            (["tone", "--device", "--frequency", "440", "--seconds", "1"], "--device needs a value (NAME)"),
+            // A negative number and a lone - (standard input) are values.
+            (["mic", "--in", "x", "--bass", "-13"], "--bass must be within -12...12, got -13"),
+            (["play", "--midi-in", "-", "--midi"], "--midi-in and --midi exclude each other"),
+            (["render", "x.mid", "--soundfont", "a.sf2", "--samples", "dir", "--out", "y.wav"], "--soundfont and --samples exclude each other"),
             ([], "usage: staccato"),
         ]
         for (arguments, expected) in cases {
@@ -50,6 +61,78 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.standardError.contains(expected), "\(arguments): \(result.standardError)")
             if !arguments.isEmpty { XCTAssertEqual(result.errorLines.count, 1, "\(arguments): \(result.standardError)") }
         }
+    }
+
+    /// Every command's usage line and options table come from the same specs: each option in the
+    /// one is in the other, a default shown in the usage line (`[--rate 48000]`) is the table's, a
+    /// bare option is required in both, and the top-level help gives each command one whole sentence.
+    func testUsageLinesAndOptionsTablesAgree() throws {
+        let top = try CommandRunner.staccato(["--help"])
+        let commandLines = top.standardOutput.components(separatedBy: "commands:\n")[1]
+            .components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
+        XCTAssertEqual(commandLines.count, 7, top.standardOutput)
+        for line in commandLines {
+            XCTAssertTrue(line.hasSuffix("."), "the top-level help cuts a summary mid-sentence: '\(line)'")
+        }
+        let commands = commandLines.map { String($0.split(separator: " ")[0]) }
+        for command in commands {
+            let help = try CommandRunner.staccato([command, "--help"]).standardOutput
+            let lines = help.split(separator: "\n").map(String.init)
+            let usage = try XCTUnwrap(lines.first?.components(separatedBy: "usage: staccato \(command)").last)
+            XCTAssertFalse(help.contains("default: required"), help)
+
+            // The table: "  --rate HZ   sample rate (8000...384000; default: 48000)".
+            var table: [String: (valueName: String?, text: String)] = [:]
+            for row in lines where row.hasPrefix("  --") && !row.hasPrefix("  --help") {
+                let words = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                let valueName = words.count > 1 && row.contains("\(words[0]) \(words[1])  ") ? words[1] : nil
+                table[String(words[0].dropFirst(2))] = (valueName, row)
+            }
+
+            // The usage line: bare options are required, bracketed ones (alone or in a group) optional.
+            var inUsage: Set<String> = []
+            func check(_ word: String, value: String?, required: Bool) {
+                let name = String(word.dropFirst(2))
+                inUsage.insert(name)
+                guard let row = table[name] else { return XCTFail("staccato \(command): \(word) is in the usage line, not in the table:\n\(help)") }
+                XCTAssertEqual(row.text.contains("required)"), required, "staccato \(command) --\(name): usage '\(usage)', table '\(row.text)'")
+                XCTAssertEqual(value == nil, row.valueName == nil, "staccato \(command) --\(name): a flag in one, a value in the other")
+                if let value, value != row.valueName {
+                    XCTAssertTrue(row.text.contains("default: \(value))"), "staccato \(command) --\(name): usage shows \(value), table '\(row.text)'")
+                }
+            }
+            var rest = Substring(usage)
+            while let open = rest.firstIndex(of: "[") {
+                let close = rest[open...].firstIndex(of: "]")!
+                for alternative in rest[rest.index(after: open)..<close].components(separatedBy: " | ") {
+                    let words = alternative.split(separator: " ").map(String.init)
+                    if words[0].hasPrefix("--") { check(words[0], value: words.count > 1 ? words[1] : nil, required: false) }
+                }
+                let bare = rest[..<open].split(separator: " ").map(String.init)
+                for (index, word) in bare.enumerated() where word.hasPrefix("--") {
+                    check(word, value: index + 1 < bare.count && !bare[index + 1].hasPrefix("--") ? bare[index + 1] : nil, required: true)
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            let bare = rest.split(separator: " ").map(String.init)
+            for (index, word) in bare.enumerated() where word.hasPrefix("--") {
+                check(word, value: index + 1 < bare.count && !bare[index + 1].hasPrefix("--") ? bare[index + 1] : nil, required: true)
+            }
+            XCTAssertEqual(inUsage, Set(table.keys), "staccato \(command): the usage line and the table list different options:\n\(help)")
+        }
+    }
+
+    /// `staccato help --markdown` is the CLI reference for the README: every command, with the
+    /// usage line its --help prints.
+    func testTheMarkdownReferenceHasEveryCommandWithItsUsageLine() throws {
+        let reference = try CommandRunner.staccato(["help", "--markdown"])
+        XCTAssertEqual(reference.exitCode, 0, reference.standardError)
+        for command in ["devices", "tone", "play", "mic", "render", "drums", "demo"] {
+            let usage = try CommandRunner.staccato([command, "--help"]).standardOutput.split(separator: "\n")[0]
+            XCTAssertTrue(reference.standardOutput.contains("### `staccato \(command)`"), reference.standardOutput)
+            XCTAssertTrue(reference.standardOutput.contains("```\n\(usage.dropFirst("usage: ".count))\n```"), "\(command): \(usage)")
+        }
+        XCTAssertTrue(reference.standardOutput.contains("| `--rate HZ` | `48000` | 8000...384000 | sample rate |"), reference.standardOutput)
     }
 
     func testDevicesSaysThereIsNoSoundCardAndListsTheTestDevices() throws {
@@ -61,16 +144,42 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.standardError.isEmpty, "library noise leaked: \(result.standardError)")
     }
 
-    func testDemoRendersToAFileWhenNothingCanPlay() throws {
+    /// Without --device, a default PCM that cannot play makes the demo render to a file. The test
+    /// makes sure of that even on a machine with a sound card: its ALSA configuration points
+    /// `default` at a PCM that does not exist.
+    func testDemoRendersToAFileWhenTheDefaultDeviceCannotPlay() throws {
         let path = TestDevices.temporaryFile("demo.wav")
-        defer { unlink(path) }
-        let result = try CommandRunner.staccato(["demo", "--device", "no_such_pcm", "--out", path], timeout: 30)
+        let configuration = TestDevices.temporaryFile("no-default.conf")
+        defer { unlink(path); unlink(configuration) }
+        try "pcm.!default \"staccato_no_such_pcm\"\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.staccato(["demo", "--out", path], environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"],
+                                                timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("No playback device"), result.standardOutput)
         let decoded = try AudioFileReader.read(path)
         XCTAssertTrue(result.standardOutput.contains("599 notes"), result.standardOutput)
         XCTAssertEqual(Double(decoded.frameCount) / Double(decoded.sampleRate), 45.6, accuracy: 1)
         XCTAssertGreaterThan(SignalAnalysis.rms(decoded.samples[...]), 0.01)
+    }
+
+    /// A device the user named must play: only the default may fall back to a file.
+    func testDemoOnANamedDeviceThatDoesNotExistIsAnError() throws {
+        let path = TestDevices.temporaryFile("demo-nosuch.wav")
+        defer { unlink(path) }
+        let result = try CommandRunner.staccato(["demo", "--device", "no_such_pcm", "--out", path], timeout: 30)
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
+        XCTAssertEqual(result.errorLines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("'no_such_pcm'"), result.standardError)
+        XCTAssertFalse(result.standardOutput.contains("rendering"), result.standardOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
+    /// An output format the demo cannot write is refused before anything loads, plays or renders.
+    func testDemoRefusesAnUnknownOutputFormatFirst() throws {
+        let result = try CommandRunner.staccato(["demo", "--device", "no_such_pcm", "--out", "demo.mp3"], timeout: 30)
+        XCTAssertEqual(result.exitCode, 2, result.standardOutput + result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato demo: --out must end in .wav, .flac or .ogg, got 'demo.mp3' (see 'staccato demo --help')"])
+        XCTAssertEqual(result.standardOutput, "")
     }
 
     func testRenderPlaysAMIDIFileThroughTheShippedFont() throws {

@@ -219,7 +219,7 @@ final class EffectsGraphTests: XCTestCase {
             renderer.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/\(font)").path, sampleRate: Self.rate))
             var music: [Float] = []
             let file = try MIDIFile.read(path: root.appendingPathComponent("Tests/Fixtures/midi/\(song).mid").path)
-            try renderer.render(file) { block in
+            renderer.render(file) { block in
                 if music.count < 2 * 48_000 * 40 { music.append(contentsOf: block) }
             }
             let mono = SignalAnalysis.channel(0, of: music, channelCount: 2)
