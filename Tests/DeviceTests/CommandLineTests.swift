@@ -135,6 +135,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(reference.standardOutput.contains("| `--rate HZ` | `48000` | 8000...384000 | sample rate |"), reference.standardOutput)
     }
 
+    /// staccato-bench takes no short option as a value either: a mistyped flag is refused before
+    /// anything runs.
+    func testBenchRefusesAShortOptionAsAValue() throws {
+        let bench = CommandRunner.staccatoExecutable.deletingLastPathComponent().appendingPathComponent("staccato-bench")
+        let result = try CommandRunner.start(bench, ["chart", "no_such_report.json", "--svg", "-o"]).wait()
+        XCTAssertEqual(result.exitCode, 2, result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato-bench: unknown option '-o' (see --help)"])
+    }
+
     func testDevicesSaysThereIsNoSoundCardAndListsTheTestDevices() throws {
         try TestDevices.require()
         let result = try CommandRunner.staccato(["devices"])

@@ -8,10 +8,14 @@ struct BenchArguments {
 
     /// `--name value...`: an option takes every following word up to the next `--` flag, so
     /// `--midi a.mid b.mid` and `--midi a.mid --midi b.mid` mean the same.
-    /// `flags` are options that take no value (`--mic`).
+    /// `flags` are options that take no value (`--mic`). A short option (`-o`) is an unknown
+    /// option, never a value; a negative number is a value.
     init(_ arguments: [String], accepting names: Set<String>, flags: Set<String> = []) {
         var current: String?
         for word in arguments {
+            if !word.hasPrefix("--") && word.count > 1 && word.hasPrefix("-") && Double(word) == nil {
+                BenchArguments.fail("unknown option '\(word)' (see --help)", status: 2)
+            }
             if word.hasPrefix("--") {
                 let name = String(word.dropFirst(2))
                 if flags.contains(name) {
