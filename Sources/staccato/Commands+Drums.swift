@@ -7,6 +7,8 @@ import Render
 extension Commands {
     /// Computer keys for the pads, in the kit's order: the home row, then the row above.
     static let padKeys: [Character] = Array("asdfghjkl;qwertyuiop")
+    /// The shipped kit: `drums` plays it, and `play` with the keyboard, unless --kit names another.
+    static var shippedKitPath: String { InstrumentLoader.shippedFile("samples/drums/kit.json") }
 
     static let drums = Subcommand(
         name: "drums",
@@ -14,7 +16,7 @@ extension Commands {
         description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent). q quits.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
             OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest",
-                       default: .described("the shipped kit", value: { InstrumentLoader.shippedFile("samples/drums/kit.json") })),
+                       default: .described("the shipped kit", value: { shippedKitPath })),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
                        default: .described("when q is pressed or input ends", value: { "86400" }), range: 0.01...86_400),
         ],

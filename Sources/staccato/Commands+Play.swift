@@ -53,7 +53,7 @@ extension Commands {
         let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
         let bank = try InstrumentLoader.load(path: try options.string("soundfont"), sampleRate: rate)
         let keyboard = song == nil && midiInput == nil && sequencer == nil
-        let kitPath = options.values["kit"] ?? (keyboard ? InstrumentLoader.shippedFile("samples/drums/kit.json") : nil)
+        let kitPath = options.values["kit"] ?? (keyboard ? shippedKitPath : nil)
         let kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
 
         let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
