@@ -91,12 +91,17 @@ public struct MIDIFile: Sendable {
         }
     }
 
+    /// Damage the parser read past: empty for a whole file. A file cut short still parses, with
+    /// what arrived in `tracks` and what was lost here, for the caller to report.
+    public var problems: [MIDIFileProblem]
+
     /// Builds a file from events, deriving the tempo map from the tempo events in `tracks`.
     /// - Thread: control.
-    public init(format: Int, division: Division, tracks: [[TrackEvent]]) {
+    public init(format: Int, division: Division, tracks: [[TrackEvent]], problems: [MIDIFileProblem] = []) {
         self.format = format
         self.division = division
         self.tracks = tracks
+        self.problems = problems
         tempoMap = Self.tempoMap(of: tracks, division: division)
     }
 
