@@ -21,6 +21,13 @@ public struct PresetSubstitution: Sendable, Equatable {
     public var requested: Number
     /// What plays instead; nil when nothing in the bank fits.
     public var played: Number?
+    /// - Thread: control.
+    public init(channels: [UInt8], requested: Number, played: Number?) {
+        self.channels = channels
+        self.requested = requested
+        self.played = played
+    }
+
     /// True for the drum channel, which asks for kits of the percussion bank.
     public var isPercussion: Bool { requested.bank == SampleBank.Preset.percussionBank }
 
