@@ -42,17 +42,19 @@ let package = Package(
         .target(name: "SamplerKernelsAVX2", dependencies: ["DSP"], swiftSettings: avx2Settings),
         .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2"],
                 swiftSettings: realtimeSettings),
-        .target(name: "AudioFile", dependencies: ["CSndFile"]),
-        .target(name: "MIDI"),
-        .target(name: "SoundFont", dependencies: ["Render"]),
-        .target(name: "ManifestSupport"),
+        // Checks what a path names before a loader opens it (a FIFO would block the open).
+        .target(name: "FileChecks"),
+        .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"]),
+        .target(name: "MIDI", dependencies: ["FileChecks"]),
+        .target(name: "SoundFont", dependencies: ["Render", "FileChecks"]),
+        .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
         .target(name: "SampleSet", dependencies: ["Render", "AudioFile", "ManifestSupport"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
-        .target(name: "AudioIO", dependencies: ["CALSA", "Render"], swiftSettings: realtimeSettings),
+        .target(name: "AudioIO", dependencies: ["CALSA", "Render", "FileChecks"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.

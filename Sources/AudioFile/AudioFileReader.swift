@@ -1,4 +1,5 @@
 import CSndFile
+import FileChecks
 
 /// A whole sound file decoded to interleaved float frames.
 public struct DecodedAudio: Sendable {
@@ -41,6 +42,7 @@ public enum AudioFileReader {
     }
 
     private static func decode(_ path: String, info: inout SF_INFO, allowShortRead: Bool) throws -> DecodedAudio {
+        if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
         }

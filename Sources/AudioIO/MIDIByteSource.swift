@@ -1,4 +1,5 @@
 import CALSA
+import FileChecks
 import Glibc
 
 /// Where live MIDI bytes come from: a raw MIDI device (`snd_rawmidi`, e.g. `hw:1,0,0`), or any
@@ -23,9 +24,13 @@ public final class MIDIByteSource {
         if path == "-" {
             handle = .descriptor(STDIN_FILENO, ownsIt: false)
         } else if access(path, F_OK) == 0 {
+            // A directory (or socket, or disk) reads as nothing at all: silence, with no word why.
+            let kind = FileKind(path: path)
+            guard [.regular, .fifo, .characterDevice].contains(kind) else {
+                throw DeviceError(device: path, message: "is \(kind.noun): MIDI comes from a file, a FIFO, a character device or - (stdin)")
+            }
             // A FIFO opens once a writer has: before that, a read would see end-of-file at once.
-            var status = stat()
-            let isFIFO = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
+            let isFIFO = kind == .fifo
             var descriptor: Int32
             repeat {
                 descriptor = open(path, O_RDONLY | O_CLOEXEC | (isFIFO ? 0 : O_NONBLOCK))

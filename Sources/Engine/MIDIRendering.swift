@@ -25,6 +25,8 @@ public struct MIDIRenderSummary: Sendable {
     public var messageCount: Int
     public var statistics: RenderStatistics
     public var refusedCommands: Int
+    /// The largest absolute sample rendered: 0 means the render is silence.
+    public var peak: Float
 }
 
 extension Engine {
@@ -43,18 +45,20 @@ extension Engine {
         defer { scratch.deallocate() }
 
         var rendered: FrameTime = 0
+        var peak: Float = 0
         while true {
             rendered += FrameTime(block)
             sequencer.send(dueBefore: sequencer.startFrame + rendered, to: self)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
+            for index in 0 ..< block * channelCount { peak = max(peak, abs(scratch[index])) }
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
             if sequencer.isFinished && rendered > sequencer.lastEventFrame
                 && (renderer.statistics.activeVoices == 0 || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,
-                                 refusedCommands: refusedCommandCount)
+                                 refusedCommands: refusedCommandCount, peak: peak)
     }
 }
 

@@ -7,7 +7,7 @@ import Render
 /// playback (ahead by a lookahead the control thread's wake-ups can keep up with).
 /// - Thread: control.
 public final class MIDISequencer {
-    private let messages: [(frame: FrameTime, message: MIDIMessage)]
+    let messages: [(frame: FrameTime, message: MIDIMessage)]
     private var next = 0
     /// The frame of the last message, relative to the start.
     public let lastEventFrame: FrameTime
@@ -20,8 +20,8 @@ public final class MIDISequencer {
     public init(_ file: MIDIFile, sampleRate: Double, program: UInt8? = nil, startFrame: FrameTime = 0) {
         var messages = file.timedMessages().map { (frame: FrameTime(max(0, ($0.seconds * sampleRate).rounded())), message: $0.message) }
         if let program {
-            messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != 9 } else { false } }
-            let forced = (0..<16).filter { $0 != 9 }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: UInt8($0), program: program)) }
+            messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != GeneralMIDI.percussionChannel } else { false } }
+            let forced = (UInt8(0)..<16).filter { $0 != GeneralMIDI.percussionChannel }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: $0, program: program)) }
             messages = forced + messages
         }
         self.messages = messages

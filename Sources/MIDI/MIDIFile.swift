@@ -1,3 +1,4 @@
+import FileChecks
 import Foundation
 
 /// A tempo in force from `tick` on, and when that tick falls.
@@ -91,12 +92,17 @@ public struct MIDIFile: Sendable {
         }
     }
 
+    /// Damage the parser read past: empty for a whole file. A file cut short still parses, with
+    /// what arrived in `tracks` and what was lost here, for the caller to report.
+    public var problems: [MIDIFileProblem]
+
     /// Builds a file from events, deriving the tempo map from the tempo events in `tracks`.
     /// - Thread: control.
-    public init(format: Int, division: Division, tracks: [[TrackEvent]]) {
+    public init(format: Int, division: Division, tracks: [[TrackEvent]], problems: [MIDIFileProblem] = []) {
         self.format = format
         self.division = division
         self.tracks = tracks
+        self.problems = problems
         tempoMap = Self.tempoMap(of: tracks, division: division)
     }
 
@@ -110,8 +116,11 @@ public struct MIDIFile: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw MIDIFileError(file: name, offset: 0, reason: "no such file")
         }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-            throw MIDIFileError(file: name, offset: 0, reason: isDirectory.boolValue ? "is a directory" : "cannot be read")
+        guard !isDirectory.boolValue else { throw MIDIFileError(file: name, offset: 0, reason: "is a directory") }
+        // Reading a FIFO would wait for a writer: only regular files are songs.
+        if let reason = FileKind.notRegularFileReason(path) { throw MIDIFileError(file: name, offset: 0, reason: reason) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MIDIFileError(file: name, offset: 0, reason: "cannot be read")
         }
         return try parse([UInt8](data), name: name)
     }

@@ -24,3 +24,27 @@ public struct MIDIFileError: Error, CustomStringConvertible, Equatable {
     /// - Thread: control.
     public var description: String { "\(file): byte \(offset): \(reason)" }
 }
+
+/// Damage a file was read past: it parsed, but lost something, said in one clause naming the track
+/// and the byte, e.g. "track 3 of 5 ends at byte 20480, 1234 bytes short of its declared length".
+///
+/// - Thread: control, for every member.
+public struct MIDIFileProblem: Sendable, CustomStringConvertible, Equatable {
+    /// The file's name (the last path component), as in `MIDIFileError`.
+    public let file: String
+    /// Where the damage is: for a file that ends early, its end.
+    public let offset: Int
+    /// What was lost, without the file name.
+    public let reason: String
+
+    /// - Thread: control.
+    public init(file: String, offset: Int, reason: String) {
+        self.file = file
+        self.offset = offset
+        self.reason = reason
+    }
+
+    /// `"<file>: <reason>"`.
+    /// - Thread: control.
+    public var description: String { "\(file): \(reason)" }
+}

@@ -4,19 +4,23 @@ extension MIDIFile {
     /// Tolerates what real files get wrong: running status kept across meta and SysEx events,
     /// a track without an end-of-track event, bytes after end-of-track, unknown chunks between
     /// tracks, malformed payloads of meta events it does not need, and a last track chunk whose
-    /// length overruns the file (what is there is read, up to the last whole event).
-    /// - Parameter name: the file name to put in errors.
+    /// length overruns the file but whose end-of-track event is there.
+    ///
+    /// A file that ends early (a download cut short, half a file) is read up to its last whole
+    /// event, and what was lost is in `problems`: the track cut off, where, how many bytes short,
+    /// and the tracks that never came. The caller says so; it is never silent.
+    /// - Parameter name: the file name to put in errors and problems.
     /// - Throws: `MIDIFileError` with the byte offset of the first thing that cannot be read: a bad
-    ///   header, a truncated field or event, a data byte with no running status, an undefined
-    ///   status byte, a variable-length quantity over 4 bytes, a non-last track chunk overrunning
-    ///   the file, or fewer track chunks than the header promises.
+    ///   header, a truncated field or event inside a chunk the file holds whole, a data byte with
+    ///   no running status, an undefined status byte, a variable-length quantity over 4 bytes, or
+    ///   a damaged track chunk type.
     /// - Thread: control.
     public static func parse(_ bytes: [UInt8], name: String) throws(MIDIFileError) -> MIDIFile {
         var cursor = ByteCursor(bytes: bytes, name: name)
         try enterRIFFData(&cursor)
         let header = try readHeader(&cursor)
-        let tracks = try readTracks(&cursor, count: header.trackCount)
-        return MIDIFile(format: header.format, division: header.division, tracks: tracks)
+        let (tracks, problems) = try readTracks(&cursor, count: header.trackCount)
+        return MIDIFile(format: header.format, division: header.division, tracks: tracks, problems: problems)
     }
 
     private static let headerType: [UInt8] = Array("MThd".utf8)
@@ -95,7 +99,7 @@ extension MIDIFile {
         return .smpte(framesPerSecond: framesPerSecond, ticksPerFrame: ticksPerFrame)
     }
 
-    private static func readTracks(_ cursor: inout ByteCursor, count: Int) throws(MIDIFileError) -> [[TrackEvent]] {
+    private static func readTracks(_ cursor: inout ByteCursor, count: Int) throws(MIDIFileError) -> ([[TrackEvent]], [MIDIFileProblem]) {
         var tracks: [[TrackEvent]] = []
         tracks.reserveCapacity(count)
         let outerEnd = cursor.end
@@ -106,15 +110,21 @@ extension MIDIFile {
         func notATrack(_ chunk: (offset: Int, type: [UInt8])) -> MIDIFileError {
             cursor.error(at: chunk.offset, "track chunk 'MTrk' expected, found \(chunk.type.chunkTypeDescription)")
         }
+        // The file ended before every track was whole: one problem says where and what was lost.
+        func endsEarly(_ what: String, missingFrom first: Int) -> [MIDIFileProblem] {
+            let missing = first > count ? "" : first == count ? "; track \(count) is missing" : "; tracks \(first)-\(count) are missing"
+            return [MIDIFileProblem(file: cursor.name, offset: outerEnd, reason: what + missing)]
+        }
         while tracks.count < count {
             let start = cursor.offset
             let type = cursor.tag()
-            guard type.count == 4 else {
+            let ordinal = "track \(tracks.count + 1) of \(count)"
+            guard type.count == 4, let length = try? cursor.bigEndian(4, "chunk length") else {
                 if let unknown = firstUnknownChunk { throw notATrack(unknown) }
-                throw cursor.error(at: start, "track chunk 'MTrk' expected, found \(type.chunkTypeDescription) (\(tracks.count) of \(count) tracks read)")
+                let place = start < outerEnd ? "inside the header of \(ordinal)"
+                    : tracks.isEmpty ? "after the header" : "after track \(tracks.count) of \(count)"
+                return (tracks, endsEarly("the file ends at byte \(outerEnd), \(place)", missingFrom: tracks.count + 1))
             }
-            let length = try cursor.bigEndian(4, "chunk length")
-            let isLast = tracks.count == count - 1
             guard type == trackType else {
                 let unknown = firstUnknownChunk ?? (start, type)
                 firstUnknownChunk = unknown
@@ -123,18 +133,20 @@ extension MIDIFile {
                 continue
             }
             let available = cursor.remaining
-            // A last track that claims more than is there is a common writer bug (or a download cut
-            // short): play what arrived. Earlier tracks cannot be salvaged that way.
-            guard length <= available || isLast else {
-                throw cursor.error(at: start + 4, "track chunk length \(length) overruns the file (\(available) bytes left)")
-            }
             cursor.limit(to: length, region: "track chunk")
             let chunkEnd = cursor.end
-            tracks.append(try readEvents(&cursor, cutShort: length > available))
+            // A chunk that claims more than the file holds: the file was cut short (or the writer
+            // got the last length wrong). What arrived plays, up to the last whole event.
+            let events = try readEvents(&cursor, cutShort: length > available)
+            tracks.append(events)
             cursor.unlimit(to: outerEnd, region: outerRegion)
             cursor.seek(to: chunkEnd)
+            if length > available && events.last?.kind != .endOfTrack {
+                return (tracks, endsEarly("\(ordinal) ends at byte \(outerEnd), \(length - available) bytes short of its declared length",
+                                          missingFrom: tracks.count + 1))
+            }
         }
-        return tracks
+        return (tracks, [])
     }
 
     /// The events of one track chunk; `cursor` is limited to the chunk. `cutShort` says the file

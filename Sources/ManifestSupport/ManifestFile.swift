@@ -1,3 +1,4 @@
+import FileChecks
 import Foundation
 
 /// Reading a JSON manifest: the file, the JSON, and the checks of its top-level object, with
@@ -15,6 +16,7 @@ public enum ManifestFile {
     /// - Thread: control.
     public static func read<Manifest>(path: String, expected: String, known: [String], wording: JSONObject.Wording,
                                       _ parse: (JSONObject) throws(ManifestProblem) -> Manifest) throws(LoadError) -> Manifest {
+        if let reason = FileKind.notRegularFileReason(path) { throw LoadError(path: path, reason: reason) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -484,24 +484,16 @@ struct Sampler {
         }
     }
 
-    /// Picks the channel's preset in the current bank: its bank and program, else bank 0 with the
-    /// same program (melodic channels only), else none. Percussion uses bank 128.
+    /// Picks the channel's preset in the current bank, falling back as `SampleBank.Preset.index`
+    /// says when the bank lacks the one asked for. Percussion uses the percussion bank.
     @_noAllocation @_noLocks
     mutating func selectPreset(channel: Int) {
         let state = channels + channel
         state.pointee.presetIndex = -1
         guard currentBank >= 0 else { return }
-        let presets = banks[currentBank].presets
-        let bank: UInt16 = state.pointee.isPercussion ? 128 : UInt16(state.pointee.bankMSB)
-        let program = state.pointee.program
-        var fallback = -1
-        for index in 0..<presets.count {
-            if presets[index].bank == bank && presets[index].program == program {
-                state.pointee.presetIndex = index
-                return
-            }
-            if !state.pointee.isPercussion && presets[index].bank == 0 && presets[index].program == program { fallback = index }
-        }
-        state.pointee.presetIndex = fallback
+        let percussion = state.pointee.isPercussion
+        state.pointee.presetIndex = SampleBank.Preset.index(
+            playing: percussion ? SampleBank.Preset.percussionBank : UInt16(state.pointee.bankMSB),
+            program: state.pointee.program, percussion: percussion, in: banks[currentBank].presets)
     }
 }

@@ -1,3 +1,4 @@
+import FileChecks
 import Foundation
 import Render
 
@@ -214,6 +215,9 @@ public enum SoundFontLoader {
     private static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
         func failure(_ action: String) -> SoundFontError {
             SoundFontError(file: name, chunk: "RIFF", offset: 0, reason: "cannot \(action) \(path): \(String(cString: strerror(errno)))")
+        }
+        if let reason = FileKind.notRegularFileReason(path) {
+            throw SoundFontError(file: name, chunk: "RIFF", offset: 0, reason: "\(path) \(reason)")
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open") }

@@ -48,13 +48,19 @@ extension Commands {
         let holdSeconds = Double(try options.integer("hold")) / 1_000
 
         // Everything is loaded before anything plays.
-        let song = try options.positionals.first.map { try MIDIFile.read(path: $0) }
+        let song = try options.positionals.first.map { try SongSetup.readSong(path: $0) }
         let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
         let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
         let bank = try InstrumentLoader.load(path: try options.string("soundfont"), sampleRate: rate)
         let keyboard = song == nil && midiInput == nil && sequencer == nil
-        let kitPath = options.values["kit"] ?? (keyboard ? shippedKitPath : nil)
-        let kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
+        let kit: DrumKit?
+        if let song {
+            kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: rate, program: program), bank: bank,
+                                        kitPath: options.values["kit"], sampleRate: rate)
+        } else {
+            let kitPath = options.values["kit"] ?? (keyboard ? shippedKitPath : nil)
+            kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
+        }
 
         let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
         engine.install(bank)

@@ -39,14 +39,14 @@ extension Commands {
         let instrumentPath = try options.string(options.values["samples"] == nil ? "soundfont" : "samples")
 
         let started = Date()
-        let song = try MIDIFile.read(path: songPath)
+        let song = try SongSetup.readSong(path: songPath)
         let bank = try InstrumentLoader.load(path: instrumentPath, sampleRate: Double(rate))
+        let kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: Double(rate), program: program), bank: bank,
+                                        kitPath: options.values["kit"], sampleRate: Double(rate))
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: Double(rate), voiceCount: voices, cubicInterpolation: interpolation == "cubic")))
         engine.install(bank)
-        if let kitPath = options.values["kit"] {
-            engine.install(try DrumKitLoader.load(manifest: kitPath, sampleRate: Double(rate)))
-        }
+        if let kit { engine.install(kit) }
         let renderStarted = Date()
         let summary = try engine.render(song, to: output, options: MIDIRenderOptions(program: program))
         let renderSeconds = Date().timeIntervalSince(renderStarted)
@@ -55,7 +55,14 @@ extension Commands {
               + "\(String(format: "%.2f", renderSeconds)) s (\(String(format: "%.1f", summary.seconds / max(renderSeconds, 1e-9)))x real time; "
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
         print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
-              + (options.values["kit"] == nil ? "" : "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)"))
+              + (kit == nil ? "" : "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)"))
+        // Checked on what was rendered, so any cause of silence is caught, foreseen or not.
+        if summary.peak == 0 && song.noteOnCount > 0 {
+            let causes = (stats.unmappedNotes > 0 ? ["\(stats.unmappedNotes) found no preset or no key range in \(bank.name)"] : [])
+                + (stats.unmappedHits > 0 ? ["\(stats.unmappedHits) hit no pad of the kit"] : [])
+            throw CommandFailure("\(songPath): \(song.noteOnCount) notes, but nothing sounded in \(output)"
+                                 + (causes.isEmpty ? "" : " (" + causes.joined(separator: ", ") + ")"))
+        }
         return 0
     }
 }

@@ -28,22 +28,29 @@ final class MIDIRobustnessTests: XCTestCase {
         }
     }
 
+    /// Cut anywhere, the file is either refused or parsed with the cut named: never parsed as if
+    /// it were whole.
     func testEveryTruncation() throws {
         let bytes = try loadMozart()
         var parsed = 0
         for length in 0..<bytes.count where check(Array(bytes.prefix(length)), "truncated to \(length)") {
             parsed += 1
+            let file = try MIDIFile.parse(Array(bytes.prefix(length)), name: fileName)
+            XCTAssertEqual(file.problems.count, 1, "truncated to \(length)")
+            XCTAssertEqual(file.problems.first?.offset, length, "truncated to \(length)")
+            XCTAssertTrue(file.problems.first?.reason.contains("byte \(length)") ?? false, "\(file.problems)")
+            XCTAssertTrue(file.problems.first?.reason.contains("track ") ?? false, "\(file.problems)")
         }
-        // Cut inside the first track, the file is broken; inside the last, what is there plays.
         XCTAssertGreaterThan(parsed, bytes.count / 2)
-        XCTAssertLessThan(parsed, bytes.count)
+        XCTAssertEqual(try MIDIFile.parse(bytes, name: fileName).problems, [], "the whole file has no problem")
     }
 
-    func testTruncationInsideFirstTrackIsReportedAtTheLengthField() throws {
+    func testTruncationInsideFirstTrackNamesTheTrackAndTheByte() throws {
         let bytes = try loadMozart()
-        XCTAssertThrowsError(try MIDIFile.parse(Array(bytes.prefix(30)), name: fileName)) { error in
-            XCTAssertEqual((error as! MIDIFileError).offset, 18, "the first track's length field")
-        }
+        let file = try MIDIFile.parse(Array(bytes.prefix(30)), name: fileName)
+        XCTAssertEqual(file.problems.count, 1)
+        XCTAssertTrue(file.problems[0].reason.hasPrefix("track 1 of "), file.problems[0].reason)
+        XCTAssertTrue(file.problems[0].reason.contains(" ends at byte 30, "), file.problems[0].reason)
     }
 
     func testRandomByteDamage() throws {

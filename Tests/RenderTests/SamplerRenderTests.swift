@@ -187,8 +187,9 @@ final class SamplerRenderTests: XCTestCase {
         _ = left(engine, frames: 48_000)
         XCTAssertNil(watch.bank, "freed by processEvents once its last voice ended")
 
-        engine.send(.programChange(channel: 0, program: 5))  // no such preset: nothing sounds, nothing sticks
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        // The drum channel in a bank without kits: no preset, so nothing sounds and nothing sticks
+        // (a missing melodic program falls back to 0:0: PresetFallbackTests).
+        engine.send(.noteOn(channel: 9, key: 69, velocity: 127))
         XCTAssertEqual(SignalAnalysis.rms(left(engine, frames: 4_800)[...]), 0)
         XCTAssertEqual(engine.renderer.statistics.unmappedNotes, 1)
     }

@@ -5,8 +5,10 @@ import Render
 enum SyntheticBank {
     static let rate = 48_000.0
 
-    /// A looped sine recorded at `frequency` (an exact number of cycles in the loop), root `rootKey`.
+    /// A looped sine recorded at `frequency` (an exact number of cycles in the loop), root `rootKey`,
+    /// played by every preset in `presets` (bank:program pairs; by default only 0:0).
     static func sine(frequency: Double = 440, rootKey: Double = 69, cycles: Int = 200,
+                     presets: [(bank: UInt16, program: UInt8)] = [(0, 0)],
                      configure: (inout SamplerRegion) -> Void = { _ in }) -> SampleBank {
         let guardFrames = SampleBank.guardFrameCount
         // A whole number of cycles: choose the length so the loop is seamless.
@@ -32,7 +34,7 @@ enum SyntheticBank {
         region.volumeEnvelope.release = 0.3
         configure(&region)
         return SampleBank(name: "sine", samples: pool, regions: [region],
-                          presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: 1)],
-                          presetNames: ["Sine"])
+                          presets: presets.map { SampleBank.Preset(bank: $0.bank, program: $0.program, firstRegion: 0, regionCount: 1) },
+                          presetNames: presets.map { "Sine \($0.bank):\($0.program)" })
     }
 }

@@ -24,6 +24,42 @@ public final class SampleBank: @unchecked Sendable {
             self.firstRegion = firstRegion
             self.regionCount = regionCount
         }
+
+        /// The SF2 bank of drum kits: what GM's percussion channel plays.
+        public static var percussionBank: UInt16 {
+            @_noAllocation @_noLocks get { 128 }
+        }
+
+        /// The preset a channel plays when it asks for `bank`:`program`, falling back as FluidSynth
+        /// does when the font lacks it: a drum channel plays kit `program` of the percussion bank,
+        /// else kit 0; a melodic channel plays `bank`:`program`, else bank 0 of the same program,
+        /// else 0:0, else the first melodic preset of the font. -1 when nothing fits (a melodic
+        /// channel in a font of drum kits only, a drum channel in a font without kits). The
+        /// renderer picks with it and the control thread foresees the picks with it, so what a
+        /// warning says is what plays.
+        /// - Thread: any.
+        @_noAllocation @_noLocks
+        public static func index(playing bank: UInt16, program: UInt8, percussion: Bool,
+                                 in presets: UnsafeBufferPointer<Preset>) -> Int {
+            var sameProgramInBankZero = -1, firstOfBankZero = -1, firstMelodic = -1, firstKit = -1
+            for index in 0..<presets.count {
+                let preset = presets[index]
+                let isKit = preset.bank == percussionBank
+                guard isKit == percussion else { continue }
+                if percussion {
+                    if preset.program == program { return index }
+                    if preset.program == 0 && firstKit < 0 { firstKit = index }
+                    continue
+                }
+                if preset.bank == bank && preset.program == program { return index }
+                if preset.bank == 0 && preset.program == program && sameProgramInBankZero < 0 { sameProgramInBankZero = index }
+                if preset.bank == 0 && preset.program == 0 && firstOfBankZero < 0 { firstOfBankZero = index }
+                if firstMelodic < 0 { firstMelodic = index }
+            }
+            if percussion { return firstKit }
+            if sameProgramInBankZero >= 0 { return sameProgramInBankZero }
+            return firstOfBankZero >= 0 ? firstOfBankZero : firstMelodic
+        }
     }
 
     /// Where the bank came from, for messages.

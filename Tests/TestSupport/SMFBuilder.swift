@@ -1,11 +1,11 @@
 /// Builds Standard MIDI Files byte by byte, so tests can say exactly what a file holds and where
 /// each byte lands.
-enum SMF {
+public enum SMF {
     /// The offset of the first track chunk's first event byte in a file built by `file`:
     /// 14 header bytes, then 8 bytes of track chunk header.
-    static let firstEventOffset = 22
+    public static let firstEventOffset = 22
 
-    static func vlq(_ value: Int) -> [UInt8] {
+    public static func vlq(_ value: Int) -> [UInt8] {
         var bytes = [UInt8(value & 0x7F)]
         var rest = value >> 7
         while rest > 0 {
@@ -15,36 +15,36 @@ enum SMF {
         return bytes
     }
 
-    static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {
+    public static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {
         (0..<byteCount).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    static func header(format: Int = 1, trackCount: Int, division: Int = 480) -> [UInt8] {
+    public static func header(format: Int = 1, trackCount: Int, division: Int = 480) -> [UInt8] {
         Array("MThd".utf8) + bigEndian(6, byteCount: 4) + bigEndian(format, byteCount: 2)
             + bigEndian(trackCount, byteCount: 2) + bigEndian(division, byteCount: 2)
     }
 
     /// A chunk whose length field says `length`, or the body's true length.
-    static func chunk(_ type: String, _ body: [UInt8], length: Int? = nil) -> [UInt8] {
+    public static func chunk(_ type: String, _ body: [UInt8], length: Int? = nil) -> [UInt8] {
         Array(type.utf8) + bigEndian(length ?? body.count, byteCount: 4) + body
     }
 
-    static func file(format: Int = 1, division: Int = 480, tracks: [[UInt8]]) -> [UInt8] {
+    public static func file(format: Int = 1, division: Int = 480, tracks: [[UInt8]]) -> [UInt8] {
         header(format: format, trackCount: tracks.count, division: division) + tracks.flatMap { chunk("MTrk", $0) }
     }
 
-    static let endOfTrack: [UInt8] = [0x00, 0xFF, 0x2F, 0x00]
+    public static let endOfTrack: [UInt8] = [0x00, 0xFF, 0x2F, 0x00]
 
-    static func tempo(delta: Int = 0, _ microsecondsPerQuarter: Int) -> [UInt8] {
+    public static func tempo(delta: Int = 0, _ microsecondsPerQuarter: Int) -> [UInt8] {
         vlq(delta) + [0xFF, 0x51, 0x03] + bigEndian(microsecondsPerQuarter, byteCount: 3)
     }
 
-    static func noteOn(delta: Int = 0, channel: UInt8 = 0, key: UInt8 = 60, velocity: UInt8 = 100) -> [UInt8] {
+    public static func noteOn(delta: Int = 0, channel: UInt8 = 0, key: UInt8 = 60, velocity: UInt8 = 100) -> [UInt8] {
         vlq(delta) + [0x90 | channel, key, velocity]
     }
 
     /// Wraps a Standard MIDI File in a RIFF 'RMID' container, after an 'INFO' list to skip.
-    static func riff(_ smf: [UInt8]) -> [UInt8] {
+    public static func riff(_ smf: [UInt8]) -> [UInt8] {
         func littleEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         let info = Array("LIST".utf8) + littleEndian(5) + Array("INFOx".utf8) + [0] // odd size: padded
         let data = Array("data".utf8) + littleEndian(smf.count) + smf
