@@ -112,15 +112,13 @@ public struct MIDIFile: Sendable {
     /// - Thread: control.
     public static func read(path: String) throws(MIDIFileError) -> MIDIFile {
         let name = URL(fileURLWithPath: path).lastPathComponent
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MIDIFileError(file: name, offset: 0, reason: "no such file")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw MIDIFileError(file: path, reason: "no such file")
         }
-        guard !isDirectory.boolValue else { throw MIDIFileError(file: name, offset: 0, reason: "is a directory") }
         // Reading a FIFO would wait for a writer: only regular files are songs.
-        if let reason = FileKind.notRegularFileReason(path) { throw MIDIFileError(file: name, offset: 0, reason: reason) }
+        if let reason = FileKind.notRegularFileReason(path) { throw MIDIFileError(file: path, reason: reason) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MIDIFileError(file: name, offset: 0, reason: "cannot be read")
+            throw MIDIFileError(file: path, reason: "cannot be read")
         }
         return try parse([UInt8](data), name: name)
     }

@@ -18,11 +18,26 @@ public struct MIDIFileError: Error, CustomStringConvertible, Equatable {
         self.file = file
         self.offset = offset
         self.reason = reason
+        isPinnedToAByte = true
     }
 
-    /// The one-line form, `"<file>: byte <offset>: <reason>"`.
+    /// False for a problem with the file as a whole (missing, unreadable, no regular file), which
+    /// has no byte to point at.
+    public let isPinnedToAByte: Bool
+
+    /// A problem with the file as a whole: it cannot be opened or is no regular file.
     /// - Thread: control.
-    public var description: String { "\(file): byte \(offset): \(reason)" }
+    public init(file: String, reason: String) {
+        self.file = file
+        offset = 0
+        self.reason = reason
+        isPinnedToAByte = false
+    }
+
+    /// The one-line form, `"<file>: byte <offset>: <reason>"`, or `"<file>: <reason>"` for the
+    /// file as a whole.
+    /// - Thread: control.
+    public var description: String { isPinnedToAByte ? "\(file): byte \(offset): \(reason)" : "\(file): \(reason)" }
 }
 
 /// Damage a file was read past: it parsed, but lost something, said in one clause naming the track

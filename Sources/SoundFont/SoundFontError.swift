@@ -21,6 +21,16 @@ public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendabl
         self.reason = reason
     }
 
-    /// One line: `<file>: chunk '<chunk>' at byte <offset>: <reason>`.
-    public var description: String { "\(file): chunk '\(chunk)' at byte \(offset): \(reason)" }
+    /// A problem with the file as a whole (it cannot be opened, or is no regular file): no chunk
+    /// or byte to point at.
+    /// - Thread: any.
+    public init(file: String, reason: String) {
+        self.init(file: file, chunk: "", offset: 0, reason: reason)
+    }
+
+    /// One line: `<file>: chunk '<chunk>' at byte <offset>: <reason>`, or `<file>: <reason>` for a
+    /// problem with the file as a whole.
+    public var description: String {
+        chunk.isEmpty ? "\(file): \(reason)" : "\(file): chunk '\(chunk)' at byte \(offset): \(reason)"
+    }
 }

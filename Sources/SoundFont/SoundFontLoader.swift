@@ -214,10 +214,10 @@ public enum SoundFontLoader {
     /// The whole file, or an error naming it. Reads with POSIX calls to report errno's reason.
     private static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
         func failure(_ action: String) -> SoundFontError {
-            SoundFontError(file: name, chunk: "RIFF", offset: 0, reason: "cannot \(action) \(path): \(String(cString: strerror(errno)))")
+            SoundFontError(file: path, reason: "cannot \(action): \(String(cString: strerror(errno)))")
         }
         if let reason = FileKind.notRegularFileReason(path) {
-            throw SoundFontError(file: name, chunk: "RIFF", offset: 0, reason: "\(path) \(reason)")
+            throw SoundFontError(file: path, reason: reason)
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open") }

@@ -116,10 +116,10 @@ final class SongWarningCommandTests: XCTestCase {
         let song = try writeSong("song.mid", SMF.noteOn())
         let kit = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/kit.json").path
         let cases: [(arguments: [String], expected: String)] = [
-            (["render", song, "--soundfont", fifo, "--out", folder.file("a.wav")], "fifo is a FIFO, not a regular file"),
-            (["render", song, "--kit", fifo, "--out", folder.file("a.wav")], "\(fifo): is a FIFO, not a regular file"),
+            (["render", song, "--soundfont", fifo, "--out", folder.file("a.wav")], "staccato: \(fifo): is a FIFO, not a regular file"),
+            (["render", song, "--kit", fifo, "--out", folder.file("a.wav")], "staccato: \(fifo): is a FIFO, not a regular file"),
             (["render", song, "--kit", folder.path, "--out", folder.file("a.wav")], "\(folder.path): is a directory, not a regular file"),
-            (["render", fifo, "--out", folder.file("a.wav")], "fifo: byte 0: is a FIFO, not a regular file"),
+            (["render", fifo, "--out", folder.file("a.wav")], "staccato: \(fifo): is a FIFO, not a regular file"),
             (["play", "--midi-in", folder.path, "--soundfont", gmFont, "--kit", kit], "device '\(folder.path)': is a directory"),
         ]
         for (arguments, expected) in cases {

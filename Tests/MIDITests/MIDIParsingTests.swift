@@ -260,10 +260,11 @@ final class MIDIParsingTests: XCTestCase {
         XCTAssertEqual(MIDIFileError(file: "song.mid", offset: 14, reason: "track chunk 'MTrk' expected, found 'XXXX'").description,
                        "song.mid: byte 14: track chunk 'MTrk' expected, found 'XXXX'")
         XCTAssertThrowsError(try MIDIFile.read(path: "/nonexistent/dir/song.mid")) { error in
-            XCTAssertEqual(error as? MIDIFileError, MIDIFileError(file: "song.mid", offset: 0, reason: "no such file"))
+            XCTAssertEqual(error as? MIDIFileError, MIDIFileError(file: "/nonexistent/dir/song.mid", reason: "no such file"))
+            XCTAssertEqual("\(error)", "/nonexistent/dir/song.mid: no such file")
         }
         XCTAssertThrowsError(try MIDIFile.read(path: "/tmp")) { error in
-            XCTAssertEqual((error as? MIDIFileError)?.reason, "is a directory")
+            XCTAssertEqual("\(error)", "/tmp: is a directory, not a regular file")
         }
     }
 }
