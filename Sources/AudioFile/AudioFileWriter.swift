@@ -1,4 +1,5 @@
 import CSndFile
+import Glibc
 
 /// Writes interleaved float frames to a sound file through libsndfile.
 ///
@@ -47,10 +48,13 @@ public final class AudioFileWriter {
     /// Appends `frameCount` interleaved frames.
     public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
         guard let handle else { throw AudioFileError(path: path, reason: "already closed") }
+        errno = 0
         let written = sf_writef_float(handle, samples, sf_count_t(frameCount))
+        let systemError = errno
         self.frameCount += Int(written)
         guard written == frameCount else {
-            throw AudioFileError(path: path, reason: "write failed: \(String(cString: sf_strerror(handle)))")
+            throw AudioFileError(path: path, reason: "write failed: \(String(cString: sf_strerror(handle)))",
+                                 systemErrorCode: systemError == 0 ? nil : systemError)
         }
     }
 

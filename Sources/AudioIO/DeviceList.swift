@@ -44,6 +44,15 @@ public enum DeviceList {
         return devices
     }
 
+    /// Opens `name` for playback (and, with `capture`, for capture) and closes it again: whether
+    /// it exists and is free, before a long run that needs it.
+    /// - Throws: `DeviceError`, the same one line a stream's opening would give.
+    /// - Thread: control.
+    public static func requireOpenable(_ name: String, capture: Bool = false) throws(DeviceError) {
+        _ = try PCM.open(name, direction: .playback)
+        if capture { _ = try PCM.open(name, direction: .capture) }
+    }
+
     private static func hintField(_ hint: UnsafeMutableRawPointer, _ field: String) -> String? {
         guard let value = snd_device_name_get_hint(hint, field) else { return nil }
         defer { free(value) }

@@ -87,26 +87,19 @@ final class PCM: @unchecked Sendable {
                               code: .invalid)
         }
 
-        var period = snd_pcm_uframes_t(request.periodFrameCount)
-        try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, &direction),
-                  "refused a period of \(request.periodFrameCount) frames")
-        var buffer = period * snd_pcm_uframes_t(max(2, request.periodCount))
-        try check(snd_pcm_hw_params_set_buffer_size_near(handle, hardware, &buffer),
-                  "refused a buffer of \(request.periodCount) periods")
-        try check(snd_pcm_hw_params(handle, hardware), "refused the configuration")
-        snd_pcm_hw_params_get_period_size(hardware, &period, &direction)
-        snd_pcm_hw_params_get_buffer_size(hardware, &buffer)
-
+        let (period, buffer) = try negotiatePeriodAndBuffer(hardware, request)
         var software: OpaquePointer?
         guard snd_pcm_sw_params_malloc(&software) >= 0, let software else {
             throw DeviceError(device: name, message: "out of memory for software parameters")
         }
         defer { snd_pcm_sw_params_free(software) }
         try check(snd_pcm_sw_params_current(handle, software), "cannot read its software parameters")
-        // Playback starts once the buffer is full, so the first period has the whole buffer of
-        // headroom; capture starts at once. The thread wakes when a whole period is free.
+        // Playback starts once the buffer is as full as whole periods can make it, so the first
+        // period has the most headroom; capture starts at once. The thread writes and wakes in
+        // whole periods, so a threshold of the whole buffer would never be reached when the
+        // buffer is not a multiple of the period (a rate plug grants 58 x 3 in 176 frames).
         // (A duplex stream starts both explicitly, after pre-filling playback.)
-        let threshold = self.direction == .playback ? buffer : 1
+        let threshold = self.direction == .playback ? Self.wholePeriodFrameCount(buffer, period: period) : 1
         try check(snd_pcm_sw_params_set_start_threshold(handle, software, threshold), "refused the start threshold")
         try check(snd_pcm_sw_params_set_avail_min(handle, software, period), "refused the wake-up size")
         try check(snd_pcm_sw_params(handle, software), "refused the software parameters")
@@ -114,6 +107,67 @@ final class PCM: @unchecked Sendable {
         return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: channelCount,
                                     periodFrameCount: Int(period), bufferFrameCount: Int(buffer),
                                     requestedPeriodFrameCount: request.periodFrameCount)
+    }
+
+    /// The most frames of whole periods that fit in `buffer` (at least one period).
+    static func wholePeriodFrameCount<Frames: BinaryInteger>(_ buffer: Frames, period: Frames) -> Frames {
+        max(period, buffer / max(1, period) * period)
+    }
+
+    /// Sets the period nearest the one asked for and a buffer of about the asked-for periods, and
+    /// commits the hardware parameters. A rate-converting plug maps both onto its slave's sizes
+    /// and may accept each alone yet refuse the pair (44100 Hz over a 48000 Hz JACK server:
+    /// period 235, buffer 705 is EINVAL), so on refusal it tries a whole number of periods near
+    /// the count asked for, then the buffer the device prefers for that period. Returns the
+    /// granted period and buffer; throws one line naming what the device offers when none works.
+    private func negotiatePeriodAndBuffer(_ hardware: OpaquePointer, _ request: StreamConfiguration) throws(DeviceError)
+        -> (period: snd_pcm_uframes_t, buffer: snd_pcm_uframes_t) {
+        var base: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&base) >= 0, let base else {
+            throw DeviceError(device: name, message: "out of memory for hardware parameters")
+        }
+        defer { snd_pcm_hw_params_free(base) }
+        snd_pcm_hw_params_copy(base, hardware)
+        let periodCount = UInt32(max(2, request.periodCount))
+
+        enum BufferChoice: CaseIterable { case periodsTimesPeriod, wholePeriodCount, deviceChoice }
+        var lastRefusal: Int32 = 0
+        for choice in BufferChoice.allCases {
+            snd_pcm_hw_params_copy(hardware, base)
+            var period = snd_pcm_uframes_t(request.periodFrameCount)
+            var direction: Int32 = 0
+            try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, &direction),
+                      "refused a period of \(request.periodFrameCount) frames")
+            switch choice {
+            case .periodsTimesPeriod:
+                var buffer = period * snd_pcm_uframes_t(periodCount)
+                try check(snd_pcm_hw_params_set_buffer_size_near(handle, hardware, &buffer),
+                          "refused a buffer of \(request.periodCount) periods")
+            case .wholePeriodCount:
+                var count = periodCount
+                guard snd_pcm_hw_params_set_periods_integer(handle, hardware) >= 0,
+                      snd_pcm_hw_params_set_periods_near(handle, hardware, &count, &direction) >= 0 else { continue }
+            case .deviceChoice:
+                break
+            }
+            lastRefusal = snd_pcm_hw_params(handle, hardware)
+            if lastRefusal >= 0 {
+                var buffer: snd_pcm_uframes_t = 0
+                snd_pcm_hw_params_get_period_size(hardware, &period, &direction)
+                snd_pcm_hw_params_get_buffer_size(hardware, &buffer)
+                return (period, buffer)
+            }
+        }
+        var minimumPeriod: snd_pcm_uframes_t = 0, maximumPeriod: snd_pcm_uframes_t = 0
+        var minimumBuffer: snd_pcm_uframes_t = 0, maximumBuffer: snd_pcm_uframes_t = 0
+        var direction: Int32 = 0
+        snd_pcm_hw_params_get_period_size_min(base, &minimumPeriod, &direction)
+        snd_pcm_hw_params_get_period_size_max(base, &maximumPeriod, &direction)
+        snd_pcm_hw_params_get_buffer_size_min(base, &minimumBuffer)
+        snd_pcm_hw_params_get_buffer_size_max(base, &maximumBuffer)
+        let code = ALSAError(returned: lastRefusal)
+        throw DeviceError(device: name, message: "refused every buffer for a period near \(request.periodFrameCount) frames at \(request.sampleRate) Hz: \(code) (it offers periods of \(minimumPeriod)-\(maximumPeriod) frames, buffers of \(minimumBuffer)-\(maximumBuffer) frames; try another --period)",
+                          code: code)
     }
 
     private func check(_ result: Int32, _ what: String) throws(DeviceError) {

@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// Playback only, the device thread loops wait → render one period → convert → write. Duplex, it
 /// loops wait for a captured period → read → convert → render with it as input → write: the
-/// capture clock paces everything. Playback is pre-filled with silence (buffer − one period), both
-/// are started together (linked with `snd_pcm_link` where the devices allow it), and clock drift
+/// capture clock paces everything. Playback is pre-filled with silence (the buffer's whole periods
+/// less one), both are started together (linked with `snd_pcm_link` where the devices allow it),
+/// and clock drift
 /// between two devices is absorbed by dropping or repeating one captured frame now and then
 /// (counted). The capture device is opened and validated first, so a device with no input fails
 /// before anything plays.
@@ -97,6 +98,10 @@ public final class PlaybackStream: @unchecked Sendable {
     private var failureDevice: String?
     private var scheduling = RealtimeScheduling.notRequested
     private var frameLimit = Int.max
+    /// When frames last moved (written to playback or read from capture), in nanoseconds on
+    /// `MonotonicClock`: a device whose wait keeps answering "ready" while no frames move (a
+    /// stream that never starts) must end in the stall failure, not spin forever.
+    private var lastProgress: UInt64 = 0
     private var thread: pthread_t?
     private var startTime = 0.0
     private var endTime = 0.0
@@ -296,6 +301,7 @@ public final class PlaybackStream: @unchecked Sendable {
     private func playLoop() -> Failure? {
         let periodFrameCount = granted.periodFrameCount
         var written = 0
+        lastProgress = MonotonicClock.nanoseconds()
         while written < frameLimit {
             if stopRequested.load(ordering: .relaxed) {
                 pcm.drop()
@@ -335,9 +341,14 @@ public final class PlaybackStream: @unchecked Sendable {
         timingCount += 1
     }
 
+    /// True once no frames have moved for the stall timeout, however often the wait said ready.
+    private var stalledWithoutProgress: Bool {
+        MonotonicClock.nanoseconds() &- lastProgress > UInt64(stallTimeoutMilliseconds) * 1_000_000
+    }
+
     private func waitForRoom() -> Failure? {
         switch pcm.wait(milliseconds: stallTimeoutMilliseconds) {
-        case .success(true): return nil
+        case .success(true): return stalledWithoutProgress ? Failure(code: .wouldBlock, stage: "waiting for the device") : nil
         case .success(false): return Failure(code: .wouldBlock, stage: "waiting for the device")
         case let .failure(code): return recover(code, stage: "waiting for the device")
         }
@@ -350,6 +361,7 @@ public final class PlaybackStream: @unchecked Sendable {
             switch pcm.write(deviceBuffer + offset * bytesPerFrame, frameCount: frameCount - offset) {
             case let .success(count):
                 offset += count
+                if count > 0 { lastProgress = MonotonicClock.nanoseconds() }
             case .failure(.wouldBlock):
                 if let failure = waitForRoom() { return failure }
             case let .failure(code):
@@ -387,7 +399,8 @@ public final class PlaybackStream: @unchecked Sendable {
     // MARK: Duplex
 
     /// (Re)starts both sides: drop whatever is queued, prepare, pre-fill playback with silence
-    /// (buffer − one period: the first captured period arrives just as that much has played),
+    /// (the buffer's whole periods less one: the first captured period arrives just as that much
+    /// has played),
     /// then start playback and capture together.
     private func startDuplex() -> Failure? {
         guard let capture else { return nil }
@@ -395,7 +408,10 @@ public final class PlaybackStream: @unchecked Sendable {
         if !isLinked { capture.drop() }
         if let code = pcm.prepare() { return Failure(code: code, stage: "preparing playback") }
         if !isLinked, let code = capture.prepare() { return Failure(code: code, stage: "preparing capture", onCapture: true) }
-        let prefill = granted.bufferFrameCount - granted.periodFrameCount
+        // Whole periods, like the playback start threshold: the pre-fill plus the first rendered
+        // period is the most of the buffer whole periods fill (a 176-frame buffer of 58-frame
+        // periods takes 116 + 58).
+        let prefill = PCM.wholePeriodFrameCount(granted.bufferFrameCount, period: granted.periodFrameCount) - granted.periodFrameCount
         deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: granted.periodFrameCount * bytesPerFrame)
         var queued = 0
         while queued < prefill {
@@ -414,6 +430,7 @@ public final class PlaybackStream: @unchecked Sendable {
         latencySum = 0
         driftSamples = 0
         publishedStreamOffset.store(prefill, ordering: .relaxed)
+        lastProgress = MonotonicClock.nanoseconds()
         return nil
     }
 
@@ -447,8 +464,8 @@ public final class PlaybackStream: @unchecked Sendable {
                 continue
             case let .success(available) where available < periodFrameCount:
                 switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
-                case .success(true): continue
-                case .success(false): return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
+                case .success(true) where !stalledWithoutProgress: continue
+                case .success: return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
                 case let .failure(code):
                     if let failure = recover(code, stage: "waiting for the microphone") { return failure.onCaptureSide() }
                     continue
@@ -502,10 +519,11 @@ public final class PlaybackStream: @unchecked Sendable {
             switch capture.read(captureBuffer + offset * captureBytesPerFrame, frameCount: frameCount - offset) {
             case let .success(count):
                 offset += count
+                if count > 0 { lastProgress = MonotonicClock.nanoseconds() }
             case .failure(.wouldBlock):
                 switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
-                case .success(true): continue
-                case .success(false): return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
+                case .success(true) where !stalledWithoutProgress: continue
+                case .success: return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
                 case let .failure(code):
                     if let failure = recover(code, stage: "reading the microphone") { return failure.onCaptureSide() }
                     if code == .xrun { return Failure(code: .xrun, stage: "reading the microphone") }

@@ -19,6 +19,7 @@ public final class Recorder: @unchecked Sendable {
     private let writer: RecordingSink
     private let stopRequested = Atomic<Bool>(false)
     private let publishedWrittenFrames = Atomic<Int>(0)
+    private let publishedFailure = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// The first write error, which ends the writer thread (reported by `finish`).
@@ -45,6 +46,11 @@ public final class Recorder: @unchecked Sendable {
     /// Frames the audio thread dropped because the ring was full (target: 0). Whole blocks are
     /// dropped, so the file has gaps but no torn frames: written + dropped = frames rendered.
     public var droppedFrameCount: Int { tap.droppedFrameCount }
+
+    /// True once a write has failed (a full disk, a vanished drive): the writer has stopped, and
+    /// whoever records should stop too and call `finish`, which says why. A slow disk is not a
+    /// failure: its frames are dropped and counted (`droppedFrameCount`).
+    public var hasFailed: Bool { publishedFailure.load(ordering: .acquiring) }
 
     /// Starts the writer thread.
     public func start() {
@@ -75,6 +81,7 @@ public final class Recorder: @unchecked Sendable {
                 try writer.write(chunk.baseAddress!, frameCount: frames)
             } catch {
                 writeError = error
+                publishedFailure.store(true, ordering: .releasing)
                 return total
             }
             total += frames
@@ -84,13 +91,19 @@ public final class Recorder: @unchecked Sendable {
 
     /// Stops the writer after it has written everything the audio thread tapped, and closes the
     /// file. Call after the audio thread has stopped, so nothing is left behind.
-    /// - Throws: the first write or close error, naming the file.
+    /// After a failed write the file is still finalised, holding every frame written before it.
+    /// - Throws: the first write or close error, naming the file; a failed write says what failed
+    ///   (a full disk by name) and how many frames the file keeps.
     public func finish() throws {
         guard thread != nil else { return try writer.close() }
         stopRequested.store(true, ordering: .releasing)
         done.wait()
         self.thread = nil
-        if let writeError { throw writeError }
-        try writer.close()
+        guard let writeError else { return try writer.close() }
+        try? writer.close()
+        let saved = writtenFrameCount
+        let what = (writeError as? AudioFileError).map { $0.isDiskFull ? "the disk is full" : $0.reason } ?? "\(writeError)"
+        throw AudioFileError(path: path, reason: "\(what): recording stopped; the file is finalised with the \(saved) frames saved before it",
+                             systemErrorCode: (writeError as? AudioFileError)?.systemErrorCode)
     }
 }

@@ -71,6 +71,9 @@ extension Commands {
         var signalStop = SignalStop()
         while !stream.isDone {
             if signalStop.stopsOnSignal(engine, stream) { usleep(1_000); continue }
+            // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
+            // than play on while every frame is dropped as if the disk were only slow.
+            if recorder?.hasFailed == true { stream.stop() }
             engine.processEvents()
             if inputOpen {
                 if let bytes = Terminal.pendingBytes() {

@@ -43,40 +43,80 @@ final class PlayDeviceTests: XCTestCase {
 
     func testSongInRealTimeLastsItsLengthWithoutXrunsAndMatchesTheOfflineRender() throws {
         let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
-        let recordPath = TestDevices.temporaryFile("play-song.raw")
-        defer { unlink(recordPath) }
         // Three periods of 128 frames: the smallest setting on which a reference player ran clean
-        // on this clock (shared/notes); one re-run is allowed for the dummy clock's own misses.
-        var result = try CommandRunner.staccato(["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--period", "128"], timeout: 120)
-        var xrunsPerRun = [Self.xruns(in: result)]
+        // on this clock (shared/notes).
+        let live = try Self.playRecorded(song, rate: Self.rate, arguments: ["--period", "128"], timeout: 120)
+        XCTAssertEqual(live.granted.period, 128, live.result.standardOutput)
+        let (offline, summary) = try Self.renderOffline(song, rate: Self.rate, blockFrameCount: live.granted.period)
+
+        let playedFrames = live.played.count / 2
+        let songSeconds = summary.seconds
+        let wallSeconds = live.result.seconds
+        print("play in real time: \(String(format: "%.2f", Double(playedFrames - live.start) / Double(Self.rate))) s of song after a \(live.start)-frame lead-in, offline render \(String(format: "%.2f", songSeconds)) s, wall clock \(String(format: "%.2f", wallSeconds)) s; xruns per run \(live.xrunsPerRun)")
+        XCTAssertEqual(Double(playedFrames - live.start) / Double(Self.rate), songSeconds, accuracy: songSeconds * 0.02)
+        XCTAssertEqual(wallSeconds, songSeconds, accuracy: songSeconds * 0.02 + 1.5, "real time (plus start-up and loading)")
+
+        let (largest, count) = Self.largestDifference(offline, live.played, start: live.start)
+        print("play in real time vs offline render: largest sample difference \(largest) over \(count) frames")
+        XCTAssertLessThan(largest, 1e-5, "the live recording is the offline render, frame for frame")
+    }
+
+    /// What `staccato play` recorded on `staccato_record`, with what it printed.
+    struct LiveRecording {
+        var result: CommandRunner.Result
+        /// Interleaved stereo frames, as the device got them.
+        var played: [Float]
+        /// The frame the song starts at (the lookahead lead-in).
+        var start: Int
+        var granted: (period: Int, buffer: Int)
+        var xrunsPerRun: [Int]
+    }
+
+    /// Plays `song` at `rate` into a `staccato_record` file and checks it ended cleanly with no
+    /// xrun; one re-run is allowed for the dummy clock's own misses.
+    static func playRecorded(_ song: String, rate: Int, arguments: [String] = [], timeout: Double) throws -> LiveRecording {
+        let recordPath = TestDevices.temporaryFile("play-song-\(rate).raw")
+        defer { unlink(recordPath) }
+        let command = ["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--rate", "\(rate)"] + arguments
+        var result = try CommandRunner.staccato(command, timeout: timeout)
+        var xrunsPerRun = [xruns(in: result)]
         if xrunsPerRun[0] != 0 {
-            result = try CommandRunner.staccato(["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--period", "128"], timeout: 120)
-            xrunsPerRun.append(Self.xruns(in: result))
+            result = try CommandRunner.staccato(command, timeout: timeout)
+            xrunsPerRun.append(xruns(in: result))
         }
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertEqual(xrunsPerRun.last, 0, "xruns per run: \(xrunsPerRun)")
-        let startLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.contains("the song starts at frame") })
+        let startLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.contains("the song starts at frame") }, result.standardOutput)
         let start = try XCTUnwrap(Int(startLine.split(separator: " ").last!))
+        let granted = try XCTUnwrap(grantedPeriodAndBuffer(in: result.standardOutput), result.standardOutput)
+        return LiveRecording(result: result, played: try TestDevices.readRaw(recordPath), start: start, granted: granted, xrunsPerRun: xrunsPerRun)
+    }
 
-        // The same file offline, in blocks of the device's period.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate))))
-        engine.install(try SoundFontLoader.load(path: Self.root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path, sampleRate: Double(Self.rate)))
+    /// The period and buffer from the granted line ("…, period 58 frames (1.32 ms) x 3, buffer 176 frames …").
+    static func grantedPeriodAndBuffer(in output: String) -> (period: Int, buffer: Int)? {
+        let words = output.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard let periodIndex = words.firstIndex(of: "period"), let bufferIndex = words.firstIndex(of: "buffer"),
+              let period = Int(words[periodIndex + 1]), let buffer = Int(words[bufferIndex + 1]) else { return nil }
+        return (period, buffer)
+    }
+
+    /// `song` rendered offline with the shipped font, in blocks of `blockFrameCount` (the live
+    /// period, so the song's blocks fall where the live stream's do).
+    static func renderOffline(_ song: String, rate: Int, blockFrameCount: Int) throws -> (samples: [Float], summary: MIDIRenderSummary) {
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(rate))))
+        engine.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path, sampleRate: Double(rate)))
         var offline: [Float] = []
-        let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: 128)) { offline.append(contentsOf: $0) }
+        let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: blockFrameCount)) { offline.append(contentsOf: $0) }
+        return (offline, summary)
+    }
 
-        let played = try TestDevices.readRaw(recordPath)
-        let playedFrames = played.count / 2
-        let songSeconds = summary.seconds
-        let wallSeconds = result.seconds
-        print("play in real time: \(String(format: "%.2f", Double(playedFrames - start) / Double(Self.rate))) s of song after a \(start)-frame lead-in, offline render \(String(format: "%.2f", songSeconds)) s, wall clock \(String(format: "%.2f", wallSeconds)) s; xruns per run \(xrunsPerRun)")
-        XCTAssertEqual(Double(playedFrames - start) / Double(Self.rate), songSeconds, accuracy: songSeconds * 0.02)
-        XCTAssertEqual(wallSeconds, songSeconds, accuracy: songSeconds * 0.02 + 1.5, "real time (plus start-up and loading)")
-
-        let count = min(offline.count, played.count - 2 * start)
+    /// The largest sample difference between an offline render and a live recording whose song
+    /// starts at frame `start`, over the frames both hold.
+    static func largestDifference(_ offline: [Float], _ played: [Float], start: Int) -> (largest: Float, frameCount: Int) {
+        let count = max(0, min(offline.count, played.count - 2 * start))
         var largest: Float = 0
         for index in 0..<count { largest = max(largest, abs(offline[index] - played[2 * start + index])) }
-        print("play in real time vs offline render: largest sample difference \(largest) over \(count / 2) frames")
-        XCTAssertLessThan(largest, 1e-5, "the live recording is the offline render, frame for frame")
+        return (largest, count / 2)
     }
 
     static func xruns(in result: CommandRunner.Result) -> Int {

@@ -8,7 +8,7 @@ final class ToneDeviceTests: XCTestCase {
     override func setUpWithError() throws { try TestDevices.require() }
 
     /// Parses "played N frames (… s of audio) in W s; xruns: X".
-    func playedLine(_ output: String) -> (frames: Int, wallSeconds: Double, xruns: Int)? {
+    static func playedLine(_ output: String) -> (frames: Int, wallSeconds: Double, xruns: Int)? {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("played ") }) else { return nil }
         let words = line.split(separator: " ")
         guard let frames = Int(words[1]), let inIndex = words.lastIndex(of: "in"),
@@ -28,7 +28,7 @@ final class ToneDeviceTests: XCTestCase {
             XCTAssertEqual(result.exitCode, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.contains("48000 Hz, 2 ch, FLOAT_LE, period 64 frames (1.33 ms) x 3, buffer 192 frames (4.00 ms)"),
                           "prints the granted configuration: \(result.standardOutput)")
-            let played = try XCTUnwrap(playedLine(result.standardOutput), result.standardOutput)
+            let played = try XCTUnwrap(Self.playedLine(result.standardOutput), result.standardOutput)
             XCTAssertEqual(played.frames, 96_000)
             XCTAssertEqual(played.wallSeconds, 2, accuracy: 0.1, "real-time pacing: 2 s ± 5 %")
             XCTAssertLessThan(result.seconds, 2 + 1.5, "process start and stop add little")

@@ -22,6 +22,11 @@ public enum CommandRunner {
             .deletingLastPathComponent().appendingPathComponent("staccato")
     }
 
+    /// The built `staccato-bench` executable beside the test bundle.
+    public static var benchExecutable: URL {
+        staccatoExecutable.deletingLastPathComponent().appendingPathComponent("staccato-bench")
+    }
+
     /// A process started but not yet waited for. Output goes to temporary files, so a chatty
     /// child never blocks on a pipe and a grandchild that keeps a descriptor cannot stall us.
     public final class Running: @unchecked Sendable {
@@ -94,6 +99,11 @@ public enum CommandRunner {
     /// Runs `staccato` with `arguments` and waits for it.
     public static func staccato(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 30) throws -> Result {
         try start(staccatoExecutable, arguments, environment: environment, timeout: timeout).wait()
+    }
+
+    /// Runs `staccato-bench` with `arguments` and waits for it.
+    public static func bench(_ arguments: [String], timeout: Double = 60) throws -> Result {
+        try start(benchExecutable, arguments, timeout: timeout).wait()
     }
 
     /// Runs a shell command line (for the repository's scripts) and waits for it.

@@ -94,6 +94,19 @@ struct BenchArguments {
         return path
     }
 
+    /// The file named by `--name`, after checking it can be written: a report that cannot be saved
+    /// must say so before a run of minutes, not after it. The check opens the file for writing
+    /// (creating it, leaving what it holds) and removes it again if it was not there before.
+    func writableFile(_ name: String) -> String? {
+        guard let path = string(name) else { return nil }
+        let existed = FileManager.default.fileExists(atPath: path)
+        let descriptor = open(path, O_WRONLY | O_CREAT, 0o644)
+        guard descriptor >= 0 else { BenchArguments.fail("cannot write --\(name) \(path): \(String(cString: strerror(errno)))", status: 1) }
+        close(descriptor)
+        if !existed { unlink(path) }
+        return path
+    }
+
     static func requireFile(_ path: String) {
         if !FileManager.default.fileExists(atPath: path) { fail("no such file: \(path)", status: 1) }
     }

@@ -194,17 +194,32 @@ enum Soak {
         let slopePerMinute = slope(warmUp.map(\.seconds), warmUp.map { Double($0.kilobytes) }) * 60
         let startKilobytes = warmUp.first?.kilobytes ?? memory[0].kilobytes
         let endKilobytes = memory.last!.kilobytes
-        print("""
-        soak: \(String(format: "%.1f", MonotonicClock.seconds() - started)) s, \(stream.framesWritten) frames; xruns \(stream.xrunCount) \
-        (a bare thread at the same priority woke later than the buffer's slack \(bare.lateBeyondSlack) times, latest \(bare.maxNanoseconds / 1_000) µs); \
-        refused commands \(engine.refusedCommandCount) (releases deferred \(engine.deferredReleaseCount)); \
-        peak voices \(peakVoices) + \(peakDrumVoices) drums (renderer peak \(final.peakVoices), stolen \(final.stolenVoices)); \
-        note-ons \(final.noteOns), drum hits \(final.drumHits); stuck voices after release: \(stuckVoices)\
-        \(stuckVoices == 0 ? " (silent \(String(format: "%.2f", ringOutSeconds)) s after all notes off)" : ""); \
-        VmRSS \(memory[0].kilobytes) KiB at start, \(startKilobytes) after warm-up, \(endKilobytes) at end \
-        (\(endKilobytes - startKilobytes) KiB; slope \(String(format: "%.1f", slopePerMinute)) KiB/min); \
-        input frames dropped \(stream.droppedInputFrames), repeated \(stream.repeatedInputFrames); gestures \(player.gestures.sorted { $0.key < $1.key })
-        """)
+        let summary: [(String, String, String)] = [
+            ("duration", String(format: "%.1f", MonotonicClock.seconds() - started), "s"),
+            ("frames played", "\(stream.framesWritten)", "frames"),
+            ("xruns", "\(stream.xrunCount)", ""),
+            ("bare thread late beyond the slack", "\(bare.lateBeyondSlack)", "wake-ups"),
+            ("bare thread latest wake-up", "\(bare.maxNanoseconds / 1_000)", "µs"),
+            ("refused commands", "\(engine.refusedCommandCount)", ""),
+            ("releases deferred", "\(engine.deferredReleaseCount)", ""),
+            ("peak voices", "\(peakVoices)", "voices"),
+            ("peak drum voices", "\(peakDrumVoices)", "voices"),
+            ("renderer peak voices", "\(final.peakVoices)", "voices"),
+            ("stolen voices", "\(final.stolenVoices)", "voices"),
+            ("note-ons", "\(final.noteOns)", ""),
+            ("drum hits", "\(final.drumHits)", ""),
+            ("stuck voices after release", "\(stuckVoices)", "voices"),
+            ("silent after all notes off", stuckVoices == 0 ? String(format: "%.2f", ringOutSeconds) : "never", stuckVoices == 0 ? "s" : ""),
+            ("VmRSS at start", "\(memory[0].kilobytes)", "KiB"),
+            ("VmRSS after warm-up", "\(startKilobytes)", "KiB"),
+            ("VmRSS at end", "\(endKilobytes)", "KiB"),
+            ("VmRSS growth", "\(endKilobytes - startKilobytes)", "KiB"),
+            ("VmRSS slope", String(format: "%.1f", slopePerMinute), "KiB/min"),
+            ("input frames dropped", "\(stream.droppedInputFrames)", "frames"),
+            ("input frames repeated", "\(stream.repeatedInputFrames)", "frames"),
+        ] + player.gestures.sorted { $0.key < $1.key }.map { ("gesture: \($0.key)", "\($0.value)", "times") }
+        print("soak summary:")
+        print(table(summary))
         return [
             "device": device, "seconds": seconds, "periodFrames": stream.granted.periodFrameCount, "periods": stream.granted.periodCount,
             "seed": seed, "realtime": "\(stream.realtimeScheduling)", "framesPlayed": stream.framesWritten,
@@ -219,5 +234,16 @@ enum Soak {
             "residentKilobytesAfterWarmUp": startKilobytes, "residentKilobytesAtEnd": endKilobytes,
             "residentGrowthKilobytes": endKilobytes - startKilobytes, "residentSlopeKilobytesPerMinute": (slopePerMinute * 10).rounded() / 10,
         ]
+    }
+
+    /// Rows of (what, value, unit) as aligned columns: names left, values right, units after.
+    static func table(_ rows: [(name: String, value: String, unit: String)]) -> String {
+        let nameWidth = rows.map(\.name.count).max() ?? 0
+        let valueWidth = rows.map(\.value.count).max() ?? 0
+        return rows.map { row in
+            "  " + row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: valueWidth - row.value.count) + row.value
+                + (row.unit.isEmpty ? "" : " " + row.unit)
+        }.joined(separator: "\n")
     }
 }

@@ -1,3 +1,4 @@
+import AudioIO
 import Engine
 import Foundation
 
@@ -56,14 +57,25 @@ func parse(_ names: Set<String>, flags: Set<String> = []) -> BenchArguments {
 }
 
 /// Runs one benchmark and writes its figures to `--json PATH` when asked; a failure to load its
-/// inputs is one line and exit 1.
+/// inputs, or a PATH that cannot be written (checked before the run), is one line and exit 1.
 func measure(_ name: String, _ options: BenchArguments, _ body: () throws -> [String: Any]) {
+    let jsonPath = options.writableFile("json")
     do {
         let figures = try body()
-        if let path = options.string("json") {
+        if let path = jsonPath {
             let written = JSONReport.write(figures, benchmark: name, to: path)
             if let chart = Charts.write(fromJSON: written, jsonPath: path) { print("chart: \(chart)") }
         }
+    } catch {
+        BenchArguments.fail("\(error)", status: 1)
+    }
+}
+
+/// A device that cannot be opened is one line and exit 1 before anything runs: a benchmark whose
+/// every setting fails on it would otherwise print a table of errors and exit 0.
+func requireDevice(_ device: String, capture: Bool) {
+    do throws(DeviceError) {
+        try DeviceList.requireOpenable(device, capture: capture)
     } catch {
         BenchArguments.fail("\(error)", status: 1)
     }
@@ -94,7 +106,7 @@ case "burst":
 case "chart":
     guard let path = rest.first, !path.hasPrefix("--") else { BenchArguments.fail("chart needs a --json file of latency or polyphony", status: 2) }
     let options = BenchArguments(Array(rest.dropFirst()), accepting: ["svg"])
-    Charts.redraw(json: path, to: options.string("svg"))
+    Charts.redraw(json: path, to: options.writableFile("svg"))
 case "drums":
     let options = parse(["seconds", "kit"])
     let manifest = options.existingFile("kit", default: InstrumentLoader.shippedFile("samples/drums/kit.json"))
@@ -110,6 +122,7 @@ case "throughput":
 case "latency":
     let options = parse(["device", "seconds", "rate", "voices", "period", "periods"], flags: ["mic"])
     guard let device = options.string("device") else { BenchArguments.fail("latency needs --device DEV", status: 2) }
+    requireDevice(device, capture: options.flag("mic"))
     measure("latency", options) {
         try LatencyBenchmark.run(device: device, seconds: Double(options.integer("seconds", default: 5)),
                                  rate: options.integer("rate", default: 48_000), voices: options.integer("voices", default: 0),
@@ -119,14 +132,18 @@ case "latency":
     }
 case "roundtrip":
     let options = parse(["device", "seconds"])
+    let device = options.string("device") ?? "staccato_loop"
+    requireDevice(device, capture: true)
     measure("roundtrip", options) {
-        try RoundTripBenchmark.run(device: options.string("device") ?? "staccato_loop",
+        try RoundTripBenchmark.run(device: device,
                                    seconds: Double(options.integer("seconds", default: 3)))
     }
 case "soak":
     let options = parse(["device", "seconds", "period", "seed"])
+    let device = options.string("device") ?? "staccato_jack"
+    requireDevice(device, capture: true)
     measure("soak", options) {
-        try Soak.run(device: options.string("device") ?? "staccato_jack", seconds: Double(options.integer("seconds", default: 600)),
+        try Soak.run(device: device, seconds: Double(options.integer("seconds", default: 600)),
                      period: options.integer("period", default: 64), seed: UInt64(options.integer("seed", default: 8)))
     }
 case "--help", "-h", "help":

@@ -1,0 +1,60 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `staccato-bench` refuses what it cannot use before it runs: a device that does not open, a
+/// `--json` path that cannot be written. One line each; exit 1, or 2 for a malformed flag.
+final class BenchArgumentTests: XCTestCase {
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: CommandRunner.benchExecutable.path) else {
+            XCTFail("build the staccato-bench executable first (swift build)")
+            throw XCTSkip("no staccato-bench executable")
+        }
+    }
+
+    func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
+        let result = try CommandRunner.bench(["latency", "--device", "nosuch", "--seconds", "1"], timeout: 30)
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
+        XCTAssertEqual(result.errorLines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("device 'nosuch'"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("not found"), result.standardError)
+        XCTAssertEqual(result.standardOutput, "", "nothing is measured")
+    }
+
+    func testSoakAndRoundTripOnADeviceThatDoesNotExistAreOneLineAndExit1() throws {
+        for benchmark in ["soak", "roundtrip"] {
+            let result = try CommandRunner.bench([benchmark, "--device", "nosuch", "--seconds", "1"], timeout: 30)
+            XCTAssertEqual(result.exitCode, 1, "\(benchmark): \(result.standardOutput + result.standardError)")
+            XCTAssertEqual(result.errorLines.count, 1, "\(benchmark): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("device 'nosuch'"), "\(benchmark): \(result.standardError)")
+        }
+    }
+
+    /// The ring benchmark runs for seconds; an unwritable report path must stop it before it starts.
+    func testUnwritableJSONPathFailsBeforeTheRun() throws {
+        let result = try CommandRunner.bench(["ring", "--runs", "2", "--json", "/nonexistent-folder/report.json"], timeout: 60)
+        XCTAssertEqual(result.exitCode, 1, result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato-bench: cannot write --json /nonexistent-folder/report.json: No such file or directory"])
+        XCTAssertEqual(result.standardOutput, "", "nothing ran before the check")
+    }
+
+    func testMalformedJSONFlagIsAUsageErrorBeforeTheRun() throws {
+        let result = try CommandRunner.bench(["ring", "--runs", "2", "--json", "a.json", "b.json"], timeout: 60)
+        XCTAssertEqual(result.exitCode, 2, result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato-bench: --json expects one value, got 2"])
+        XCTAssertEqual(result.standardOutput, "", "nothing ran before the check")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "a.json"))
+    }
+
+    /// The check before the run does not get in the way of a report that can be written.
+    func testWritableJSONPathIsStillWritten() throws {
+        let folder = NSTemporaryDirectory() + "staccato-bench-json-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/ring.json"
+        let result = try CommandRunner.bench(["ring", "--items", "10000", "--runs", "1", "--json", path], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        XCTAssertEqual(report?["benchmark"] as? String, "ring")
+    }
+}

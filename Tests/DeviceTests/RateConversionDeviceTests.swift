@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Rates the JACK server (48000 Hz, period 64) does not run at: ALSA's plug converts them and
+/// grants periods and buffers that are not multiples of each other (44100 Hz: 58 frames x 3 in a
+/// 176-frame buffer), or refuses a period and buffer it accepted one at a time (44100 Hz, period
+/// 256). Each must play in real time, or be refused in one line.
+final class RateConversionDeviceTests: XCTestCase {
+    static let root = CommandRunner.repositoryRoot
+
+    override func setUpWithError() throws { try TestDevices.require() }
+
+    /// One second of tone at `rate`: exit 0, every frame played, paced (1-2 s), no xrun (one
+    /// re-run for the dummy clock's own misses). Returns the granted line.
+    @discardableResult
+    func assertOneSecondOfTonePlays(rate: Int, arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        var xrunsPerRun: [Int] = []
+        var grantedLine = ""
+        for _ in 0..<2 {
+            let result = try CommandRunner.staccato(["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "1",
+                                                     "--rate", "\(rate)"] + arguments, timeout: 10)
+            XCTAssertFalse(result.timedOut, "\(rate) Hz \(arguments): hung; \(result.standardOutput)", file: file, line: line)
+            XCTAssertEqual(result.exitCode, 0, "\(rate) Hz \(arguments): \(result.standardError)", file: file, line: line)
+            grantedLine = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+            let played = try XCTUnwrap(ToneDeviceTests.playedLine(result.standardOutput), "\(rate) Hz: \(result.standardOutput)", file: file, line: line)
+            XCTAssertEqual(played.frames, rate, "\(rate) Hz \(arguments): every frame played", file: file, line: line)
+            XCTAssertEqual(played.wallSeconds, 1, accuracy: 0.1, "\(rate) Hz \(arguments): real-time pacing", file: file, line: line)
+            XCTAssertEqual(result.seconds, 1.5, accuracy: 0.5, "\(rate) Hz \(arguments): the process finishes in 1-2 s", file: file, line: line)
+            xrunsPerRun.append(played.xruns)
+            if played.xruns == 0 { break }
+        }
+        print("tone at \(rate) Hz \(arguments): \(grantedLine); xruns per run \(xrunsPerRun)")
+        XCTAssertEqual(xrunsPerRun.last, 0, "\(rate) Hz \(arguments): xruns per run \(xrunsPerRun)", file: file, line: line)
+        return grantedLine
+    }
+
+    func testToneAtEveryConvertedRatePlaysInRealTime() throws {
+        for rate in [8_000, 32_000, 44_100, 96_000, 192_000] {
+            try assertOneSecondOfTonePlays(rate: rate)
+        }
+    }
+
+    /// 44100 Hz grants a period of 58 frames in a buffer of 176: not a whole number of periods,
+    /// so a start threshold of the whole buffer is never reached by whole-period writes.
+    func testToneAt44100WithAnOddPeriodPlays() throws {
+        let granted = try assertOneSecondOfTonePlays(rate: 44_100)
+        let (period, buffer) = try XCTUnwrap(PlayDeviceTests.grantedPeriodAndBuffer(in: granted), granted)
+        XCTAssertNotEqual(buffer % period, 0, "this device grants a buffer that is not whole periods: \(granted)")
+    }
+
+    /// Period 256 at 44100 Hz maps to 235 frames, and the plug refuses 3 x 235: the negotiation
+    /// must find a buffer it can do.
+    func testToneAt44100WithPeriod256IsNegotiated() throws {
+        try assertOneSecondOfTonePlays(rate: 44_100, arguments: ["--period", "256"])
+        try assertOneSecondOfTonePlays(rate: 44_100, arguments: ["--period", "128"])
+    }
+
+    /// Drums at 44100 Hz play until the keys end plus the second of ring-out, not 174 frames.
+    func testDrumsAt44100PlayTheirWholeLength() throws {
+        let path = TestDevices.temporaryFile("drums-44100.raw")
+        defer { unlink(path) }
+        let staccato = CommandRunner.staccatoExecutable.path
+        let result = try CommandRunner.shell(
+            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --rate 44100 --device 'staccato_record:FILE=\(path)'",
+            timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("drum hits 3"), result.standardOutput)
+        let played = try XCTUnwrap(ToneDeviceTests.playedLine(result.standardOutput), result.standardOutput)
+        let recordedFrames = try TestDevices.readRaw(path).count / 2
+        print("drums at 44100 Hz: played \(played.frames) frames in \(played.wallSeconds) s, recorded \(recordedFrames); xruns \(played.xruns)")
+        XCTAssertEqual(recordedFrames, played.frames, "the device got every frame played")
+        // Loading takes part of the 2 s before the first key; the keys and the ring-out take 2 s.
+        XCTAssertGreaterThan(Double(played.frames) / 44_100, 2.0, "plays through the keys and the ring-out")
+        XCTAssertEqual(Double(played.frames) / 44_100, played.wallSeconds, accuracy: 0.2, "in real time")
+    }
+
+    /// A song played at 44100 Hz records, bit for bit, the offline render in blocks of the
+    /// granted period (58 frames).
+    func testSongAt44100RecordsTheOfflineRenderExactly() throws {
+        let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let live = try PlayDeviceTests.playRecorded(song, rate: 44_100, arguments: ["--seconds", "6"], timeout: 30)
+        let (offline, _) = try PlayDeviceTests.renderOffline(song, rate: 44_100, blockFrameCount: live.granted.period)
+        // The frame limit (6 s) ends in a short block (4 frames of 58), which the offline render
+        // does not have: compare the whole periods before it.
+        let wholePeriods = live.played.count / 2 / live.granted.period * live.granted.period
+        let (largest, count) = PlayDeviceTests.largestDifference(offline, Array(live.played[..<(2 * wholePeriods)]), start: live.start)
+        print("play at 44100 Hz (period \(live.granted.period), buffer \(live.granted.buffer)) vs offline render: largest sample difference \(largest) over \(count) frames")
+        XCTAssertGreaterThan(count, 44_100 * 5, "most of the 6 s played: \(live.result.standardOutput)")
+        XCTAssertEqual(largest, 0, "the live recording is the offline render, bit for bit")
+    }
+}
