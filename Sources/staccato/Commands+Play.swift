@@ -75,7 +75,7 @@ extension Commands {
                 sequencer.readAvailable()
             }
         }
-        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, hasKit: kit != nil,
+        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, kit: kit,
                                  style: names == "solfege" ? .solfege : .letters, releaseMode: release,
                                  holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
@@ -93,7 +93,6 @@ extension Commands {
         let tailLimit = lookahead + sequencer.lastEventFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
         let length = Double(sequencer.lastEventFrame) / rate
         print("playing \(path): \(formatTime(length)), \(sequencer.messageCount) messages; the song starts at frame \(lookahead)")
-        let interactive = isatty(STDOUT_FILENO) == 1
         var lastProgress = 0.0
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             let now = engine.renderedFrameTime
@@ -105,13 +104,13 @@ extension Commands {
                 stream.stop()
             }
             let clock = MonotonicClock.seconds()
-            if interactive, clock - lastProgress > 0.2 {
+            if clock - lastProgress > 0.2 {
                 lastProgress = clock
                 let position = max(0, Double(now) - Double(lookahead)) / rate
-                Terminal.write("\r\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)   ")
+                StatusLine.standard.update("\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)")
             }
         }
-        if interactive { Terminal.write("\n") }
+        StatusLine.standard.clear()
         return code
     }
 
