@@ -197,8 +197,7 @@ struct KeyboardScreen {
     /// line that says the terminal is too narrow (the keys still play).
     func lines(columns: Int) -> [String] {
         guard columns >= PianoDrawing.minimumColumns, let whiteWidth = PianoDrawing.whiteWidth(fitting: columns) else {
-            return [("terminal too narrow for the piano: \(columns) columns, needs \(PianoDrawing.minimumColumns) "
-                     + "(the keys still play; Q quits)").truncated(to: max(1, columns))]
+            return ["terminal too narrow: \(columns) columns, the piano needs \(PianoDrawing.minimumColumns)".truncated(to: max(1, columns))]
         }
         let release = usesReleaseEvents ? "key releases (kitty keyboard protocol)"
             : "no key releases from this terminal: notes last \(Int(holdSeconds * 1_000)) ms after the last press"
