@@ -53,13 +53,4 @@ final class StatusLineTests: XCTestCase {
         recorder.statusLine(isTerminal: true, columns: 40).update(String(repeating: "x", count: 100))
         XCTAssertEqual(recorder.bytes, "\r" + String(repeating: "x", count: 39) + "\u{1B}[K")
     }
-
-    /// The mic's two meters fit an 80-column terminal whole.
-    func testTheMicMeterFitsEightyColumns() {
-        let recorder = Recorder()
-        let meter = MicKnob.meter("in", 0) + "  " + MicKnob.meter("out", 0.5)
-        recorder.statusLine(isTerminal: true, columns: 80).update(meter)
-        XCTAssertEqual(recorder.bytes, "\r\(meter)\u{1B}[K")
-        XCTAssertTrue(meter.hasSuffix("-6.0 dB"), meter)
-    }
 }
