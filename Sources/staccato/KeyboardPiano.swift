@@ -130,9 +130,14 @@ final class KeyboardPiano {
     }
 
     /// Drums play the General MIDI map from its kick (C2, 36) up, whatever the octave.
+    static let drumBaseKey = 36
+
+    /// The key the lowest computer key plays now.
+    private var playedBaseKey: Int { instrument == .drums ? Self.drumBaseKey : baseKey }
+
     private func midiKey(for character: Character) -> Int? {
         guard let semitone = PianoLayout.semitones[Character(character.lowercased())] else { return nil }
-        let key = (instrument == .drums ? 36 : baseKey) + semitone
+        let key = playedBaseKey + semitone
         return (0...127).contains(key) ? key : nil
     }
 
@@ -167,7 +172,7 @@ final class KeyboardPiano {
         guard Terminal.isInteractive else { return }
         let screen = KeyboardScreen(
             instrumentName: instrument.name, bankName: bankName, device: stream.device,
-            baseKey: instrument == .drums ? 36 : baseKey, velocity: velocity, sustain: sustain,
+            baseKey: playedBaseKey, velocity: velocity, sustain: sustain,
             usesReleaseEvents: usesReleaseEvents, holdSeconds: holdSeconds, sounding: Set(sounding.keys), drawing: drawing,
             drumPads: instrument == .drums ? drumPads : nil)
         Terminal.write(KeyboardScreen.frame(screen.lines(columns: columns)))

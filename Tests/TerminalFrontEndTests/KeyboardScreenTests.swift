@@ -90,7 +90,7 @@ final class KeyboardScreenTests: XCTestCase {
     }
 
     func testDrumModeLabelsTheKeysWithThePadNames() {
-        let drums = screen(baseKey: 36, sounding: [38], drumPads: Self.labels(Self.shippedKit))
+        let drums = screen(baseKey: KeyboardPiano.drumBaseKey, sounding: [38], drumPads: Self.labels(Self.shippedKit))
         for columns in [80, 60] {
             let lines = drums.lines(columns: columns)
             assertFits(lines, columns)
@@ -110,7 +110,7 @@ final class KeyboardScreenTests: XCTestCase {
     }
 
     func testDrumModeNamesPadsNoKeyReaches() {
-        let text = screen(baseKey: 36, drumPads: Self.labels(Self.shippedKit + [("ride_bell", [30])])).lines(columns: 80).joined(separator: "\n")
+        let text = screen(baseKey: KeyboardPiano.drumBaseKey, drumPads: Self.labels(Self.shippedKit + [("ride_bell", [30])])).lines(columns: 80).joined(separator: "\n")
         XCTAssertTrue(text.contains("not on the keyboard: ride_bell"), text)
     }
 
