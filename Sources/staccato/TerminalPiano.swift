@@ -110,9 +110,9 @@ struct KeyDecoder {
 
 /// Draws the terminal piano: black keys above white keys, note names under the keys (letters or
 /// solfège; black-key names behind a toggle), the computer key for each, and the sounding keys in
-/// reverse video. The keys are as wide as the terminal allows: 5 columns (91 in all would not fit
-/// 80), 4, then 3; a name that does not fit its key loses its octave (the status line above
-/// says it), then its tail.
+/// reverse video. The keys are as wide as the terminal allows: 5 columns (96 in all), 4 (77, for
+/// 80-column terminals), then 3 (58); a name that does not fit its key loses its octave (the
+/// line above the piano says the octave), then its tail.
 struct PianoDrawing {
     var style: NoteNames.NoteNameStyle = .letters
     var showBlackNames = false
