@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
+        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
     ]
 )

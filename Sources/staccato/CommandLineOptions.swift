@@ -224,8 +224,9 @@ extension Double {
     var plainText: String { rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self) }
 }
 
-/// Prints to standard error, unbuffered: error lines must survive a crash or an abrupt exit.
+/// Prints to standard error, unbuffered: error lines must survive a crash or an abrupt exit. A
+/// live line on screen (play's progress, mic's meter) is cleared first, so the error starts its
+/// own line.
 func printError(_ line: String) {
-    let text = line + "\n"
-    _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+    StatusLine.standard.printError(line)
 }

@@ -37,25 +37,30 @@ extension Commands {
         var inputEnd = InputEnd()
         var quit = false
 
+        var columns = TerminalSize.fallbackColumns
         func draw() {
+            guard Terminal.isInteractive else { return }
             let now = MonotonicClock.seconds()
-            var screen = Terminal.isInteractive ? "\u{1B}[H\u{1B}[2J" : ""
-            screen += "staccato drums: \(kit.name) on '\(device)' — press a key, q quits\n"
-            screen += "\(stream.granted); audio thread: \(stream.realtimeScheduling)\n\n"
-            for (index, pad) in keyed.enumerated() {
-                let on = (lit[index] ?? 0) > now
-                screen += (on ? "\u{1B}[7m" : "") + " \(pad.key)  \(pad.name) (\(pad.note)) " + (on ? "\u{1B}[0m" : "") + "\n"
+            let pads = keyed.enumerated().map { index, pad in
+                (pad: " \(pad.key)  \(pad.name) (\(pad.note)) ", lit: (lit[index] ?? 0) > now)
             }
-            if Terminal.isInteractive { Terminal.write(screen) }
+            Terminal.write(KeyboardScreen.frame(drumsScreen(kit: kit.name, device: device, granted: "\(stream.granted)",
+                                                            scheduling: "\(stream.realtimeScheduling)", pads: pads, columns: columns)))
         }
 
         Terminal.enterRawMode()
         defer { Terminal.restore() }
+        TerminalSize.watchResizes()
+        columns = TerminalSize.columns()
         draw()
         var lastDraw = 0.0
         let frameLimit = Int(seconds * Double(configuration.sampleRate))
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             if quit { stream.stop(); return }
+            if TerminalSize.takeResize() {
+                columns = TerminalSize.columns()
+                draw()
+            }
             if inputEnd.stopsAfterRingOut(stream) { return }
             guard let bytes = Terminal.pendingBytes() else {
                 inputEnd.mark()
@@ -80,5 +85,21 @@ extension Commands {
         let stats = engine.renderer.statistics
         print("drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes)")
         return code
+    }
+}
+
+extension Commands {
+    /// The drums screen's lines for a terminal `columns` wide: the header wrapped, one line per
+    /// pad (cut if a pad's name is too long for the terminal), a lit pad in reverse video.
+    static func drumsScreen(kit: String, device: String, granted: String, scheduling: String,
+                            pads: [(pad: String, lit: Bool)], columns: Int) -> [String] {
+        var lines = TextFitting.wrapped("staccato drums: \(kit) on '\(device)' — press a key, q quits", columns: columns)
+        lines += TextFitting.wrapped("\(granted); audio thread: \(scheduling)", columns: columns)
+        lines.append("")
+        for (pad, lit) in pads {
+            let text = pad.truncated(to: columns)
+            lines.append(lit ? "\u{1B}[7m\(text)\u{1B}[0m" : text)
+        }
+        return lines
     }
 }

@@ -67,7 +67,6 @@ extension Commands {
         var reportedLatency = false
         var howlsReported = 0
         var lastMeter = 0.0
-        let interactive = isatty(STDOUT_FILENO) == 1
         var signalStop = SignalStop()
         while !stream.isDone {
             if signalStop.stopsOnSignal(engine, stream) { usleep(1_000); continue }
@@ -89,7 +88,7 @@ extension Commands {
             }
             if !reportedLatency, let latency = stream.latencyFrameCount, let offset = stream.streamOffsetFrameCount {
                 let granted = stream.granted
-                print("latency: mic to speaker \(String(format: "%.2f", granted.milliseconds(latency))) ms (\(latency) frames: \(offset) buffered by staccato + \(latency - offset) in the devices)")
+                StatusLine.standard.print("latency: mic to speaker \(String(format: "%.2f", granted.milliseconds(latency))) ms (\(latency) frames: \(offset) buffered by staccato + \(latency - offset) in the devices)")
                 reportedLatency = true
             }
             if engine.renderer.howlCount > howlsReported {
@@ -99,14 +98,14 @@ extension Commands {
                 printError("staccato mic: \(what): output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
             }
             let now = MonotonicClock.seconds()
-            if interactive, now - lastMeter > 0.1 {
+            if now - lastMeter > 0.1 {
                 lastMeter = now
                 let peaks = engine.renderer.takePeaks()
-                Terminal.write("\r" + MicKnob.meter("in", peaks.input) + "  " + MicKnob.meter("out", peaks.output) + "   ")
+                StatusLine.standard.update(MicKnob.meter("in", peaks.input) + "  " + MicKnob.meter("out", peaks.output))
             }
             usleep(10_000)
         }
-        if interactive { Terminal.write("\n") }
+        StatusLine.standard.clear()
         let outcome = stream.join()
         engine.processEvents()
         var recordingError: Error?

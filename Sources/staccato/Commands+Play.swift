@@ -83,7 +83,7 @@ extension Commands {
                 sequencer.readAvailable()
             }
         }
-        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, hasKit: kit != nil,
+        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, kit: kit,
                                  style: names == "solfege" ? .solfege : .letters, releaseMode: release,
                                  holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
@@ -101,7 +101,6 @@ extension Commands {
         let tailLimit = lookahead + sequencer.lastEventFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
         let length = Double(sequencer.lastEventFrame) / rate
         print("playing \(path): \(formatTime(length)), \(sequencer.messageCount) messages; the song starts at frame \(lookahead)")
-        let interactive = isatty(STDOUT_FILENO) == 1
         var lastProgress = 0.0
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             let now = engine.renderedFrameTime
@@ -113,13 +112,13 @@ extension Commands {
                 stream.stop()
             }
             let clock = MonotonicClock.seconds()
-            if interactive, clock - lastProgress > 0.2 {
+            if clock - lastProgress > 0.2 {
                 lastProgress = clock
                 let position = max(0, Double(now) - Double(lookahead)) / rate
-                Terminal.write("\r\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)   ")
+                StatusLine.standard.update("\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)")
             }
         }
-        if interactive { Terminal.write("\n") }
+        StatusLine.standard.clear()
         return code
     }
 

@@ -26,6 +26,7 @@ final class KeyboardPiano {
     private let engine: Engine
     private let stream: PlaybackStream
     private let bankName: String
+    private let drumPads: DrumPadLabels?
     private let instruments: [Instrument]
     private let releaseMode: String
     private let holdSeconds: Double
@@ -42,13 +43,16 @@ final class KeyboardPiano {
     private var inputEnd = InputEnd()
     private var needsDrawing = true
     private var lastDraw = 0.0
+    private var columns = TerminalSize.fallbackColumns
 
-    init(engine: Engine, stream: PlaybackStream, bankName: String, hasKit: Bool, style: NoteNames.NoteNameStyle,
+    /// `kit`: the drum kit on channel 10, which adds the drums to the instruments Tab goes through.
+    init(engine: Engine, stream: PlaybackStream, bankName: String, kit: DrumKit?, style: NoteNames.NoteNameStyle,
          releaseMode: String, holdSeconds: Double) {
         self.engine = engine
         self.stream = stream
         self.bankName = bankName
-        instruments = hasKit ? Instrument.allCases : [.piano, .xylophone]
+        drumPads = kit.map { DrumPadLabels(padNames: $0.padNames, padForNote: Array($0.padForNote)) }
+        instruments = kit != nil ? Instrument.allCases : [.piano, .xylophone]
         self.releaseMode = releaseMode
         self.holdSeconds = holdSeconds
         drawing = PianoDrawing(style: style)
@@ -59,16 +63,22 @@ final class KeyboardPiano {
         defer { Terminal.restore() }
         usesReleaseEvents = releaseMode == "kitty" || (releaseMode == "auto" && Terminal.isInteractive && Terminal.supportsKittyKeyboard())
         if usesReleaseEvents { Terminal.enableKittyKeyReleases() }
+        TerminalSize.watchResizes()
+        columns = TerminalSize.columns()
         engine.send(.programChange(channel: 0, program: 0))
+        // No redraw after the stream ends: the summary and any error are printed below the screen.
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick() }
         releaseEverything()
-        draw()
         return code
     }
 
     private func tick() {
         let now = MonotonicClock.seconds()
         if quit { stream.stop(); return }
+        if TerminalSize.takeResize() {
+            columns = TerminalSize.columns()
+            needsDrawing = true
+        }
         if inputEnd.stopsAfterRingOut(stream) {
             // End of piped input: what was played rings out.
         } else if let bytes = Terminal.pendingBytes() {
@@ -120,9 +130,14 @@ final class KeyboardPiano {
     }
 
     /// Drums play the General MIDI map from its kick (C2, 36) up, whatever the octave.
+    static let drumBaseKey = 36
+
+    /// The key the lowest computer key plays now.
+    private var playedBaseKey: Int { instrument == .drums ? Self.drumBaseKey : baseKey }
+
     private func midiKey(for character: Character) -> Int? {
         guard let semitone = PianoLayout.semitones[Character(character.lowercased())] else { return nil }
-        let key = (instrument == .drums ? 36 : baseKey) + semitone
+        let key = playedBaseKey + semitone
         return (0...127).contains(key) ? key : nil
     }
 
@@ -155,17 +170,67 @@ final class KeyboardPiano {
         needsDrawing = false
         lastDraw = MonotonicClock.seconds()
         guard Terminal.isInteractive else { return }
+        let screen = KeyboardScreen(
+            instrumentName: instrument.name, bankName: bankName, device: stream.device,
+            baseKey: playedBaseKey, velocity: velocity, sustain: sustain,
+            usesReleaseEvents: usesReleaseEvents, holdSeconds: holdSeconds, sounding: Set(sounding.keys), drawing: drawing,
+            drumPads: instrument == .drums ? drumPads : nil)
+        Terminal.write(KeyboardScreen.frame(screen.lines(columns: columns)))
+    }
+}
+
+/// What the keyboard piano shows, laid out for a terminal's width. Pure: the tests draw it.
+struct KeyboardScreen {
+    var instrumentName: String
+    var bankName: String
+    var device: String
+    /// The MIDI key of the drawing's first (lowest) key.
+    var baseKey: Int
+    var velocity: UInt8
+    var sustain: Bool
+    var usesReleaseEvents: Bool
+    var holdSeconds: Double
+    var sounding: Set<Int>
+    var drawing: PianoDrawing
+    /// In drum mode, the kit's pads: the keys are listed by pad name instead of drawn as a piano.
+    var drumPads: DrumPadLabels?
+
+    static let help = "lower row z..m plays the first octave, q..u the second; left/right arrows: octave, up/down: velocity, "
+        + "space: sustain, Tab: instrument, `: black-key names, Backspace: all notes off, Q or Ctrl-C: quit"
+
+    /// The screen's lines, none wider than `columns`; below `PianoDrawing.minimumColumns`, one
+    /// line that says the terminal is too narrow (the keys still play).
+    func lines(columns: Int) -> [String] {
+        guard columns >= PianoDrawing.minimumColumns, let whiteWidth = PianoDrawing.whiteWidth(fitting: columns) else {
+            return ["terminal too narrow: \(columns) columns, the piano needs \(PianoDrawing.minimumColumns)".truncated(to: max(1, columns))]
+        }
         let release = usesReleaseEvents ? "key releases (kitty keyboard protocol)"
             : "no key releases from this terminal: notes last \(Int(holdSeconds * 1_000)) ms after the last press"
-        let names = sounding.keys.sorted().map { NoteNames.name(of: UInt8($0), style: drawing.style) }
-        let displayBase = instrument == .drums ? 36 : baseKey
-        var screen = "\u{1B}[H\u{1B}[2J"
-        screen += "staccato play: \(instrument.name) (\(bankName)) on '\(stream.device)'\r\n"
-        screen += "octave \(displayBase / 12 - 1), velocity \(velocity), sustain \(sustain ? "on" : "off"); \(release)\r\n\r\n"
-        screen += drawing.draw(baseKey: displayBase, sounding: Set(sounding.keys)).replacingOccurrences(of: "\n", with: "\r\n")
-        screen += "\r\n\r\nsounding: \(names.isEmpty ? "-" : names.joined(separator: " "))\r\n\r\n"
-        screen += "lower row z..m plays the first octave, q..u the second; left/right arrows: octave, up/down: velocity,\r\n"
-        screen += "space: sustain, Tab: instrument, `: black-key names, Backspace: all notes off, Q or Ctrl-C: quit\r\n"
-        Terminal.write(screen)
+        let octave = drumPads == nil ? "octave \(baseKey / 12 - 1), " : ""
+        var lines = TextFitting.wrapped("staccato play: \(instrumentName) (\(bankName)) on '\(device)'", columns: columns)
+        lines += TextFitting.wrapped("\(octave)velocity \(velocity), sustain \(sustain ? "on" : "off"); \(release)", columns: columns)
+        lines.append("")
+        let names: [String]
+        if let drumPads {
+            lines += TextFitting.lines(drumPads.entries(baseKey: baseKey, sounding: sounding), separator: "   ", columns: columns)
+            var seen = Set<String>()
+            names = sounding.sorted().map { drumPads.padName(forNote: $0) ?? NoteNames.name(of: UInt8($0), style: drawing.style) }
+                .filter { seen.insert($0).inserted }
+        } else {
+            lines += drawing.draw(baseKey: baseKey, sounding: sounding, whiteWidth: whiteWidth)
+            names = sounding.sorted().map { NoteNames.name(of: UInt8($0), style: drawing.style) }
+        }
+        lines.append("")
+        lines += TextFitting.wrapped("sounding: \(names.isEmpty ? "-" : names.joined(separator: " "))", columns: columns)
+        lines.append("")
+        lines += TextFitting.wrapped(Self.help, columns: columns)
+        return lines
+    }
+
+    /// The bytes that draw `lines` over the previous screen: from the top-left, each line cleared
+    /// to its end, everything below cleared (no full-screen clear, so no flicker), the cursor left
+    /// on the line below, where anything printed next appears.
+    static func frame(_ lines: [String]) -> String {
+        "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n\u{1B}[J"
     }
 }

@@ -33,10 +33,10 @@ enum LivePlayback {
     static func play(_ engine: Engine, on stream: PlaybackStream, frameLimit: Int, wakeMicroseconds: UInt32 = 10_000,
                      feed: () -> Void = {}) throws -> Int32 {
         installSignalHandlers()
-        print("playing on '\(stream.device)': \(stream.granted)")
+        StatusLine.standard.print("playing on '\(stream.device)': \(stream.granted)")
         feed()
         try stream.start(frameLimit: frameLimit)
-        print("audio thread: \(stream.realtimeScheduling)")
+        StatusLine.standard.print("audio thread: \(stream.realtimeScheduling)")
         var signalStop = SignalStop()
         while !stream.isDone {
             if signalStop.stopsOnSignal(engine, stream) { usleep(1_000); continue }
@@ -48,7 +48,7 @@ enum LivePlayback {
         engine.processEvents()
         let rate = Double(stream.granted.sampleRate)
         let played = Double(stream.framesWritten) / rate
-        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
+        StatusLine.standard.print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
         switch outcome {
         case .finished: return 0
         case .stopped: return stoppedExitCode

@@ -16,8 +16,13 @@ enum PianoLayout {
         lowerRow.enumerated().map { ($0, $1) } + upperRow.enumerated().map { (12 + $0, $1) },
         uniquingKeysWith: { _, upper in upper })
 
-    /// The drawn range: base C up to the G two octaves and a fifth above.
-    static let semitoneSpan = 31
+    /// The played and drawn range in semitones: base C up to the G two octaves and a fifth above
+    /// (the upper row's last key), 32 keys.
+    static let semitoneSpan = 12 + upperRow.count
+
+    /// The computer keys that play each semitone offset, lower row first (both rows play the
+    /// offsets where they overlap).
+    static let keysBySemitone: [Int: [Character]] = Dictionary(grouping: lowerRow + upperRow, by: { semitones[$0]! })
 }
 
 /// One key event from the terminal, decoded from plain bytes or the kitty keyboard protocol.
@@ -105,13 +110,33 @@ struct KeyDecoder {
 
 /// Draws the terminal piano: black keys above white keys, note names under the keys (letters or
 /// solfège; black-key names behind a toggle), the computer key for each, and the sounding keys in
-/// reverse video.
+/// reverse video. The keys are as wide as the terminal allows: 5 columns (96 in all), 4 (77, for
+/// 80-column terminals), then 3 (58); a name that does not fit its key loses its octave (the
+/// line above the piano says the octave), then its tail.
 struct PianoDrawing {
     var style: NoteNames.NoteNameStyle = .letters
     var showBlackNames = false
 
-    func draw(baseKey: Int, sounding: Set<Int>) -> String {
-        let whiteWidth = 5
+    /// Columns per white key, widest first.
+    static let whiteKeyWidths = [5, 4, 3]
+    /// Narrower than this, the screen is one line saying so: the narrowest piano (3-column keys)
+    /// takes 58 columns, and the help text below it needs a few more to stay readable.
+    static let minimumColumns = 60
+
+    /// White keys in the drawn range (the base is always a C, so the pattern is the same).
+    static let whiteKeyCount = (0..<PianoLayout.semitoneSpan).filter { !NoteNames.isBlackKey(UInt8($0)) }.count
+
+    /// Columns of the piano drawn with `whiteWidth`-column white keys.
+    static func columns(whiteWidth: Int) -> Int { whiteKeyCount * whiteWidth + 1 }
+
+    /// The widest white key that fits `columns`, or nil when even the narrowest does not.
+    static func whiteWidth(fitting columns: Int) -> Int? {
+        whiteKeyWidths.first { Self.columns(whiteWidth: $0) <= columns }
+    }
+
+    /// The four rows of the piano (computer keys of the black keys, the black keys, the white
+    /// keys with their names, computer keys of the white keys), with keys `whiteWidth` wide.
+    func draw(baseKey: Int, sounding: Set<Int>, whiteWidth: Int) -> [String] {
         var blackRow = "", blackKeysRow = "", whiteRow = "", whiteKeysRow = ""
         var column = 0
         for semitone in 0..<PianoLayout.semitoneSpan {
@@ -120,34 +145,72 @@ struct PianoDrawing {
             let lit = sounding.contains(key)
             if NoteNames.isBlackKey(UInt8(key)) {
                 // Without the octave: the white key below says it, and "Sol♯3La♯3" would touch.
+                // Two neighbouring black keys are one white key apart: a label a column narrower
+                // keeps a space between them.
                 let name = NoteNames.name(of: UInt8(key), style: style, octave: false)
+                let fitted = name.count < whiteWidth ? name : String(name.dropLast().prefix(whiteWidth - 2)) + "♯"
                 // Centred on the boundary between the two white keys.
-                let label = showBlackNames ? name : "▌▐"
+                let label = showBlackNames ? fitted : "▌▐"
                 let start = max(0, column - label.count / 2 - 1)
                 blackRow = blackRow.padded(to: start) + (lit ? "\u{1B}[7m\(label)\u{1B}[0m" : label)
                 blackKeysRow = blackKeysRow.padded(to: column - 1) + String(PianoLayout.legend[semitone] ?? " ")
             } else {
-                let name = NoteNames.name(of: UInt8(key), style: style)
-                let cell = String(name.prefix(whiteWidth - 1)).padded(to: whiteWidth - 1)
+                let cell = Self.whiteLabel(UInt8(key), style: style, width: whiteWidth - 1).padded(to: whiteWidth - 1)
                 whiteRow += "│" + (lit ? "\u{1B}[7m\(cell)\u{1B}[0m" : cell)
-                whiteKeysRow = whiteKeysRow.padded(to: column + 2) + String(PianoLayout.legend[semitone] ?? " ")
+                whiteKeysRow = whiteKeysRow.padded(to: column + whiteWidth / 2) + String(PianoLayout.legend[semitone] ?? " ")
                 column += whiteWidth
             }
         }
-        return [blackKeysRow, blackRow, whiteRow + "│", whiteKeysRow].joined(separator: "\n")
+        return [blackKeysRow, blackRow, whiteRow + "│", whiteKeysRow]
+    }
+
+    /// A white key's name in `width` columns: with its octave if that fits, else without, else cut.
+    static func whiteLabel(_ key: UInt8, style: NoteNames.NoteNameStyle, width: Int) -> String {
+        let full = NoteNames.name(of: key, style: style)
+        if full.count <= width { return full }
+        return String(NoteNames.name(of: key, style: style, octave: false).prefix(width))
     }
 }
 
-extension String {
-    /// Pads with spaces to `width` visible columns (escape sequences do not count).
-    func padded(to width: Int) -> String {
-        var visible = 0
-        var inEscape = false
-        for scalar in unicodeScalars {
-            if scalar == "\u{1B}" { inEscape = true; continue }
-            if inEscape { if scalar == "m" { inEscape = false }; continue }
-            visible += 1
+/// The kit's pads as the keyboard piano's drum mode shows them: the pad each General MIDI note
+/// plays, by name (a kit answers to several notes per pad: a snare on 37, 38 and 40).
+struct DrumPadLabels {
+    /// Pad names in the kit's order.
+    let padNames: [String]
+    /// The pad each MIDI note (0-127) plays, or nil.
+    let padForNote: [Int?]
+
+    init(padNames: [String], padForNote: [Int16]) {
+        self.padNames = padNames
+        self.padForNote = (0..<128).map { note in
+            note < padForNote.count && padForNote[note] >= 0 && Int(padForNote[note]) < padNames.count ? Int(padForNote[note]) : nil
         }
-        return visible >= width ? self : self + String(repeating: " ", count: width - visible)
+    }
+
+    /// The name of the pad `note` plays, or nil when it plays none.
+    func padName(forNote note: Int) -> String? {
+        guard (0..<128).contains(note), let pad = padForNote[note] else { return nil }
+        return padNames[pad]
+    }
+
+    /// One entry per pad in the kit's order, `name: keys` (the computer keys that play it from
+    /// `baseKey`), in reverse video while one of its notes sounds; pads no key reaches are listed
+    /// last, as `not on the keyboard: ...`.
+    func entries(baseKey: Int, sounding: Set<Int>) -> [String] {
+        var keys = [[Character]](repeating: [], count: padNames.count)
+        var lit = [Bool](repeating: false, count: padNames.count)
+        for semitone in 0..<PianoLayout.semitoneSpan {
+            guard (0..<128).contains(baseKey + semitone), let pad = padForNote[baseKey + semitone] else { continue }
+            keys[pad] += PianoLayout.keysBySemitone[semitone] ?? []
+            if sounding.contains(baseKey + semitone) { lit[pad] = true }
+        }
+        var entries: [String] = []
+        for (pad, name) in padNames.enumerated() where !keys[pad].isEmpty {
+            let entry = "\(name): " + keys[pad].map(String.init).joined(separator: " ")
+            entries.append(lit[pad] ? "\u{1B}[7m\(entry)\u{1B}[0m" : entry)
+        }
+        let unreachable = padNames.indices.filter { keys[$0].isEmpty }.map { padNames[$0] }
+        if !unreachable.isEmpty { entries.append("not on the keyboard: " + unreachable.joined(separator: ", ")) }
+        return entries
     }
 }

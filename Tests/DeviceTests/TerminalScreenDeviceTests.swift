@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The CLI's screens in a real terminal: tmux runs `staccato` in an 80-column pseudo-terminal and
+/// the test reads the screen as the terminal shows it (a line wider than the pane is wrapped
+/// onto the next row, as a terminal does).
+final class TerminalScreenDeviceTests: XCTestCase {
+    override func setUpWithError() throws {
+        try TestDevices.require()
+        try XCTSkipIf((try? CommandRunner.shell("command -v tmux >/dev/null").exitCode) != 0, "tmux is not installed")
+    }
+
+    /// A tmux session running one staccato command line.
+    struct Pane {
+        let session = "staccato-screen-\(getpid())-\(UUID().uuidString.prefix(8))"
+
+        /// Starts `arguments` in a pane `columns` wide; the pane stays open 20 s after it exits.
+        init(_ arguments: String, columns: Int) throws {
+            let environment = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_AUDIO_RESERVATION", "STACCATO_AUDIO_STATE"]
+                .compactMap { name in ProcessInfo.processInfo.environment[name].map { "\(name)='\($0)'" } }.joined(separator: " ")
+            let command = "env \(environment) '\(CommandRunner.staccatoExecutable.path)' \(arguments); sleep 20"
+            let started = try CommandRunner.shell("tmux new-session -d -s \(session) -x \(columns) -y 24 \"\(command)\"")
+            XCTAssertEqual(started.exitCode, 0, started.standardError)
+        }
+
+        func rows() throws -> [String] {
+            try CommandRunner.shell("tmux capture-pane -p -t \(session)").standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+
+        /// Waits up to `seconds` for a row that satisfies `condition`; returns the screen.
+        @discardableResult
+        func waitFor(seconds: Double = 15, _ condition: (String) -> Bool) throws -> [String] {
+            let deadline = Date().addingTimeInterval(seconds)
+            var screen = try rows()
+            while Date() < deadline, !screen.contains(where: condition) {
+                usleep(100_000)
+                screen = try rows()
+            }
+            return screen
+        }
+
+        func tmux(_ arguments: String) throws {
+            _ = try CommandRunner.shell("tmux \(arguments)")
+        }
+
+        func close() { _ = try? CommandRunner.shell("tmux kill-session -t \(session) 2>/dev/null") }
+    }
+
+    /// `staccato play` with no song: the piano fits 80 columns (every key from C3 to G5 on one
+    /// row), a resize to 100 redraws it with wider keys, below 60 one line says the terminal is
+    /// too narrow, and Tab twice (piano, xylophone, drums) labels the keys with the kit's pads.
+    func testKeyboardPianoFitsTheTerminalRedrawsOnResizeAndNamesTheDrumPads() throws {
+        let pane = try Pane("play --device staccato_jack", columns: 80)
+        defer { pane.close() }
+        var screen = try pane.waitFor { $0.hasPrefix("│C3") }
+        XCTAssertTrue(screen.contains { $0.hasPrefix("│C3 │D3 ") && $0.hasSuffix("│F5 │G5 │") }, "all 19 white keys on one row:\n\(screen.joined(separator: "\n"))")
+
+        try pane.tmux("resize-window -t \(pane.session) -x 100")
+        screen = try pane.waitFor(seconds: 3) { $0.hasPrefix("│C3  │D3  ") }
+        XCTAssertTrue(screen.contains { $0.hasPrefix("│C3  │D3  ") && $0.hasSuffix("│G5  │") }, "redrawn at 100 columns:\n\(screen.joined(separator: "\n"))")
+
+        try pane.tmux("resize-window -t \(pane.session) -x 59")
+        screen = try pane.waitFor(seconds: 3) { $0.hasPrefix("terminal too narrow") }
+        XCTAssertTrue(screen.contains("terminal too narrow: 59 columns, the piano needs 60"), screen.joined(separator: "\n"))
+        XCTAssertFalse(screen.contains { $0.contains("│C3") }, "no piano drawn:\n\(screen.joined(separator: "\n"))")
+
+        try pane.tmux("resize-window -t \(pane.session) -x 80")
+        try pane.tmux("send-keys -t \(pane.session) Tab")
+        usleep(300_000)
+        try pane.tmux("send-keys -t \(pane.session) Tab")
+        screen = try pane.waitFor(seconds: 3) { $0.contains("kick: z") }
+        let text = screen.joined(separator: "\n")
+        XCTAssertTrue(text.contains("staccato play: Drums"), text)
+        for entry in ["kick: z", "snare: s x c", "hihat_closed: g h"] {
+            XCTAssertTrue(text.contains(entry), "'\(entry)' on the drum screen:\n\(text)")
+        }
+        XCTAssertFalse(text.contains("C2"), "no note names in drum mode:\n\(text)")
+
+        try pane.tmux("send-keys -t \(pane.session) Q")
+        screen = try pane.waitFor { $0.hasPrefix("played ") }
+        XCTAssertTrue(screen.contains { $0.hasPrefix("played ") }, "the summary is left below the screen:\n\(screen.joined(separator: "\n"))")
+    }
+
+    /// A song's progress line is redrawn in place; the lines printed while it is shown (the
+    /// audio thread's scheduling, the closing summary) each start a row of their own instead of
+    /// being appended to it.
+    func testLinesPrintedDuringASongStartTheirOwnRow() throws {
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let pane = try Pane("play '\(song)' --device staccato_jack --seconds 2", columns: 80)
+        defer { pane.close() }
+        let screen = try pane.waitFor(seconds: 20) { $0.contains("played ") }
+        let text = screen.joined(separator: "\n")
+        XCTAssertTrue(screen.contains { $0.hasPrefix("audio thread: ") }, text)
+        XCTAssertTrue(screen.contains { $0.hasPrefix("played ") }, text)
+        XCTAssertFalse(screen.contains { $0.contains("voices") && $0.contains("played") }, text)
+    }
+}
