@@ -20,10 +20,15 @@ guard let commandName = arguments.first else {
     printError(topUsage)
     exit(2)
 }
-// `staccato help --markdown` (not advertised): the CLI reference, generated from the same specs
-// as every usage line and options table, for the README.
+// `staccato help --markdown` and `staccato help --synopsis` (not advertised): the CLI reference
+// (docs/CLI.md) and the README's command list, generated from the same specs as every usage line
+// and options table; scripts/cli-reference writes them, and a test checks they are current.
 if commandName == "help" && arguments.dropFirst() == ["--markdown"] {
     print(Commands.all.map(\.markdown).joined(separator: "\n"), terminator: "")
+    exit(0)
+}
+if commandName == "help" && arguments.dropFirst() == ["--synopsis"] {
+    print(Commands.all.map { "# \($0.summary)\n\($0.usageLine)" }.joined(separator: "\n"))
     exit(0)
 }
 if commandName == "--help" || commandName == "-h" || commandName == "help" {
