@@ -27,14 +27,16 @@ extension Engine {
         return false
     }
 
-    /// Queues a MIDI channel message at `frameTime`. Returns false when the command ring is full.
+    /// Queues a MIDI message (a channel message, or a recognised SysEx) at `frameTime`. Returns
+    /// false when the command ring is full.
     /// - Thread: control.
     @discardableResult
     public func send(midi message: MIDIMessage, at frameTime: FrameTime = 0) -> Bool {
         send(Self.action(for: message), at: frameTime)
     }
 
-    /// The render command for a MIDI channel message.
+    /// The render command for a MIDI message.
+    /// - Thread: any.
     public static func action(for message: MIDIMessage) -> RenderCommand.Action {
         switch message {
         case let .noteOn(channel, key, velocity): .noteOn(channel: channel, key: key, velocity: velocity)
@@ -45,6 +47,9 @@ extension Engine {
         case let .channelPressure(channel, pressure): .channelPressure(channel: channel, pressure: pressure)
         // Polyphonic aftertouch has no SF2 default modulator; it changes nothing audible.
         case let .polyPressure(channel, _, _): .channelPressure(channel: channel, pressure: 0)
+        case .system(.systemReset): .systemReset
+        case let .system(.rhythmPart(channel, isDrum)): .rhythmPart(channel: channel, isDrum: isDrum)
+        case let .system(.masterVolume(value)): .songVolume(value)
         }
     }
 

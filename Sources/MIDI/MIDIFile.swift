@@ -139,7 +139,7 @@ public struct MIDIFile: Sendable {
         return change.seconds(atTick: tick, division: division)
     }
 
-    /// Every channel message of every track merged into one time-ordered list (stable: equal
+    /// Every channel message and recognised SysEx message of every track merged into one time-ordered list (stable: equal
     /// times keep track order, then file order), times in seconds through the tempo map.
     /// - Thread: control.
     public func timedMessages() -> [TimedMIDIMessage] {
@@ -147,8 +147,10 @@ public struct MIDIFile: Sendable {
         merged.reserveCapacity(tracks.reduce(0) { $0 + $1.count })
         for (track, events) in tracks.enumerated() {
             for (index, event) in events.enumerated() {
-                if case let .channel(message) = event.kind {
-                    merged.append((event.tick, track, index, message))
+                switch event.kind {
+                case let .channel(message): merged.append((event.tick, track, index, message))
+                case let .sysEx(recognised?): merged.append((event.tick, track, index, .system(recognised)))
+                default: break
                 }
             }
         }

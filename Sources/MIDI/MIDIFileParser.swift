@@ -208,8 +208,13 @@ extension MIDIFile {
             try cursor.skip(payloadEnd - cursor.offset, "meta event")
             return kind
         case 0xF0, 0xF7:
-            try cursor.skip(try cursor.variableLengthQuantity("SysEx length"), "SysEx event")
-            return .sysEx
+            let length = try cursor.variableLengthQuantity("SysEx length")
+            let payloadStart = cursor.offset
+            try cursor.skip(length, "SysEx event")
+            // Only an F0 event holding a whole message (ending in F7) can be recognised: an F7
+            // event is an escape or a continuation packet, raw bytes with no F0 of their own.
+            guard status == 0xF0, length > 0, cursor.bytes[cursor.offset - 1] == 0xF7 else { return .sysEx(nil) }
+            return .sysEx(SystemExclusive.recognise(cursor.bytes[payloadStart ..< cursor.offset - 1]))
         default:
             throw cursor.error(at: statusOffset, "status byte 0x\(status.hex) is not allowed in a MIDI file")
         }

@@ -1,5 +1,6 @@
-/// A MIDI channel voice message: what a synthesiser acts on. Channels are 0-based as on the wire
-/// (the General MIDI drum channel "10" is 9); data values are 7-bit.
+/// A MIDI message a synthesiser acts on: a channel voice message, or one of the System Exclusive
+/// messages it recognises (`SystemExclusive`). Channels are 0-based as on the wire (the General
+/// MIDI drum channel "10" is 9); data values are 7-bit.
 ///
 /// - Thread: control, where the reader makes it. A plain, trivially copyable value, so it can
 ///   travel to the audio thread by value and be read there.
@@ -18,8 +19,11 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
     case channelPressure(channel: UInt8, pressure: UInt8)
     /// Aftertouch for one key.
     case polyPressure(channel: UInt8, key: UInt8, pressure: UInt8)
+    /// A recognised SysEx message: a system reset, a GS rhythm-part assignment, master volume.
+    case system(SystemExclusive)
 
-    /// The 0-based channel the message is addressed to.
+    /// The 0-based channel the message is addressed to; 0x7F for a system message addressed to
+    /// every channel (see `SystemExclusive.channel`).
     /// - Thread: any: a pure function of the value.
     public var channel: UInt8 {
         switch self {
@@ -27,6 +31,8 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
              let .programChange(channel, _), let .pitchBend(channel, _), let .channelPressure(channel, _),
              let .polyPressure(channel, _, _):
             channel
+        case let .system(message):
+            message.channel
         }
     }
 }

@@ -4,7 +4,9 @@
 /// Guarantees: never traps, whatever bytes arrive; constant memory (a few bytes of state, no
 /// allocation), so it can sit in a read loop forever; and every complete channel message is
 /// returned, in the order its last byte arrived. Follows MIDI 1.0: running status; real-time bytes
-/// (0xF8–0xFF) anywhere, even inside a message, without disturbing it; SysEx skipped; system common
+/// (0xF8–0xFF) anywhere, even inside a message, without disturbing it; the SysEx messages
+/// `SystemExclusive` recognises returned as `.system` when their F7 arrives, every other SysEx
+/// skipped (the first few bytes are kept to recognise it by, in a fixed buffer); system common
 /// messages cancel running status; data bytes with no status to belong to are dropped until the
 /// next status byte brings the stream back in step.
 ///
@@ -21,9 +23,12 @@ public struct MIDIStreamParser: Sendable {
     private var partialByteCount = 0
     /// Inside a SysEx: its bytes are not ours to read, however much they look like channel data.
     private var inSysEx = false
+    /// The SysEx being received, after its F0: as much of it as the longest recognised message
+    /// needs. A longer one overflows, and is not recognised.
+    private var sysExBytes = SysExBuffer()
 
     /// Bytes that could not be used (stray data bytes with no status, bytes cut short by a new
-    /// status, SysEx bytes), for diagnostics.
+    /// status, SysEx messages not recognised), for diagnostics.
     ///
     /// Counts every byte fed that is neither part of a returned message nor a real-time byte
     /// (system common messages included: they carry nothing a synthesiser plays). Not cleared by
@@ -41,8 +46,7 @@ public struct MIDIStreamParser: Sendable {
             // them interleave with anything, so they must leave every other piece of state alone.
             return nil
         case 0x80...0xF7:
-            beginStatus(byte)
-            return nil
+            return beginStatus(byte)
         default:
             return data(byte)
         }
@@ -62,7 +66,9 @@ public struct MIDIStreamParser: Sendable {
     public mutating func reset() {
         discardPartialMessage()
         runningStatus = 0
+        if inSysEx { discardedByteCount += 1 + sysExBytes.count }
         inSysEx = false
+        sysExBytes.removeAll()
     }
 
     private mutating func discardPartialMessage() {
@@ -71,18 +77,21 @@ public struct MIDIStreamParser: Sendable {
         hasFirstData = false
     }
 
-    private mutating func beginStatus(_ status: UInt8) {
+    /// Returns the SysEx message an F7 completes, if it is one `SystemExclusive` recognises.
+    private mutating func beginStatus(_ status: UInt8) -> MIDIMessage? {
         // A status byte where data was due means bytes were lost: what was assembled cannot be
         // completed, and guessing its missing bytes would play wrong notes.
         discardPartialMessage()
         if inSysEx {
             inSysEx = false
             if status == 0xF7 {
-                discardedByteCount += 1
-                return
+                if !sysExBytes.overflowed, let recognised = SystemExclusive.recognise(sysExBytes) { return .system(recognised) }
+                discardedByteCount += 2 + sysExBytes.count  // F0, the bytes kept, F7 (the rest were counted as they came)
+                return nil
             }
             // A SysEx cut off by another status byte ends there (the spec's rule for a missing
-            // EOX), and that status byte is read as itself.
+            // EOX), and that status byte is read as itself. Cut short, it is not recognised.
+            discardedByteCount += 1 + sysExBytes.count
         }
         switch status {
         case 0x80...0xEF:
@@ -93,12 +102,19 @@ public struct MIDIStreamParser: Sendable {
             // the last channel status.
             runningStatus = 0
             inSysEx = status == 0xF0
-            discardedByteCount += 1
+            sysExBytes.removeAll()
+            // F0 is counted when its message ends, recognised or not.
+            if !inSysEx { discardedByteCount += 1 }
         }
+        return nil
     }
 
     private mutating func data(_ byte: UInt8) -> MIDIMessage? {
-        guard !inSysEx, runningStatus != 0 else {
+        if inSysEx {
+            if !sysExBytes.append(byte) { discardedByteCount += 1 }
+            return nil
+        }
+        guard runningStatus != 0 else {
             // Without a status we cannot know which message this byte belongs to, or where the
             // next one starts: drop bytes until a status byte tells us.
             discardedByteCount += 1
@@ -135,5 +151,35 @@ public struct MIDIStreamParser: Sendable {
         default:
             return .pitchBend(channel: channel, value: UInt16(firstData) | UInt16(byte) << 7)
         }
+    }
+}
+
+/// The first bytes of a SysEx after its F0, in fixed storage: the longest message
+/// `SystemExclusive` recognises has 9 bytes there. Bytes past `capacity` are not kept and mark the
+/// message as overflowed (too long to be one of them).
+struct SysExBuffer: RandomAccessCollection {
+    static let capacity = 16
+    private var storage = SIMD16<UInt8>()
+    private(set) var count = 0
+    private(set) var overflowed = false
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    subscript(position: Int) -> UInt8 { storage[position] }
+
+    /// Keeps `byte`; false when the buffer is full, and the byte is dropped.
+    mutating func append(_ byte: UInt8) -> Bool {
+        guard count < Self.capacity else {
+            overflowed = true
+            return false
+        }
+        storage[count] = byte
+        count += 1
+        return true
+    }
+
+    mutating func removeAll() {
+        count = 0
+        overflowed = false
     }
 }

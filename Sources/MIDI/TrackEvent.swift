@@ -16,7 +16,7 @@ public struct TrackEvent: Sendable, Equatable, BitwiseCopyable {
     }
 
     /// What happens at the event's tick. Only what playback needs is decoded; the payloads of
-    /// other meta events and of SysEx are skipped, so a malformed one (say, a key signature with a
+    /// other meta events and of SysEx messages not recognised are skipped, so a malformed one (say, a key signature with a
     /// bad mode byte) cannot stop a file from playing.
     public enum Kind: Sendable, Equatable, BitwiseCopyable {
         /// A channel voice message, velocity-0 note-ons already turned into note-offs.
@@ -27,7 +27,8 @@ public struct TrackEvent: Sendable, Equatable, BitwiseCopyable {
         case endOfTrack
         /// Any other meta event, by type (0x03 track name, 0x58 time signature, ...).
         case meta(type: UInt8)
-        /// A SysEx message (0xF0) or an escape (0xF7).
-        case sysEx
+        /// A SysEx message (0xF0) or an escape (0xF7), with its meaning when it is a whole message
+        /// `SystemExclusive` recognises (nil for every other, whose bytes are skipped).
+        case sysEx(SystemExclusive?)
     }
 }

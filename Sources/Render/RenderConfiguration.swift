@@ -21,11 +21,22 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// The build of the sampler's per-frame loops: the fastest the CPU runs unless one is asked for.
     /// A variant the CPU cannot run falls back to `.generic`, so no setting can crash the renderer.
     public var samplerKernel: SamplerKernelVariant = .fastestSupported
+    /// The shortest a note sounds before its note-off releases it, in seconds: a note-off sooner
+    /// (a zero-length note, a re-strike written before the last note-off) is held to this length,
+    /// then released. FluidSynth's `synth.min-note-length`, with its default of 10 ms; 0 turns it off.
+    public var minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds
+    /// The channel (0-based) the mode messages (CC124-127: omni off/on, mono on, poly on) are
+    /// obeyed on, as the MIDI spec's basic channel; on every other channel they are ignored.
+    public var basicChannel: UInt8 = 0
+
+    /// 10 ms, FluidSynth's default minimum note length.
+    public static let defaultMinimumNoteSeconds = 0.010
 
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
                 voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
                 outputLimiter: Bool = true, howlGuard: Bool = true,
-                samplerKernel: SamplerKernelVariant = .fastestSupported) {
+                samplerKernel: SamplerKernelVariant = .fastestSupported,
+                minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds, basicChannel: UInt8 = 0) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
@@ -35,5 +46,7 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.outputLimiter = outputLimiter
         self.howlGuard = howlGuard
         self.samplerKernel = samplerKernel.isSupported ? samplerKernel : .generic
+        self.minimumNoteSeconds = minimumNoteSeconds.isFinite ? max(0, minimumNoteSeconds) : 0
+        self.basicChannel = min(basicChannel, 15)
     }
 }

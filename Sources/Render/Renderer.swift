@@ -24,6 +24,14 @@ public final class Renderer: @unchecked Sendable {
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
+    /// The MIDI instruments' own bus (sampler and drums), `maxFrameCount` frames each: used while
+    /// the song's master volume is not full, to scale them and nothing else.
+    let songLeft: UnsafeMutablePointer<Float>
+    let songRight: UnsafeMutablePointer<Float>
+    /// The song's master volume (MIDI Master Volume SysEx), a linear gain ramped per frame, so it
+    /// changes on its exact frame whatever the block size. At full scale the instruments mix
+    /// straight into the mix bus, untouched.
+    var songVolume: SmoothedValue
     /// Where the final output is copied for recording (a disabled tap when nobody records).
     let outputTap: OutputTap
     /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
@@ -72,6 +80,11 @@ public final class Renderer: @unchecked Sendable {
                           fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: configuration.maxFrameCount)
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
         sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
+        sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
+        sampler.basicChannel = configuration.basicChannel
+        songLeft = .allocate(capacity: configuration.maxFrameCount)
+        songRight = .allocate(capacity: configuration.maxFrameCount)
+        songVolume = SmoothedValue(1, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
@@ -86,6 +99,8 @@ public final class Renderer: @unchecked Sendable {
         drums.deallocate { $0.release() }
         mixLeft.deallocate()
         mixRight.deallocate()
+        songLeft.deallocate()
+        songRight.deallocate()
         chain.deallocate()
     }
 
@@ -164,11 +179,30 @@ public final class Renderer: @unchecked Sendable {
 
         var offset = 0
         while offset < frameCount {
-            let segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
+            sampler.now = frameTime + FrameTime(offset)
+            sampler.releaseHeldNotes()
+            var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
+            // A held note's release splits the block as a command does.
+            if sampler.nextHeldRelease - frameTime < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - frameTime) }
             let count = segmentEnd - offset
             tones.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
-            sampler.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
-            drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+            // Written out: `||` takes its right side as a closure, which would retain `self`.
+            var songIsScaled = songVolume.isMoving
+            if !songIsScaled { songIsScaled = songVolume.current != 1 }
+            if songIsScaled {
+                songLeft.update(repeating: 0, count: count)
+                songRight.update(repeating: 0, count: count)
+                sampler.render(left: songLeft, right: songRight, frameCount: count)
+                drums.render(left: songLeft, right: songRight, frameCount: count)
+                for frame in 0..<count {
+                    let gain = songVolume.next()
+                    mixLeft[offset + frame] += songLeft[frame] * gain
+                    mixRight[offset + frame] += songRight[frame] * gain
+                }
+            } else {
+                sampler.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+                drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+            }
             offset = segmentEnd
         }
         if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
@@ -252,6 +286,14 @@ public final class Renderer: @unchecked Sendable {
             chain.setReverbPreset(preset)
         case let .mute(muted):
             chain.setMuted(muted)
+        case .systemReset:
+            sampler.systemReset()
+            drums.fadeAll()
+            songVolume.move(to: 1)
+        case let .rhythmPart(channel, isDrum):
+            sampler.setRhythmPart(channel: channel, isDrum: isDrum)
+        case let .songVolume(value):
+            songVolume.move(to: Float(min(value, 16_383)) / 16_383)
         }
         return true
     }

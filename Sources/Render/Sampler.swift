@@ -64,6 +64,16 @@ struct Sampler {
     var interpolation = SamplerVoice.Interpolation.cubic
     /// The build of the per-frame loops that renders: set before the audio thread starts.
     var kernel = SamplerKernelVariant.generic
+    /// The shortest a note sounds before a note-off releases it (`RenderConfiguration.minimumNoteSeconds`).
+    var minimumNoteFrames: FrameTime = 0
+    /// The channel mode messages are obeyed on (`RenderConfiguration.basicChannel`).
+    var basicChannel: UInt8 = 0
+    /// The frame commands are being applied at: the renderer sets it before each segment.
+    var now: FrameTime = 0
+    /// The earliest `heldReleaseFrame` of any voice (`FrameTime.max`: none). The renderer ends its
+    /// segment there, so a held note is released on its exact frame, as a note-off sent for that
+    /// frame would be, whatever the block size.
+    var nextHeldRelease = FrameTime.max
 
     // Statistics (audio thread writes; the renderer publishes them).
     var activeVoiceCount = 0
@@ -192,6 +202,10 @@ struct Sampler {
             voice.pointee.bankSlot = currentBank
             voice.pointee.presetIndex = presetIndex
             voice.pointee.isPercussion = state.pointee.isPercussion
+            voice.pointee.noteOnFrame = now
+            voice.pointee.heldReleaseFrame = .max
+            voice.pointee.isCaughtBySostenuto = false
+            voice.pointee.isHeldBySostenuto = false
             banks[currentBank].voiceCount += 1
             pool.refreshKey(voice - pool.voices)
             started += 1
@@ -201,12 +215,50 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
-        let sustained = Int(channel) < ChannelState.count && channels[Int(channel)].sustainPedal
+        guard Int(channel) < ChannelState.count else { return }
+        let state = channels + Int(channel)
         var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
             let next = pool.nextSoundingVoice(after: sounding)
-            if sustained { pool.voices[sounding].isHeldByPedal = true } else { pool.release(sounding) }
+            let voice = pool.voices + sounding
+            if state.pointee.sostenutoPedal && voice.pointee.isCaughtBySostenuto {
+                voice.pointee.isHeldBySostenuto = true
+            } else if state.pointee.sustainPedal {
+                voice.pointee.isHeldByPedal = true
+            } else {
+                releaseKey(sounding)
+            }
             sounding = next
+        }
+    }
+
+    /// Releases voice `index` because its key, or the pedal holding it, went up: at once, or, when
+    /// it has sounded less than the minimum note length, at the frame it reaches it. A note-off at
+    /// the note-on's own frame would otherwise release a voice whose envelope has not risen yet,
+    /// and the note would never be heard. (FluidSynth checks its pending note-offs once per
+    /// 64-frame block; here the release falls on its exact frame.)
+    @_noAllocation @_noLocks
+    mutating func releaseKey(_ index: Int) {
+        let heldUntil = pool.voices[index].noteOnFrame &+ minimumNoteFrames
+        guard heldUntil > now else { return pool.release(index) }
+        pool.voices[index].heldReleaseFrame = heldUntil
+        nextHeldRelease = min(nextHeldRelease, heldUntil)
+    }
+
+    /// Releases the voices whose minimum note length ends at or before `now`.
+    @_noAllocation @_noLocks
+    mutating func releaseHeldNotes() {
+        guard nextHeldRelease <= now else { return }
+        nextHeldRelease = .max
+        for index in 0..<pool.activeBound where pool.voices[index].isActive && !pool.voices[index].isReleased
+            && pool.voices[index].heldReleaseFrame != .max {
+            let due = pool.voices[index].heldReleaseFrame
+            if due <= now {
+                pool.voices[index].heldReleaseFrame = .max
+                pool.release(index)
+            } else {
+                nextHeldRelease = min(nextHeldRelease, due)
+            }
         }
     }
 
@@ -228,17 +280,28 @@ struct Sampler {
             let down = MIDIController.isDown(pedalValue: value)
             state.pointee.sustainPedal = down
             if !down { releasePedalHeldVoices(channel: channel) }
+        case .sostenutoPedal?:
+            let down = MIDIController.isDown(pedalValue: value)
+            // Only the moment it goes down catches notes: a repeated "down" catches no new ones.
+            if down && !state.pointee.sostenutoPedal { catchSostenutoNotes(channel: channel) }
+            if !down && state.pointee.sostenutoPedal { releaseSostenutoNotes(channel: channel) }
+            state.pointee.sostenutoPedal = down
         case .registeredParameterMSB?: state.pointee.registeredParameter.msb = value
         case .registeredParameterLSB?: state.pointee.registeredParameter.lsb = value
         case .nonRegisteredParameterLSB?, .nonRegisteredParameterMSB?:
             state.pointee.registeredParameter = (127, 127)  // an NRPN deselects the RPN
-        case .dataEntry? where state.pointee.registeredParameter == (0, 0):
-            state.pointee.bendRangeSemitones = Float(value) + (state.pointee.bendRangeSemitones - Float(Int(state.pointee.bendRangeSemitones)))
-        case .dataEntryLSB? where state.pointee.registeredParameter == (0, 0):
-            state.pointee.bendRangeSemitones = Float(Int(state.pointee.bendRangeSemitones)) + Float(value) / 100
+        case .dataEntry?: state.pointee.enterData(msb: value, lsb: nil)
+        case .dataEntryLSB?: state.pointee.enterData(msb: nil, lsb: value)
         case .allSoundOff?: allSoundOff(channel: channel)
-        case .resetAllControllers?: state.pointee.resetControllers(); releasePedalHeldVoices(channel: channel)
-        case .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: allNotesOff(channel: channel)
+        case .resetAllControllers?: resetAllControllers(channel: channel)
+        case .allNotesOff?: allNotesOff(channel: channel)
+        case .omniOff?, .omniOn?, .monoOn?, .polyOn?:
+            // MIDI 1.0: a mode message is obeyed on the basic channel only, and acts as All Notes
+            // Off there. Staccato stays multi-timbral whatever the mode, so that is all it does.
+            // (FluidSynth also changes the mode of the basic channel's group, all 16 channels by
+            // default, and so releases every channel's notes: a song that sends CC124 on channel
+            // 1 loses the chords of the others. Only the basic channel's notes end here.)
+            if channel == basicChannel { allNotesOff(channel: channel) }
         default: break
         }
         state.pointee.refresh()
@@ -266,12 +329,48 @@ struct Sampler {
     }
 
     /// Releases every note of `channel`, pedal-held ones included: All Notes Off is the message
-    /// front ends send on every exit path, so it must leave nothing sounding.
+    /// front ends send on every exit path, so it must leave nothing sounding. A note younger than
+    /// the minimum note length sounds that long first, as FluidSynth's all-notes-off does.
     @_noAllocation @_noLocks
     mutating func allNotesOff(channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
-            pool.release(index)
+            releaseKey(index)
         }
+    }
+
+    /// Reset All Controllers (CC121) on `channel`: the pedals come up and let go of their notes.
+    @_noAllocation @_noLocks
+    mutating func resetAllControllers(channel: UInt8) {
+        let sostenutoWasDown = channels[Int(channel)].sostenutoPedal
+        channels[Int(channel)].resetControllers()
+        releasePedalHeldVoices(channel: channel)
+        if sostenutoWasDown { releaseSostenutoNotes(channel: channel) }
+    }
+
+    /// A system reset (GM, GM2, GS, XG System On): every sound stops, as FluidSynth's reset stops
+    /// it, and every channel is as it was at start: General MIDI's default controllers, program 0
+    /// of bank 0, channel 10 the only drum channel, no tuning.
+    @_noAllocation @_noLocks
+    mutating func systemReset() {
+        allSoundOff(channel: nil)
+        for index in 0..<ChannelState.count {
+            channels[index] = ChannelState(index: UInt8(index))
+            selectPreset(channel: index)
+        }
+    }
+
+    /// GS "use for rhythm part": `channel` becomes a drum channel playing bank 128, or a melodic
+    /// one. Like FluidSynth (and the Roland units), its controllers are reset and program 0 of
+    /// the part's bank is selected: the file sends its own program change after.
+    @_noAllocation @_noLocks
+    mutating func setRhythmPart(channel: UInt8, isDrum: Bool) {
+        guard Int(channel) < ChannelState.count else { return }
+        resetAllControllers(channel: channel)
+        channels[Int(channel)].isPercussion = isDrum
+        channels[Int(channel)].bankMSB = 0
+        channels[Int(channel)].bankLSB = 0
+        channels[Int(channel)].program = 0
+        selectPreset(channel: Int(channel))
     }
 
     /// Fades every voice of `channel` (all channels when `channel` is nil) out over 5 ms.
@@ -472,7 +571,31 @@ struct Sampler {
     mutating func releasePedalHeldVoices(channel: UInt8) {
         for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].isHeldByPedal
             && pool.voices[index].channel == channel {
-            pool.release(index)
+            releaseKey(index)
+        }
+    }
+
+    /// The sostenuto pedal went down: the notes of `channel` whose keys are down now are caught.
+    /// Notes only the sustain pedal holds are not (their keys are up), as in FluidSynth.
+    @_noAllocation @_noLocks
+    mutating func catchSostenutoNotes(channel: UInt8) {
+        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel
+            && !pool.voices[index].isReleased && !pool.voices[index].isHeldByPedal
+            && pool.voices[index].heldReleaseFrame == .max {
+            pool.voices[index].isCaughtBySostenuto = true
+        }
+    }
+
+    /// The sostenuto pedal came up: the notes it held are released, or handed to the sustain
+    /// pedal when that is down.
+    @_noAllocation @_noLocks
+    mutating func releaseSostenutoNotes(channel: UInt8) {
+        let sustained = channels[Int(channel)].sustainPedal
+        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
+            pool.voices[index].isCaughtBySostenuto = false
+            guard pool.voices[index].isHeldBySostenuto else { continue }
+            pool.voices[index].isHeldBySostenuto = false
+            if sustained { pool.voices[index].isHeldByPedal = true } else { releaseKey(index) }
         }
     }
 

@@ -20,6 +20,7 @@ extension Commands {
             DeviceOptions.rate,
             OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
+            DeviceOptions.minimumNoteLength,
         ],
         exclusiveGroups: [["soundfont", "samples"]]
     ) { options in
@@ -37,6 +38,7 @@ extension Commands {
             throw UsageError(description: "--interpolation must be cubic or linear, got '\(interpolation)'")
         }
         let instrumentPath = try options.string(options.values["samples"] == nil ? "soundfont" : "samples")
+        let minimumNoteSeconds = try DeviceOptions.minimumNoteSeconds(options)
 
         let started = Date()
         let song = try SongSetup.readSong(path: songPath)
@@ -44,7 +46,8 @@ extension Commands {
         let kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: Double(rate), program: program), bank: bank,
                                         kitPath: options.values["kit"], sampleRate: Double(rate))
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
-            sampleRate: Double(rate), voiceCount: voices, cubicInterpolation: interpolation == "cubic")))
+            sampleRate: Double(rate), voiceCount: voices, cubicInterpolation: interpolation == "cubic",
+            minimumNoteSeconds: minimumNoteSeconds)))
         engine.install(bank)
         if let kit { engine.install(kit) }
         let renderStarted = Date()

@@ -1,5 +1,6 @@
 import AudioIO
 import Engine
+import Render
 
 /// One `staccato` subcommand: its arguments, its help text and what it does. The usage line, the
 /// options table and the markdown reference are all generated from `positionals` and `options`.
@@ -100,6 +101,11 @@ enum DeviceOptions {
     }
 
     static let rate = OptionSpec(name: "rate", valueName: "HZ", help: "sample rate", default: .number(defaults.sampleRate), range: 8_000...384_000)
+
+    /// `--min-note-length`, for every command that plays MIDI: `minimumNoteSeconds` reads it.
+    static let minimumNoteLength = OptionSpec(
+        name: "min-note-length", valueName: "MS", help: "a note-off sooner than this after its note-on waits until then (0: off)",
+        default: .number(RenderConfiguration.defaultMinimumNoteSeconds * 1_000), range: 0...1_000)
 }
 
 extension OptionDefault {

@@ -67,7 +67,7 @@ final class MIDIParsingTests: XCTestCase {
         XCTAssertEqual(file.noteOnCount, 3)
         XCTAssertEqual(file.tracks[0].map(\.kind), [
             .channel(.noteOn(channel: 0, key: 60, velocity: 90)), .meta(type: 0x01),
-            .channel(.noteOn(channel: 0, key: 62, velocity: 91)), .sysEx,
+            .channel(.noteOn(channel: 0, key: 62, velocity: 91)), .sysEx(nil),
             .channel(.noteOn(channel: 0, key: 64, velocity: 92)), .endOfTrack,
         ])
     }

@@ -52,3 +52,16 @@ public enum SMF {
         return Array("RIFF".utf8) + littleEndian(body.count) + body
     }
 }
+
+extension SMF {
+    /// Whole SysEx messages, F0 to F7, as files and cables carry them.
+    public static let gmSystemOn: [UInt8] = [0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]
+    public static let gsReset: [UInt8] = [0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x41, 0xF7]
+    /// GS "use for rhythm part": part 0x1A is channel 11 (index 10), drum map 1, checksum 0x10.
+    public static let gsRhythmOnChannel11: [UInt8] = [0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x1A, 0x15, 0x01, 0x10, 0xF7]
+
+    /// `message` (F0 ... F7) as a file's SysEx event: F0, the length, the rest.
+    public static func sysEx(delta: Int = 0, _ message: [UInt8]) -> [UInt8] {
+        vlq(delta) + [0xF0] + vlq(message.count - 1) + message.dropFirst()
+    }
+}

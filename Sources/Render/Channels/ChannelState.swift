@@ -28,6 +28,16 @@ struct ChannelState {
     var reverbLevel: UInt8 = 40
     var chorusLevel: UInt8 = 0
     var sustainPedal = false
+    /// CC66 is down: the notes it caught (`SamplerVoice.isCaughtBySostenuto`) are held.
+    var sostenutoPedal = false
+    /// RPN 0 as data entry set it: semitones (MSB) and cents (LSB); `bendRangeSemitones` follows it.
+    var bendRange: (semitones: UInt8, cents: UInt8) = (2, 0)
+    /// RPN 1, fine tuning: 14 bits over ±100 cents, 8192 = none.
+    var fineTuning: UInt16 = 8_192
+    /// RPN 2, coarse tuning: semitones, 64 = none.
+    var coarseTuning: UInt8 = 64
+    /// RPN 1 and RPN 2 together, in cents: what every voice of the channel adds to its pitch.
+    var tuningCents: Float = 0
 
     // Derived once per change, read by every voice each block.
     var attenuationCentibels: Float = 0
@@ -37,6 +47,7 @@ struct ChannelState {
 
     var isPercussion: Bool = false
 
+    @_noAllocation @_noLocks
     init(index: UInt8) {
         isPercussion = index == Self.percussionChannel
         refresh()
@@ -61,8 +72,48 @@ struct ChannelState {
         pitchBend = 8_192
         channelPressure = 0
         sustainPedal = false
+        sostenutoPedal = false
         registeredParameter = (127, 127)
         refresh()
+    }
+}
+
+extension ChannelState {
+    /// The selected registered parameter's value as data entry's MSB and LSB, or nil when no RPN
+    /// Staccato knows (0, 1, 2) is selected. Data entry starts from it, so an MSB alone keeps the
+    /// parameter's own LSB and an LSB alone fine-adjusts its own MSB, as MIDI 1.0 intends.
+    /// (FluidSynth combines the channel's last CC6 and CC38, whichever parameter they were sent
+    /// for, so an LSB left from one parameter leaks into the next.)
+    var selectedParameterValue: (msb: UInt8, lsb: UInt8)? {
+        @_noAllocation @_noLocks get {
+            guard registeredParameter.msb == 0 else { return nil }
+            switch registeredParameter.lsb {
+            case 0: return (bendRange.semitones, bendRange.cents)
+            case 1: return (UInt8(fineTuning >> 7), UInt8(fineTuning & 0x7F))
+            case 2: return (coarseTuning, 0)
+            default: return nil
+            }
+        }
+    }
+
+    /// Data entry (CC6 `msb`, CC38 `lsb`, one of them per message) for the selected RPN:
+    /// 0 is the pitch-bend range (semitones + cents / 100, as FluidSynth reads it), 1 fine tuning
+    /// ((data - 8192) / 8192 × 100 cents), 2 coarse tuning (MSB - 64 semitones; the LSB is unused).
+    @_noAllocation @_noLocks
+    mutating func enterData(msb: UInt8?, lsb: UInt8?) {
+        guard var data = selectedParameterValue else { return }
+        if let msb { data.msb = msb }
+        if let lsb { data.lsb = lsb }
+        switch registeredParameter.lsb {
+        case 0:
+            bendRange = (data.msb, data.lsb)
+            bendRangeSemitones = Float(data.msb) + Float(data.lsb) / 100
+        case 1:
+            fineTuning = UInt16(data.msb) << 7 | UInt16(data.lsb)
+        default:
+            coarseTuning = data.msb
+        }
+        tuningCents = (Float(fineTuning) - 8_192) * (100 / 8_192) + (Float(coarseTuning) - 64) * 100
     }
 }
 

@@ -4,16 +4,24 @@
 public enum MIDIController: UInt8 {
     case bankSelect = 0
     case modulationWheel = 1
-    /// Data entry for the selected registered parameter (RPN 0: pitch-bend range in semitones).
+    /// Data entry for the selected registered parameter: its MSB (RPN 0: pitch-bend range in
+    /// semitones; RPN 1: fine tuning, with the LSB; RPN 2: coarse tuning in semitones, 64 = none).
     case dataEntry = 6
     case volume = 7
     case pan = 10
     case expression = 11
     case bankSelectLSB = 32
-    /// Data entry's fine part (RPN 0: cents).
+    /// Data entry's fine part (RPN 0: cents; RPN 1: the low 7 bits of the 14-bit fine tuning).
     case dataEntryLSB = 38
     /// Down at 64 and above (`isDown(pedalValue:)`).
     case sustainPedal = 64
+    /// Sostenuto: the notes whose keys are down when it goes down are held until it comes up;
+    /// notes played after it went down are not. Down at 64 and above.
+    case sostenutoPedal = 66
+    /// Soft pedal: named so it is known, and deliberately changes nothing. SF2 2.04 has no default
+    /// modulator for CC67 and FluidSynth has none either: it only stores the value for a
+    /// SoundFont's own modulators to read, which Staccato does not apply.
+    case softPedal = 67
     case reverbSend = 91
     case chorusSend = 93
     case nonRegisteredParameterLSB = 98
@@ -25,7 +33,9 @@ public enum MIDIController: UInt8 {
     /// Channel mode: controllers back to their defaults; the pedal lets go of its notes.
     case resetAllControllers = 121
     /// Channel mode: every note of the channel is released, pedal-held ones included. The omni and
-    /// mono/poly messages after it end every note too (MIDI 1.0).
+    /// mono/poly messages after it end every note too (MIDI 1.0), but only on the basic channel
+    /// (`RenderConfiguration.basicChannel`): Staccato never changes mode, so on other channels
+    /// they mean nothing.
     case allNotesOff = 123
     case omniOff = 124
     case omniOn = 125
@@ -54,12 +64,12 @@ extension RenderCommand.Action {
     /// - Thread: any
     public var endsSound: Bool {
         switch self {
-        case .noteOff, .toneOff, .allSoundOff: true
+        case .noteOff, .toneOff, .allSoundOff, .systemReset: true
         case let .noteOn(_, _, velocity): velocity == 0
         case let .mute(muted): muted
         case let .controlChange(_, controller, value):
             switch MIDIController.named(controller) {
-            case .sustainPedal?: !MIDIController.isDown(pedalValue: value)
+            case .sustainPedal?, .sostenutoPedal?: !MIDIController.isDown(pedalValue: value)
             case .allSoundOff?, .resetAllControllers?, .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: true
             default: false
             }

@@ -42,5 +42,16 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         case reverbPreset(ReverbPreset)
         /// Fades the output out (true) or back in (false), leaving every knob where it is.
         case mute(Bool)
+        /// A MIDI system reset (GM, GM2, GS, XG System On): every sound stops, and every channel's
+        /// controllers, program and bank go back to the General MIDI defaults, with channel 10 the
+        /// only drum channel and the song's master volume full.
+        case systemReset
+        /// Makes `channel` a drum channel playing bank 128 (`isDrum`) or a melodic one, its
+        /// controllers reset and program 0 selected (GS "use for rhythm part").
+        case rhythmPart(channel: UInt8, isDrum: Bool)
+        /// The song's master volume (MIDI Master Volume): 0 ... 16383, a linear gain on every MIDI
+        /// instrument, ramped over 5 ms. It multiplies the listener's `masterVolume` knob, which it
+        /// leaves alone.
+        case songVolume(UInt16)
     }
 }

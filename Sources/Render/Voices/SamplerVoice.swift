@@ -41,6 +41,16 @@ struct SamplerVoice {
     /// Note-off arrived while the sustain pedal was down; released when it comes up.
     var isHeldByPedal = false
     var isPercussion = false
+    /// Its key was down when the sostenuto pedal went down: a note-off while that pedal is down
+    /// holds it (`isHeldBySostenuto`).
+    var isCaughtBySostenuto = false
+    /// Note-off arrived while the sostenuto pedal that caught it was down; released when it comes up.
+    var isHeldBySostenuto = false
+    /// The frame its note-on took effect, for the minimum note length.
+    var noteOnFrame: FrameTime = 0
+    /// Its note-off came before the minimum note length: it is released at this frame
+    /// (`FrameTime.max`: no release pending).
+    var heldReleaseFrame = FrameTime.max
 
     // Sample playback
     var samples: UnsafePointer<Float>? = nil
@@ -173,6 +183,7 @@ struct SamplerVoice {
     mutating func release() {
         isReleased = true
         isHeldByPedal = false
+        isHeldBySostenuto = false
         volumeEnvelope.release()
         modulationEnvelope.release()
         if releaseEndsLoop { isLooping = false }
@@ -224,7 +235,7 @@ struct SamplerVoice {
         if vibratoLFOToPitch != 0 || state.pointee.vibratoDepthCents != 0 {
             vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
         }
-        let cents = pitchCents + Double(state.pointee.pitchBendCents + modulationDepth * modulationEnvelopeToPitch
+        let cents = pitchCents + Double(state.pointee.pitchBendCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
             + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.pointee.vibratoDepthCents))
         if cents != lastCents {
             lastCents = cents
