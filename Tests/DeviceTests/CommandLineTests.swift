@@ -135,6 +135,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(reference.standardOutput.contains("| `--rate HZ` | `48000` | 8000...384000 | sample rate |"), reference.standardOutput)
     }
 
+    /// The README's command list and docs/CLI.md are what the CLI itself generates: a changed
+    /// option that was not carried into them (scripts/cli-reference) fails here.
+    func testTheREADMEAndTheCLIReferenceAreCurrent() throws {
+        let root = CommandRunner.repositoryRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let synopsis = try CommandRunner.staccato(["help", "--synopsis"])
+        XCTAssertEqual(synopsis.exitCode, 0, synopsis.standardError)
+        XCTAssertTrue(readme.contains("<!-- cli-synopsis: begin -->\n```sh\n\(synopsis.standardOutput)```\n<!-- cli-synopsis: end -->"),
+                      "README.md's command list is stale: run scripts/cli-reference")
+        let reference = try String(contentsOf: root.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+        let markdown = try CommandRunner.staccato(["help", "--markdown"])
+        XCTAssertTrue(reference.hasSuffix(markdown.standardOutput), "docs/CLI.md is stale: run scripts/cli-reference")
+        for line in synopsis.standardOutput.split(separator: "\n") where line.hasPrefix("staccato ") {
+            let command = String(line.split(separator: " ")[1])
+            let help = try CommandRunner.staccato([command, "--help"]).standardOutput
+            XCTAssertEqual(help.split(separator: "\n").first.map(String.init), "usage: \(line)")
+        }
+    }
+
     /// staccato-bench takes no short option as a value either: a mistyped flag is refused before
     /// anything runs.
     func testBenchRefusesAShortOptionAsAValue() throws {
