@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
-        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
+        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),

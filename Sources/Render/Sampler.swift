@@ -19,6 +19,7 @@ struct Sampler {
         var presets: UnsafeBufferPointer<SampleBank.Preset> = UnsafeBufferPointer(start: nil, count: 0)
         var keyRegionStarts: UnsafePointer<Int32>? = nil
         var keyRegions: UnsafePointer<Int32>? = nil
+        var modulators: UnsafePointer<SamplerModulator>? = nil
         var voiceCount = 0
         var isEmpty: Bool {
             @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
@@ -34,6 +35,8 @@ struct Sampler {
     typealias Lanes = SIMD8<Float>
 
     let channels: UnsafeMutablePointer<ChannelState>
+    /// Every channel's controller values, `ChannelState.controllerCount` per channel.
+    let controllerValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
     /// One control block of interleaved lanes: the voices being rendered together.
     let scratch: UnsafeMutablePointer<Lanes>
@@ -85,8 +88,10 @@ struct Sampler {
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: ChannelState.count)
+        controllerValues = .allocate(capacity: ChannelState.count * ChannelState.controllerCount)
         for index in 0..<ChannelState.count {
-            (channels + index).initialize(to: ChannelState(index: UInt8(index)))
+            (channels + index).initialize(to: ChannelState(index: UInt8(index),
+                                                           controllers: controllerValues + index * ChannelState.controllerCount))
         }
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
@@ -118,6 +123,7 @@ struct Sampler {
         for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
         channels.deinitialize(count: ChannelState.count)
         channels.deallocate()
+        controllerValues.deallocate()
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
         pool.deallocate()
@@ -156,7 +162,8 @@ struct Sampler {
         banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples.baseAddress,
                                regions: layout.pointee.regions, presets: layout.pointee.presets,
                                keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
-                               keyRegions: layout.pointee.keyRegions.baseAddress, voiceCount: 0)
+                               keyRegions: layout.pointee.keyRegions.baseAddress,
+                               modulators: layout.pointee.modulators.baseAddress, voiceCount: 0)
         currentBank = free
         for index in 0..<ChannelState.count { selectPreset(channel: index) }
         return true
@@ -174,7 +181,7 @@ struct Sampler {
         guard currentBank >= 0, presetIndex >= 0 else { unmappedNoteCount += 1; return }
         let slot = banks + currentBank
         guard let samples = slot.pointee.samples, let regions = slot.pointee.regions.baseAddress,
-              let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
+              let modulators = slot.pointee.modulators, let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
               presetIndex < slot.pointee.presets.count else { unmappedNoteCount += 1; return }
         let keyEntry = presetIndex * 128 + Int(key)
 
@@ -197,8 +204,8 @@ struct Sampler {
             voiceEnded(bankSlot: acquired.endedBankSlots.0)
             voiceEnded(bankSlot: acquired.endedBankSlots.1)
             let voice = acquired.voice
-            voice.pointee.start(region: region, samples: samples, key: key, velocity: velocity,
-                                channel: channel, engineRate: sampleRate)
+            voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
+                                channel: channel, state: state, engineRate: sampleRate)
             voice.pointee.bankSlot = currentBank
             voice.pointee.presetIndex = presetIndex
             voice.pointee.isPercussion = state.pointee.isPercussion
@@ -267,13 +274,10 @@ struct Sampler {
         guard Int(channel) < ChannelState.count else { return }
         let state = channels + Int(channel)
         let value = min(value, 127)
+        state.pointee.setController(controller, value)
         switch MIDIController.named(controller) {
         case .bankSelect?: state.pointee.bankMSB = value
         case .bankSelectLSB?: state.pointee.bankLSB = value
-        case .modulationWheel?: state.pointee.modulationWheel = value
-        case .volume?: state.pointee.volume = value
-        case .pan?: state.pointee.panPosition = value
-        case .expression?: state.pointee.expression = value
         case .reverbSend?: state.pointee.reverbLevel = value
         case .chorusSend?: state.pointee.chorusLevel = value
         case .sustainPedal?:
@@ -304,7 +308,6 @@ struct Sampler {
             if channel == basicChannel { allNotesOff(channel: channel) }
         default: break
         }
-        state.pointee.refresh()
     }
 
     @_noAllocation @_noLocks
@@ -318,14 +321,14 @@ struct Sampler {
     mutating func pitchBend(channel: UInt8, value: UInt16) {
         guard Int(channel) < ChannelState.count else { return }
         channels[Int(channel)].pitchBend = min(value, 16_383)
-        channels[Int(channel)].refresh()
+        channels[Int(channel)].noteSourceChange()
     }
 
     @_noAllocation @_noLocks
     mutating func channelPressure(channel: UInt8, pressure: UInt8) {
         guard Int(channel) < ChannelState.count else { return }
         channels[Int(channel)].channelPressure = min(pressure, 127)
-        channels[Int(channel)].refresh()
+        channels[Int(channel)].noteSourceChange()
     }
 
     /// Releases every note of `channel`, pedal-held ones included: All Notes Off is the message
@@ -354,7 +357,7 @@ struct Sampler {
     mutating func systemReset() {
         allSoundOff(channel: nil)
         for index in 0..<ChannelState.count {
-            channels[index] = ChannelState(index: UInt8(index))
+            channels[index] = ChannelState(index: UInt8(index), controllers: channels[index].controllers)
             selectPreset(channel: index)
         }
     }

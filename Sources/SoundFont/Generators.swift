@@ -136,10 +136,20 @@ extension GeneratorSet {
     /// value (or the default), plus the preset zone's value where the preset level may add,
     /// clamped to the legal range (SF2 §9.4, §8.1.3).
     static func combined(_ op: GeneratorOperator, instrument: GeneratorSet, preset: GeneratorSet) -> Int {
-        guard case let .value(defaultValue, range, presetAdds) = GeneratorInfo[op].kind else { return 0 }
-        let base = instrument.signed(op) ?? defaultValue
-        let added = presetAdds ? preset.signed(op) ?? 0 : 0
-        return min(range.upperBound, max(range.lowerBound, base + added))
+        let range = range(of: op)
+        return min(range.upperBound, max(range.lowerBound, unclamped(op, instrument: instrument, preset: preset)))
+    }
+
+    /// The instrument value (or the default) plus the preset's, before the range applies.
+    static func unclamped(_ op: GeneratorOperator, instrument: GeneratorSet, preset: GeneratorSet) -> Int {
+        guard case let .value(defaultValue, _, presetAdds) = GeneratorInfo[op].kind else { return 0 }
+        return (instrument.signed(op) ?? defaultValue) + (presetAdds ? preset.signed(op) ?? 0 : 0)
+    }
+
+    /// The legal range of a `.value` generator (0...0 for any other).
+    static func range(of op: GeneratorOperator) -> ClosedRange<Int> {
+        guard case let .value(_, range, _) = GeneratorInfo[op].kind else { return 0...0 }
+        return range
     }
 
     /// A sample address offset in frames: fine + 32768 × coarse, instrument level only.

@@ -1,8 +1,6 @@
 /// The nine pdta tables ("the hydra", SF2 §7), every record parsed and every cross-table index
 /// checked, so later stages can index these arrays freely.
-///
-/// Modulators (pmod/imod) are parsed and their bag indices validated, but their contents are not
-/// used: the renderer implements the SF2 default modulators, and custom modulators are not applied.
+/// Modulators (pmod/imod) are parsed here and their bag indices validated; `zones` reads them.
 struct Hydra {
     struct PresetHeader {
         let name: String

@@ -8,7 +8,10 @@ import Render
 /// Sample positions come out in smpl frames; the loader moves them into its pool afterwards.
 enum RegionBuilder {
     /// The region, or nil when the two zones' key or velocity ranges do not overlap.
-    static func region(preset: GeneratorSet, instrument: GeneratorSet, sample: Hydra.SampleHeader) -> SamplerRegion? {
+    /// `attenuationScale` multiplies both levels' initialAttenuation before they are added
+    /// (`SoundFontLoader.Options.attenuationScale`).
+    static func region(preset: GeneratorSet, instrument: GeneratorSet, sample: Hydra.SampleHeader,
+                       attenuationScale: Double) -> SamplerRegion? {
         guard let keys = intersection(preset.range(.keyRange), instrument.range(.keyRange)),
               let velocities = intersection(preset.range(.velRange), instrument.range(.velRange)) else { return nil }
         func value(_ op: GeneratorOperator) -> Int { GeneratorSet.combined(op, instrument: instrument, preset: preset) }
@@ -49,7 +52,12 @@ enum RegionBuilder {
         region.centsPerKey = Double(value(.scaleTuning))
         region.tuneCents = Double(value(.coarseTune) * 100 + value(.fineTune) + sample.pitchCorrection)
 
-        region.attenuationCentibels = Float(value(.initialAttenuation))
+        // Scaled at both levels before the sum is clamped, where FluidSynth scales it (at load,
+        // fluid_defsfont.c): the scale applies to the generator only, not to the modulators that
+        // add to the attenuation (velocity, CC7, CC11).
+        let attenuationRange = GeneratorSet.range(of: .initialAttenuation)
+        region.attenuationCentibels = Float(min(Double(attenuationRange.upperBound), max(Double(attenuationRange.lowerBound),
+            Double(GeneratorSet.unclamped(.initialAttenuation, instrument: instrument, preset: preset)) * attenuationScale)))
         region.pan = Float(value(.pan)) / 500
         region.reverbSend = Float(value(.reverbEffectsSend)) / 1_000
         region.chorusSend = Float(value(.chorusEffectsSend)) / 1_000

@@ -11,8 +11,10 @@ import Render
 /// frames around each. Stereo and linked samples are kept as independent mono regions, each with
 /// its own pan, as the font's zones describe them.
 ///
-/// Not applied: custom modulators (pmod/imod are parsed and their indices validated, but the
-/// renderer implements only the SF2 default modulators).
+/// Modulators (SF2 §8, §9.5): every region gets the default modulators, an instrument zone's
+/// modulators replacing identical defaults (its global zone's applying where the zone has no
+/// identical one), then the preset zone's added; each distinct resolved list is stored once in the
+/// bank's modulator table.
 ///
 /// Errors: a file that is not a sound SoundFont is reported as a `SoundFontError` naming the
 /// file, chunk and byte; nothing input-derived is trusted before it is checked, so a damaged
@@ -24,23 +26,51 @@ public enum SoundFontLoader {
     static let maximumRegionCount = 1 << 20
     static let maximumPoolExpansion = 4
 
+    /// How a font is read, where readings differ.
+    public struct Options: Sendable, Equatable {
+        /// What initialAttenuation is multiplied by. FluidSynth multiplies it by 0.4, as the EMU8000
+        /// and EMU10K1 hardware did, and General MIDI fonts are voiced for that: 100 cB of
+        /// initialAttenuation then lowers a note by 4 dB, not the 10 dB the specification says.
+        public var attenuationScale: AttenuationScale = .emu
+
+        public enum AttenuationScale: Sendable, Equatable {
+            /// × 0.4, as FluidSynth and the EMU hardware (the default).
+            case emu
+            /// × 1, as SF2 2.04 §8.1.3 states it.
+            case nominal
+
+            /// The factor.
+            /// - Thread: any.
+            public var factor: Double {
+                switch self {
+                case .emu: 0.4
+                case .nominal: 1
+                }
+            }
+        }
+
+        /// - Thread: any.
+        public init(attenuationScale: AttenuationScale = .emu) { self.attenuationScale = attenuationScale }
+    }
+
     /// Reads and loads the file at `path`.
     /// - Parameter sampleRate: the engine's rate. Regions keep their samples' recorded rates and
     ///   the renderer pitch-shifts by the ratio, so the loader does not resample and needs it for
     ///   nothing else yet; it is part of the signature so every bank loader is called alike.
     /// - Thread: control. Not real-time safe: allocates and reads the file.
-    public static func load(path: String, sampleRate: Double) throws(SoundFontError) -> SampleBank {
+    public static func load(path: String, sampleRate: Double, options: Options = Options()) throws(SoundFontError) -> SampleBank {
         let name = fileName(of: path)
-        return try load(bytes: try readFile(path, name: name), name: name, sampleRate: sampleRate)
+        return try load(bytes: try readFile(path, name: name), name: name, sampleRate: sampleRate, options: options)
     }
 
     /// Loads a SoundFont already in memory; `name` stands for the file in the bank and in errors.
     /// - Thread: control. Not real-time safe: allocates.
-    public static func load(bytes: [UInt8], name: String, sampleRate: Double) throws(SoundFontError) -> SampleBank {
+    public static func load(bytes: [UInt8], name: String, sampleRate: Double,
+                            options: Options = Options()) throws(SoundFontError) -> SampleBank {
         let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
         try file.requirePlayableVersion()
         let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2)
-        let presetRegions = try resolveRegions(hydra)
+        let (presetRegions, modulators) = try resolveRegions(hydra, options: options)
         let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file)
 
         // Presets sorted by bank, then program (file order among equals), regions moved into the
@@ -68,7 +98,8 @@ public enum SoundFontLoader {
             }
         }
         try checkBankInvariants(regions: regions, poolSize: pool.samples.count, presets: presets, name: name)
-        return SampleBank(name: name, samples: pool.samples, regions: regions, presets: presets, presetNames: presetNames)
+        return SampleBank(name: name, samples: pool.samples, regions: regions, presets: presets, presetNames: presetNames,
+                          modulators: modulators)
     }
 
     /// The INFO fields of the file at `path`, after checking its RIFF structure (but not its
@@ -87,8 +118,9 @@ public enum SoundFontLoader {
     }
 
     /// The regions of every preset (file order), in smpl coordinates, each with the index of the
-    /// sample it plays.
-    private static func resolveRegions(_ hydra: Hydra) throws(SoundFontError) -> [[(region: SamplerRegion, sample: Int)]] {
+    /// sample it plays, and the modulator table their modulator ranges index (the defaults first).
+    private static func resolveRegions(_ hydra: Hydra, options: Options) throws(SoundFontError)
+        -> ([[(region: SamplerRegion, sample: Int)]], [SamplerModulator]) {
         // Every instrument's zones, once, whether or not a preset uses it: the font is checked
         // whole, and presets sharing an instrument do not parse it again.
         var instrumentZones: [[Zone]] = []
@@ -96,7 +128,7 @@ public enum SoundFontLoader {
         for (index, instrument) in hydra.instruments.dropLast().enumerated() {
             let zones = try hydra.zones(level: .instrument, ownerName: instrument.name, bags: hydra.bagRange(ofInstrument: index),
                                         bagTable: hydra.instrumentBags, generators: hydra.instrumentGenerators,
-                                        linkCount: hydra.samples.count - 1)
+                                        modulators: hydra.instrumentModulators, linkCount: hydra.samples.count - 1)
             for zone in zones where hydra.samples[zone.link].isROM {
                 let sample = hydra.samples[zone.link]
                 throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: sample.offset,
@@ -107,15 +139,28 @@ public enum SoundFontLoader {
 
         var presetRegions: [[(region: SamplerRegion, sample: Int)]] = []
         var regionTotal = 0
+        // Most zones resolve to the same few lists: each is stored once.
+        var modulatorTable = SamplerModulator.defaults
+        var modulatorLists: [[SamplerModulator]: Int32] = [SamplerModulator.defaults: 0]
         for (index, preset) in hydra.presets.dropLast().enumerated() {
             let zones = try hydra.zones(level: .preset, ownerName: preset.name, bags: hydra.bagRange(ofPreset: index),
                                         bagTable: hydra.presetBags, generators: hydra.presetGenerators,
-                                        linkCount: hydra.instruments.count - 1)
+                                        modulators: hydra.presetModulators, linkCount: hydra.instruments.count - 1)
             var regions: [(region: SamplerRegion, sample: Int)] = []
             for presetZone in zones {
                 for instrumentZone in instrumentZones[presetZone.link] {
-                    guard let region = RegionBuilder.region(preset: presetZone.generators, instrument: instrumentZone.generators,
-                                                            sample: hydra.samples[instrumentZone.link]) else { continue }
+                    guard var region = RegionBuilder.region(preset: presetZone.generators, instrument: instrumentZone.generators,
+                                                            sample: hydra.samples[instrumentZone.link],
+                                                            attenuationScale: options.attenuationScale.factor) else { continue }
+                    let list = instrumentZone.modulators.overlaid(on: SamplerModulator.defaults).adding(presetZone.modulators)
+                    if let first = modulatorLists[list] {
+                        region.firstModulator = first
+                    } else {
+                        region.firstModulator = Int32(modulatorTable.count)
+                        modulatorLists[list] = region.firstModulator
+                        modulatorTable += list
+                    }
+                    region.modulatorCount = Int32(list.count)
                     regions.append((region, instrumentZone.link))
                 }
             }
@@ -126,7 +171,7 @@ public enum SoundFontLoader {
             }
             presetRegions.append(regions)
         }
-        return presetRegions
+        return (presetRegions, modulatorTable)
     }
 
     /// The sample pool: every sample some region plays, in file order, decoded between guard

@@ -66,6 +66,7 @@ final class VoicePoolTests: XCTestCase {
         region.end = 990
         region.volumeEnvelope.release = 0.1
         var generator = Generator(state: 7)
+        let context = VoiceStartContext()
         var victimsChecked = 0
         var stolenBefore = 0
         for step in 0..<20_000 {
@@ -82,8 +83,9 @@ final class VoicePoolTests: XCTestCase {
                 let key = UInt8(60 + generator.next(4))
                 region.attenuationCentibels = Float(generator.next(400))
                 withUnsafePointer(to: region) { region in
-                    acquired.voice.pointee.start(region: region, samples: samples, key: key, velocity: UInt8(1 + generator.next(127)),
-                                                 channel: channel, engineRate: rate)
+                    acquired.voice.pointee.start(region: region, samples: samples, modulators: context.modulators, key: key,
+                                                 velocity: UInt8(1 + generator.next(127)), channel: channel,
+                                                 state: context.channel, engineRate: rate)
                 }
                 acquired.voice.pointee.isPercussion = generator.next(8) == 0
                 pool.refreshKey(acquired.voice - pool.voices)
@@ -135,7 +137,11 @@ final class VoicePoolTests: XCTestCase {
         let samples = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         samples.initialize(repeating: 0, count: 64)
         defer { samples.deallocate() }
-        withUnsafePointer(to: region) { voice.start(region: $0, samples: samples, key: 60, velocity: 100, channel: 0, engineRate: 48_000) }
+        let context = VoiceStartContext()
+        withUnsafePointer(to: region) {
+            voice.start(region: $0, samples: samples, modulators: context.modulators, key: 60, velocity: 100, channel: 0,
+                        state: context.channel, engineRate: 48_000)
+        }
         XCTAssertEqual(voice.currentLevel, 0)
         _ = voice.volumeEnvelope.advance(by: 64)
         XCTAssertGreaterThan(voice.currentLevel, 0.1)
@@ -240,5 +246,26 @@ final class VoicePoolTests: XCTestCase {
                                accuracy: 1, "velocity \(velocity)")
             }
         }
+    }
+}
+
+/// The default modulators and a channel at power-on, for starting a voice outside a sampler.
+final class VoiceStartContext {
+    let modulators: UnsafePointer<SamplerModulator>
+    let controllers = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.controllerCount)
+    let state = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
+    var channel: UnsafePointer<ChannelState> { UnsafePointer(state) }
+
+    init() {
+        let table = UnsafeMutablePointer<SamplerModulator>.allocate(capacity: SamplerModulator.defaults.count)
+        table.initialize(from: SamplerModulator.defaults, count: SamplerModulator.defaults.count)
+        modulators = UnsafePointer(table)
+        state.initialize(to: ChannelState(index: 0, controllers: controllers))
+    }
+
+    deinit {
+        UnsafeMutablePointer(mutating: modulators).deallocate()
+        state.deallocate()
+        controllers.deallocate()
     }
 }

@@ -51,20 +51,21 @@ final class GeneratorSemanticsTests: XCTestCase {
             instrumentGlobal: [gen(Op.initialAttenuation, 100), gen(Op.pan, -250)],
             instrumentZones: [[range(Op.keyRange, 0, 59)], [range(Op.keyRange, 60, 127), gen(Op.initialAttenuation, 30)]]))
         XCTAssertEqual(bank.regions.count, 2)
-        XCTAssertEqual(bank.regions[0].attenuationCentibels, 100)
+        // initialAttenuation comes out × 0.4, as FluidSynth reads it (SoundFontLoader.Options).
+        XCTAssertEqual(bank.regions[0].attenuationCentibels, 40)
         XCTAssertEqual(bank.regions[0].pan, -0.5)
-        XCTAssertEqual(bank.regions[1].attenuationCentibels, 30, "a local value replaces the global one, it is not added")
+        XCTAssertEqual(bank.regions[1].attenuationCentibels, 12, "a local value replaces the global one, it is not added")
         XCTAssertEqual(bank.regions[1].pan, -0.5)
     }
 
     func testPresetValuesAddToInstrumentValues() throws {
         XCTAssertEqual(try region(instrument: [gen(Op.initialAttenuation, 100)],
-                                  preset: [gen(Op.initialAttenuation, 60)]).attenuationCentibels, 160)
+                                  preset: [gen(Op.initialAttenuation, 60)]).attenuationCentibels, 64, "(100 + 60) × 0.4")
         // Preset global zone: a default for the preset's zones, replaced (not added to) locally.
         let bank = try load(.simple(instrumentZones: [[gen(Op.initialAttenuation, 100)]],
                                     presetGlobal: [gen(Op.initialAttenuation, 20), gen(Op.coarseTune, 1)],
                                     presetZones: [[range(Op.keyRange, 0, 63)], [range(Op.keyRange, 64, 127), gen(Op.initialAttenuation, 60)]]))
-        XCTAssertEqual(bank.regions.map(\.attenuationCentibels), [120, 160])
+        XCTAssertEqual(bank.regions.map(\.attenuationCentibels), [48, 64])
         XCTAssertEqual(bank.regions.map(\.tuneCents), [100, 100])
     }
 
@@ -75,7 +76,7 @@ final class GeneratorSemanticsTests: XCTestCase {
             preset: [gen(Op.pan, 300), gen(Op.initialAttenuation, 100), gen(Op.initialFilterFc, 1_000),
                      gen(Op.coarseTune, 100), gen(Op.delayVolEnv, 2_000)])
         XCTAssertEqual(region.pan, 1)
-        XCTAssertEqual(region.attenuationCentibels, 1_440)
+        XCTAssertEqual(region.attenuationCentibels, 600, "(1400 + 100) × 0.4: scaled before the clamp, as FluidSynth")
         XCTAssertEqual(region.filterCutoffCents, 13_500)
         XCTAssertEqual(region.tuneCents, 12_000)
         XCTAssertEqual(region.volumeEnvelope.delay, pow(2, 5_000.0 / 1_200), accuracy: 1e-9)

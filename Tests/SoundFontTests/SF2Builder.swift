@@ -3,6 +3,8 @@
 /// format rather than against itself.
 struct SF2Builder {
     typealias Generator = (op: UInt16, amount: UInt16)
+    /// A modulator record (SF2 §7.4 sfModList) as stored: sources in the sfModulator encoding.
+    typealias Modulator = (source: UInt16, destination: UInt16, amount: Int16, amountSource: UInt16, transform: UInt16)
 
     /// Generator numbers (SF2 §8.1.2), spelled out independently of the loader's table.
     enum Op {
@@ -45,6 +47,8 @@ struct SF2Builder {
         var name: String
         /// Each zone's generator list in file order; a zone that plays a sample ends with sampleID.
         var zones: [[Generator]]
+        /// Each zone's modulators (imod), parallel to `zones`; missing entries mean none.
+        var modulators: [[Modulator]] = []
     }
 
     struct Preset {
@@ -53,6 +57,8 @@ struct SF2Builder {
         var program: UInt16 = 0
         /// Each zone's generator list; a zone that plays an instrument ends with instrument.
         var zones: [[Generator]]
+        /// Each zone's modulators (pmod), parallel to `zones`; missing entries mean none.
+        var modulators: [[Modulator]] = []
     }
 
     var version: (major: UInt16, minor: UInt16) = (2, 4)
@@ -79,35 +85,44 @@ struct SF2Builder {
 
     /// The pdta sub-chunks in their required order; tests may edit them before assembly.
     func pdtaChunks() -> [(id: String, data: [UInt8])] {
-        var phdr: [UInt8] = [], pbag: [UInt8] = [], pgen: [UInt8] = []
-        var bagCount = 0, genCount = 0
+        func record(_ modulator: Modulator) -> [UInt8] {
+            Self.u16(modulator.source) + Self.u16(modulator.destination) + Self.u16(UInt16(bitPattern: modulator.amount))
+                + Self.u16(modulator.amountSource) + Self.u16(modulator.transform)
+        }
+        var phdr: [UInt8] = [], pbag: [UInt8] = [], pgen: [UInt8] = [], pmod: [UInt8] = []
+        var bagCount = 0, genCount = 0, modCount = 0
         for preset in presets {
             phdr += Self.name(preset.name) + Self.u16(preset.program) + Self.u16(preset.bank) + Self.u16(UInt16(bagCount))
                 + Self.u32(0) + Self.u32(0) + Self.u32(0)
-            for zone in preset.zones {
-                pbag += Self.u16(UInt16(genCount)) + Self.u16(0)
+            for (index, zone) in preset.zones.enumerated() {
+                pbag += Self.u16(UInt16(genCount)) + Self.u16(UInt16(modCount))
                 bagCount += 1
                 for generator in zone { pgen += Self.u16(generator.op) + Self.u16(generator.amount); genCount += 1 }
+                for modulator in index < preset.modulators.count ? preset.modulators[index] : [] { pmod += record(modulator); modCount += 1 }
             }
         }
         phdr += Self.name("EOP") + Self.u16(0) + Self.u16(0) + Self.u16(UInt16(bagCount)) + Self.u32(0) + Self.u32(0) + Self.u32(0)
-        pbag += Self.u16(UInt16(genCount)) + Self.u16(0)
+        pbag += Self.u16(UInt16(genCount)) + Self.u16(UInt16(modCount))
         pgen += [0, 0, 0, 0]
+        pmod += [UInt8](repeating: 0, count: 10)
 
-        var inst: [UInt8] = [], ibag: [UInt8] = [], igen: [UInt8] = []
+        var inst: [UInt8] = [], ibag: [UInt8] = [], igen: [UInt8] = [], imod: [UInt8] = []
         bagCount = 0
         genCount = 0
+        modCount = 0
         for instrument in instruments {
             inst += Self.name(instrument.name) + Self.u16(UInt16(bagCount))
-            for zone in instrument.zones {
-                ibag += Self.u16(UInt16(genCount)) + Self.u16(0)
+            for (index, zone) in instrument.zones.enumerated() {
+                ibag += Self.u16(UInt16(genCount)) + Self.u16(UInt16(modCount))
                 bagCount += 1
                 for generator in zone { igen += Self.u16(generator.op) + Self.u16(generator.amount); genCount += 1 }
+                for modulator in index < instrument.modulators.count ? instrument.modulators[index] : [] { imod += record(modulator); modCount += 1 }
             }
         }
         inst += Self.name("EOI") + Self.u16(UInt16(bagCount))
-        ibag += Self.u16(UInt16(genCount)) + Self.u16(0)
+        ibag += Self.u16(UInt16(genCount)) + Self.u16(UInt16(modCount))
         igen += [0, 0, 0, 0]
+        imod += [UInt8](repeating: 0, count: 10)
 
         var shdr: [UInt8] = []
         for (sample, start) in zip(samples, sampleStarts) {
@@ -117,9 +132,8 @@ struct SF2Builder {
                 + Self.u16(0) + Self.u16(sample.type)
         }
         shdr += Self.name("EOS") + [UInt8](repeating: 0, count: 26)
-        let emptyModulators = [UInt8](repeating: 0, count: 10)
-        return [("phdr", phdr), ("pbag", pbag), ("pmod", emptyModulators), ("pgen", pgen),
-                ("inst", inst), ("ibag", ibag), ("imod", emptyModulators), ("igen", igen), ("shdr", shdr)]
+        return [("phdr", phdr), ("pbag", pbag), ("pmod", pmod), ("pgen", pgen),
+                ("inst", inst), ("ibag", ibag), ("imod", imod), ("igen", igen), ("shdr", shdr)]
     }
 
     /// The whole file; `edit` may change the pdta sub-chunks first.

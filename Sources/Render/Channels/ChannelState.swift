@@ -1,7 +1,8 @@
 import DSP
 
-/// One MIDI channel's controllers as the sampler's voices see them, with the SoundFont default
-/// modulators already turned into the numbers a voice needs (cents, centibels, pan).
+/// One MIDI channel's controllers as the sampler's voices see them: the values their modulators
+/// read (`SamplerModulator`), and a counter that moves whenever one changes, so a voice re-evaluates
+/// its modulators only then.
 struct ChannelState {
     static var count: Int {
         @_noAllocation @_noLocks get { 16 }
@@ -9,6 +10,10 @@ struct ChannelState {
     /// GM's percussion channel (channel 10, index 9) plays bank 128.
     static var percussionChannel: UInt8 {
         @_noAllocation @_noLocks get { 9 }
+    }
+    /// Continuous controllers a channel keeps, one per MIDI controller number.
+    static var controllerCount: Int {
+        @_noAllocation @_noLocks get { 128 }
     }
 
     var bankMSB: UInt8 = 0
@@ -20,10 +25,6 @@ struct ChannelState {
     /// RPN 0: pitch-bend range in semitones (+ cents / 100).
     var bendRangeSemitones: Float = 2
     var registeredParameter: (msb: UInt8, lsb: UInt8) = (127, 127)
-    var modulationWheel: UInt8 = 0
-    var volume: UInt8 = 100
-    var panPosition: UInt8 = 64
-    var expression: UInt8 = 127
     var channelPressure: UInt8 = 0
     var reverbLevel: UInt8 = 40
     var chorusLevel: UInt8 = 0
@@ -39,42 +40,57 @@ struct ChannelState {
     /// RPN 1 and RPN 2 together, in cents: what every voice of the channel adds to its pitch.
     var tuningCents: Float = 0
 
-    // Derived once per change, read by every voice each block.
-    var attenuationCentibels: Float = 0
-    var panOffset: Float = 0
-    var pitchBendCents: Float = 0
-    var vibratoDepthCents: Float = 0
+    /// The last value of every controller (`controllerCount`), what CC modulator sources read;
+    /// owned by the sampler.
+    let controllers: UnsafeMutablePointer<UInt8>
+    /// Moves on every change a modulator source can see (controllers, pitch wheel, pressure).
+    var controllerSerial: UInt32 = 0
 
     var isPercussion: Bool = false
 
     @_noAllocation @_noLocks
-    init(index: UInt8) {
+    init(index: UInt8, controllers: UnsafeMutablePointer<UInt8>) {
         isPercussion = index == Self.percussionChannel
-        refresh()
+        self.controllers = controllers
+        controllers.initialize(repeating: 0, count: Self.controllerCount)
+        // Power-on values (GM; FluidSynth's too): volume 100, pan centre, expression full, reverb 40.
+        controllers[MIDIController.volume.index] = 100
+        controllers[MIDIController.pan.index] = 64
+        controllers[MIDIController.expression.index] = 127
+        controllers[MIDIController.reverbSend.index] = reverbLevel
     }
 
-    /// Recomputes the derived values from the controllers (SF2 2.04 §8.4 default modulators):
-    /// CC7 and CC11 → attenuation through the concave curve, 960 cB full scale; CC10 → pan, ±100 %;
-    /// pitch wheel × RPN 0 range → cents; CC1 and channel pressure → vibrato depth, 50 cents each.
+    /// Records controller `number` at `value` for the modulators.
     @_noAllocation @_noLocks
-    mutating func refresh() {
-        attenuationCentibels = min(960, concaveAttenuation(volume) + concaveAttenuation(expression))
-        panOffset = (Float(panPosition) - 64) / 64
-        pitchBendCents = (Float(pitchBend) - 8_192) / 8_192 * bendRangeSemitones * 100
-        vibratoDepthCents = Float(modulationWheel) / 127 * 50 + Float(channelPressure) / 127 * 50
+    mutating func setController(_ number: UInt8, _ value: UInt8) {
+        controllers[Int(number & 0x7F)] = value
+        controllerSerial &+= 1
+    }
+
+    /// Something a modulator may read changed: voices of this channel re-evaluate theirs.
+    @_noAllocation @_noLocks
+    mutating func noteSourceChange() { controllerSerial &+= 1 }
+
+    /// What this channel's voices' modulators read, for a note of `key` and `velocity`.
+    @_noAllocation @_noLocks
+    func modulatorSources(key: UInt8, velocity: UInt8) -> ModulatorSourceValues {
+        ModulatorSourceValues(key: key, velocity: velocity, controllers: UnsafePointer(controllers),
+                              channelPressure: channelPressure, pitchBend: pitchBend,
+                              pitchBendRangeSemitones: bendRangeSemitones)
     }
 
     /// Reset All Controllers (CC121), as the MIDI RP-015 recommended practice lists it.
     @_noAllocation @_noLocks
     mutating func resetControllers() {
-        modulationWheel = 0
-        expression = 127
+        controllers[MIDIController.modulationWheel.index] = 0
+        controllers[MIDIController.expression.index] = 127
         pitchBend = 8_192
         channelPressure = 0
         sustainPedal = false
         sostenutoPedal = false
+        controllers[MIDIController.sustainPedal.index] = 0
         registeredParameter = (127, 127)
-        refresh()
+        noteSourceChange()
     }
 }
 
@@ -125,3 +141,4 @@ func concaveAttenuation(_ value: UInt8) -> Float {
     // 400·log10(127/v) = 400·log10(2)·log2(127/v)
     return min(960, 120.411_998 * log2Approximation(127 / Float(value)))
 }
+

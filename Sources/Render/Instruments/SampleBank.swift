@@ -77,6 +77,9 @@ public final class SampleBank: @unchecked Sendable {
     /// shipped piano) only those the note plays are read.
     public let keyRegionStarts: UnsafeBufferPointer<Int32>
     public let keyRegions: UnsafeBufferPointer<Int32>
+    /// Every region's resolved modulators, each region holding a range of it; the table begins with
+    /// `SamplerModulator.defaults`, the range a region has by default.
+    public let modulators: UnsafeBufferPointer<SamplerModulator>
     /// Names of the presets, parallel to `presets` (control thread only).
     public let presetNames: [String]
     /// The buffers above as plain data, for the audio thread, which must not touch the class
@@ -90,6 +93,7 @@ public final class SampleBank: @unchecked Sendable {
         public let presets: UnsafeBufferPointer<Preset>
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
         public let keyRegions: UnsafeBufferPointer<Int32>
+        public let modulators: UnsafeBufferPointer<SamplerModulator>
 
         /// A velocity range as `keyRegions` holds it: the low velocity, then the high one a byte up.
         /// - Thread: any.
@@ -105,15 +109,22 @@ public final class SampleBank: @unchecked Sendable {
     }
 
     /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
-    /// - Precondition: every region's sample indices lie inside `samples`; every preset's regions
-    ///   lie inside `regions`. Loaders validate before calling; this checks again.
+    /// `modulators` is the table the regions' modulator ranges index, starting with the defaults.
+    /// - Precondition: every region's sample indices lie inside `samples` and its modulators inside
+    ///   `modulators`; every preset's regions lie inside `regions`. Loaders validate before calling;
+    ///   this checks again.
     /// - Thread: control. Not real-time safe: allocates.
-    public init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String]) {
+    public init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
+                modulators: [SamplerModulator] = SamplerModulator.defaults) {
         precondition(presetNames.count == presets.count)
+        precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
         for region in regions {
             precondition(region.start >= 0 && region.start <= region.end && region.end <= samples.count
                          && region.loopStart >= region.start && region.loopEnd <= samples.count,
                          "region outside the sample pool")
+            precondition(region.firstModulator >= 0 && region.modulatorCount >= 0
+                         && Int(region.firstModulator) + Int(region.modulatorCount) <= modulators.count,
+                         "region modulators outside the modulator table")
         }
         for preset in presets {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
@@ -139,9 +150,11 @@ public final class SampleBank: @unchecked Sendable {
         keyRegionStarts = UnsafeBufferPointer.copying(starts)
         self.keyRegions = UnsafeBufferPointer.copying(keyRegions)
         self.presetNames = presetNames
+        self.modulators = UnsafeBufferPointer.copying(modulators)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
         layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets,
-                                   keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions))
+                                   keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
+                                   modulators: self.modulators))
         self.layout = UnsafePointer(layout)
     }
 
@@ -152,6 +165,7 @@ public final class SampleBank: @unchecked Sendable {
         presets.deallocate()
         keyRegionStarts.deallocate()
         keyRegions.deallocate()
+        modulators.deallocate()
     }
 
     /// The index of the preset for `bank`/`program`, or nil.

@@ -35,7 +35,8 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var tuneCents: Double = 0
 
     // MARK: Level and placement
-    /// Initial attenuation in centibels (SF2 initialAttenuation; 0 = full level).
+    /// Initial attenuation in centibels (0 = full level): for a SoundFont, its initialAttenuation
+    /// as the loader scales it (`SoundFontLoader.Options.attenuationScale`).
     public var attenuationCentibels: Float = 0
     /// -1 (left) … +1 (right); SF2 pan -500…500 maps to -1…1.
     public var pan: Float = 0
@@ -74,6 +75,13 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var filterCutoffCents: Float = 13_500
     /// Resonance in centibels above DC gain (SF2 initialFilterQ, 0…960).
     public var filterResonanceCentibels: Float = 0
+
+    // MARK: Modulators
+    /// The region's modulators: entries `firstModulator ..< firstModulator + modulatorCount` of its
+    /// bank's `modulators` table. By default the SF2 default modulators, which every bank's table
+    /// begins with.
+    public var firstModulator: Int32 = 0
+    public var modulatorCount: Int32 = Int32(SamplerModulator.defaults.count)
 
     public init() {}
 

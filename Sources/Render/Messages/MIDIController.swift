@@ -47,6 +47,13 @@ public enum MIDIController: UInt8 {
     @_noAllocation @_noLocks
     public static func isDown(pedalValue value: UInt8) -> Bool { value >= 64 }
 
+    /// The controller number, for tables indexed by controller (`ChannelState.controllers`).
+    /// - Thread: any
+    public var index: Int {
+        // The synthesized rawValue is out of line in unoptimised builds, like `init(rawValue:)` below.
+        @_noAllocation @_noLocks get { _unsafePerformance { Int(rawValue) } }
+    }
+
     /// The controller `number` names, if the renderer acts on it.
     /// - Thread: any
     @_noAllocation @_noLocks

@@ -65,12 +65,25 @@ struct SamplerVoice {
     /// Recorded rate over engine rate.
     var rateRatio: Double = 1
 
+    // Modulators: the region's list in its bank (alive while the voice sounds), what they read
+    // of the note, and the channel's controller serial they were last evaluated at.
+    var region: UnsafePointer<SamplerRegion>? = nil
+    var modulators: UnsafePointer<SamplerModulator>? = nil
+    var modulatorCount = 0
+    var playedKey: UInt8 = 0
+    var playedVelocity: UInt8 = 0
+    var controllerSerial: UInt32 = 0
+    /// The modulators' pitch change (pitch wheel by default), in cents.
+    var modulatedPitchCents: Float = 0
+
     // Level, pan, sends
+    /// Initial attenuation plus the modulators' (velocity, CC7, CC11 by default), 0…1440 cB.
     var attenuationCentibels: Float = 0
     var pan: Float = 0
     var gainLeft: Float = 0
     var gainRight: Float = 0
     var reverbSend: Float = 0
+    var chorusSend: Float = 0
     /// Linear fade for stolen / stopped voices: 1 normally; steps to 0 when `fadeStep` < 0.
     var fadeGain: Float = 1
     var fadeStep: Float = 0
@@ -112,10 +125,13 @@ struct SamplerVoice {
         }
     }
 
-    /// Sets the voice up for `region` of `bank` and the note. `engineRate` is the output rate.
+    /// Sets the voice up for `region` of a bank (whose sample pool is `samples` and modulator table
+    /// `modulators`) and the note, on `channel` whose controllers are `state`. `engineRate` is the
+    /// output rate.
     @_noAllocation @_noLocks
-    mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: UnsafePointer<Float>, key: UInt8, velocity: UInt8,
-                        channel: UInt8, engineRate: Double) {
+    mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: UnsafePointer<Float>,
+                        modulators: UnsafePointer<SamplerModulator>, key: UInt8, velocity: UInt8,
+                        channel: UInt8, state: UnsafePointer<ChannelState>, engineRate: Double) {
         // Read in place: the region is a few hundred bytes, and a burst starts thousands of voices.
         var region: SamplerRegion { pointer.pointee }
         isActive = true
@@ -143,39 +159,75 @@ struct SamplerVoice {
         pitchCents = (Double(playedKey) - region.rootKey) * region.centsPerKey + region.tuneCents
         rateRatio = region.sampleRate / engineRate
 
-        // SF2 default modulator: velocity → attenuation (concave, 960 cB) and → cutoff (−2400 cents).
-        attenuationCentibels = region.attenuationCentibels + concaveAttenuation(playedVelocity)
-        cutoffCents = region.filterCutoffCents - 2_400 * (1 - Float(playedVelocity) / 127)
-        filterQ = centibelsToAmplitude(-(region.filterResonanceCentibels - 30.1))  // Q in dB = cB/10 − 3.01
+        self.region = pointer
+        self.modulators = modulators + Int(region.firstModulator)
+        modulatorCount = Int(region.modulatorCount)
+        self.playedKey = playedKey
+        self.playedVelocity = playedVelocity
+        let sums = applyModulators(channel: state)
         filter.reset()
         lastCents = .nan
         lastCutoffCents = .nan
         lastLevelCentibels = .nan
         lastPan = .nan
-        pan = region.pan
-        reverbSend = region.reverbSend
         gainLeft = 0
         gainRight = 0
         fadeGain = 1
         fadeStep = 0
 
+        // Timing is fixed at note-on: modulators move it only here (SF2 units: timecents, cB, 0.1 %).
         let volume = region.volumeEnvelope
         volumeEnvelope.start(
-            delay: volume.delay, attack: volume.attack, hold: volume.hold(key: playedKey), decay: volume.decay(key: playedKey),
-            sustainLevel: volume.sustainLevel, release: volume.release, sampleRate: engineRate)
+            delay: modulatedSeconds(volume.delay, timecents: sums.volEnvDelay),
+            attack: modulatedSeconds(volume.attack, timecents: sums.volEnvAttack),
+            hold: modulatedSeconds(volume.hold(key: playedKey), timecents: sums.volEnvHold),
+            decay: modulatedSeconds(volume.decay(key: playedKey), timecents: sums.volEnvDecay),
+            sustainLevel: sums.volEnvSustain == 0 ? volume.sustainLevel
+                : min(1, volume.sustainLevel * Double(centibelsToAmplitude(max(-1_440, min(1_440, sums.volEnvSustain))))),
+            release: modulatedSeconds(volume.release, timecents: sums.volEnvRelease), sampleRate: engineRate)
         let modulation = region.modulationEnvelope
         modulationEnvelope.start(
-            delay: modulation.delay, attack: modulation.attack, hold: modulation.hold(key: playedKey),
-            decay: modulation.decay(key: playedKey),
-            sustainLevel: modulation.sustainLevel, release: modulation.release, sampleRate: engineRate)
-        modulationLFO.start(delay: region.modulationLFO.delay, frequency: region.modulationLFO.frequency, sampleRate: engineRate)
-        vibratoLFO.start(delay: region.vibratoLFO.delay, frequency: region.vibratoLFO.frequency, sampleRate: engineRate)
-        modulationEnvelopeToPitch = region.modulationEnvelopeToPitchCents
-        modulationEnvelopeToCutoff = region.modulationEnvelopeToCutoffCents
-        modulationLFOToPitch = region.modulationLFOToPitchCents
-        modulationLFOToCutoff = region.modulationLFOToCutoffCents
-        modulationLFOToVolume = region.modulationLFOToVolumeCentibels
-        vibratoLFOToPitch = region.vibratoLFOToPitchCents
+            delay: modulatedSeconds(modulation.delay, timecents: sums.modEnvDelay),
+            attack: modulatedSeconds(modulation.attack, timecents: sums.modEnvAttack),
+            hold: modulatedSeconds(modulation.hold(key: playedKey), timecents: sums.modEnvHold),
+            decay: modulatedSeconds(modulation.decay(key: playedKey), timecents: sums.modEnvDecay),
+            sustainLevel: min(1, max(0, modulation.sustainLevel - Double(sums.modEnvSustain) / 1_000)),
+            release: modulatedSeconds(modulation.release, timecents: sums.modEnvRelease), sampleRate: engineRate)
+        modulationLFO.start(delay: modulatedSeconds(region.modulationLFO.delay, timecents: sums.modLfoDelay),
+                            frequency: region.modulationLFO.frequency * centsToRatio(Double(sums.modLfoFrequency)),
+                            sampleRate: engineRate)
+        vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
+                         frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
+                         sampleRate: engineRate)
+    }
+
+    /// Evaluates the voice's modulators against `state` and sets everything they may move while the
+    /// note sounds (level, pan, filter, pitch, modulation depths, sends) from the region's values
+    /// plus their outputs; returns the sums, for `start` to set the timing with. Called at note-on
+    /// and whenever the channel's controller serial has moved since.
+    @_noAllocation @_noLocks @discardableResult
+    mutating func applyModulators(channel state: UnsafePointer<ChannelState>) -> ModulatorSums {
+        controllerSerial = state.pointee.controllerSerial
+        guard let region, let modulators else { return ModulatorSums() }
+        let sums = ModulatorSums(modulators, count: modulatorCount,
+                                 sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity))
+        let base = region
+        // The SF2 ranges (§8.1.3), applied to the sums as FluidSynth applies them.
+        attenuationCentibels = min(max(base.pointee.attenuationCentibels + sums.attenuation, 0), 1_440)
+        pan = base.pointee.pan + sums.pan / 500
+        cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
+        let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
+        filterQ = centibelsToAmplitude(-(resonance - 30.1))  // Q in dB = cB/10 − 3.01
+        modulatedPitchCents = sums.pitch
+        modulationEnvelopeToPitch = base.pointee.modulationEnvelopeToPitchCents + sums.modEnvToPitch
+        modulationEnvelopeToCutoff = base.pointee.modulationEnvelopeToCutoffCents + sums.modEnvToCutoff
+        modulationLFOToPitch = base.pointee.modulationLFOToPitchCents + sums.modLfoToPitch
+        modulationLFOToCutoff = base.pointee.modulationLFOToCutoffCents + sums.modLfoToCutoff
+        modulationLFOToVolume = base.pointee.modulationLFOToVolumeCentibels + sums.modLfoToVolume
+        vibratoLFOToPitch = base.pointee.vibratoLFOToPitchCents + sums.vibLfoToPitch
+        reverbSend = min(max(base.pointee.reverbSend + sums.reverbSend / 1_000, 0), 1)
+        chorusSend = min(max(base.pointee.chorusSend + sums.chorusSend / 1_000, 0), 1)
+        return sums
     }
 
     /// The key went up (or the pedal that held it did).
@@ -221,6 +273,7 @@ struct SamplerVoice {
         block = ControlBlock()
         guard samples != nil else { return }
         block.isReading = true
+        if state.pointee.controllerSerial != controllerSerial { applyModulators(channel: state) }
         // Modulators with no destination are not stepped: most zones route none of them.
         var modulationDepth: Float = 0
         if modulationEnvelopeToPitch != 0 || modulationEnvelopeToCutoff != 0 {
@@ -232,11 +285,11 @@ struct SamplerVoice {
             modulationLFOValue = modulationLFO.valueThenAdvance(by: frameCount)
         }
         var vibratoValue: Float = 0
-        if vibratoLFOToPitch != 0 || state.pointee.vibratoDepthCents != 0 {
+        if vibratoLFOToPitch != 0 {
             vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
         }
-        let cents = pitchCents + Double(state.pointee.pitchBendCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
-            + modulationLFOValue * modulationLFOToPitch + vibratoValue * (vibratoLFOToPitch + state.pointee.vibratoDepthCents))
+        let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
+            + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch)
         if cents != lastCents {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
@@ -257,12 +310,12 @@ struct SamplerVoice {
         let envelopeStart = volumeEnvelope.currentValue * fadeGain
         fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
         let envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
-        let levelCentibels = attenuationCentibels + state.pointee.attenuationCentibels + modulationLFOValue * modulationLFOToVolume
+        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume
         if levelCentibels != lastLevelCentibels {
             lastLevelCentibels = levelCentibels
             lastLevel = centibelsToAmplitude(levelCentibels)
         }
-        let panned = min(max(pan + state.pointee.panOffset, -1), 1)
+        let panned = min(max(pan, -1), 1)
         if panned != lastPan {
             // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
             lastPan = panned
