@@ -70,9 +70,10 @@ enum CompareBenchmark {
         let songName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let fontName = URL(fileURLWithPath: font).lastPathComponent
         print("\n\(songName) with \(fontName)")
-        if song.unwritableEventCount > 0 {
-            print("  (the solo files leave out \(song.unwritableEventCount) SysEx and meta events other than tempo,"
-                  + " whose payloads the reader does not keep)")
+        let sysExCount = song.tracks.reduce(0) { $0 + $1.filter { $0.kind == .sysEx }.count }
+        if sysExCount > 0 {
+            print("  (the solo files leave out the song's \(sysExCount) SysEx messages, whose payloads the reader does not keep:"
+                  + " FluidSynth hears them in the mix only)")
         }
         let mix = try measure(song, midiPath: path, font: font, bank: bank, folder: folder)
         let header = "  " + "ch".padding(toLength: 4, withPad: " ", startingAt: 0) + "program".padding(toLength: 28, withPad: " ", startingAt: 0)
@@ -100,7 +101,7 @@ enum CompareBenchmark {
             entry["relative_level_difference_db"] = relative
             channels.append(entry)
         }
-        return ["song": songName, "soundfont": fontName, "mix": mix.json, "channels": channels]
+        return ["song": songName, "soundfont": fontName, "sysex_left_out_of_solo_files": sysExCount, "mix": mix.json, "channels": channels]
     }
 
     static func row(_ measure: Measure, relative: Double?) -> String {
