@@ -39,6 +39,8 @@ enum CompareBenchmark {
         guard let fluidVersion = FluidSynth.version else {
             throw FluidSynthFailure(description: "compare needs fluidsynth on PATH (apt install fluidsynth, or scripts/install-deps --reference)")
         }
+        // Every song is read before the first render: a bad file is one line now, not after minutes.
+        let parsed = try songs.map { path in (path: path, song: try MIDIFile.read(path: path)) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-compare-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -51,8 +53,8 @@ enum CompareBenchmark {
         var results: [[String: Any]] = []
         for font in fonts {
             let bank = try InstrumentLoader.load(path: font, sampleRate: Double(sampleRate))
-            for path in songs {
-                results.append(try compare(song: path, font: font, bank: bank, folder: folder))
+            for (path, song) in parsed {
+                results.append(try compare(song, path: path, font: font, bank: bank, folder: folder))
             }
         }
         return ["sample_rate": sampleRate, "fluidsynth_version": fluidVersion,
@@ -65,8 +67,7 @@ enum CompareBenchmark {
     }
 
     /// The whole song and each channel with notes, in both engines.
-    static func compare(song path: String, font: String, bank: SampleBank, folder: URL) throws -> [String: Any] {
-        let song = try MIDIFile.read(path: path)
+    static func compare(_ song: MIDIFile, path: String, font: String, bank: SampleBank, folder: URL) throws -> [String: Any] {
         let songName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let fontName = URL(fileURLWithPath: font).lastPathComponent
         print("\n\(songName) with \(fontName)")
