@@ -46,6 +46,10 @@ let package = Package(
         .target(name: "FileChecks"),
         .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"]),
         .target(name: "MIDI", dependencies: ["FileChecks"]),
+        // Spectrograms and level measures for comparing renders (staccato-bench compare, the
+        // FluidSynth reference tests); optimised in debug builds too, or a test's FFTs of whole
+        // songs take minutes.
+        .target(name: "AudioAnalysis", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "SoundFont", dependencies: ["Render", "FileChecks"]),
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
@@ -59,13 +63,14 @@ let package = Package(
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader"], path: "fuzz/Sources"),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO"], path: "bench/Sources"),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport", "AudioAnalysis"]),
+        .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),

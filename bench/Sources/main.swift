@@ -41,6 +41,13 @@ benchmarks:
                                 random note storms, pedal, program changes, drum rolls and the mic chain, duplex:
                                 xruns, refused commands, peak and stuck voices, VmRSS every 10 s (scripts/soak)
 
+  compare SONG.mid... [--soundfont FONT ...]
+                                how close Staccato plays each song to FluidSynth (-R 0 -C 0 -g 0.2), whole and
+                                channel by channel (each channel's notes alone, every other event kept): level
+                                of each engine, level difference less the whole mix's, log-mel spectrogram
+                                correlation after alignment, channels silent in one engine only (default: the
+                                shipped font; several fonts are compared one after the other)
+
   chart FILE.json [--svg OUT.svg]
                                 draws the chart of a saved latency or polyphony report again
 
@@ -146,6 +153,14 @@ case "soak":
         try Soak.run(device: device, seconds: Double(options.integer("seconds", default: 600)),
                      period: options.integer("period", default: 64), seed: UInt64(options.integer("seed", default: 8)))
     }
+case "compare":
+    // The songs come first, as positional words; the options follow them.
+    let songs = Array(rest.prefix { !$0.hasPrefix("-") })
+    let options = BenchArguments(Array(rest.dropFirst(songs.count)), accepting: ["soundfont", "json"])
+    guard !songs.isEmpty else { BenchArguments.fail("compare needs MIDI files first (compare SONG.mid... --soundfont FONT)", status: 2) }
+    let fonts = options.strings("soundfont").isEmpty ? [InstrumentLoader.defaultSoundFontPath] : options.strings("soundfont")
+    (songs + fonts).forEach(BenchArguments.requireFile)
+    measure("compare", options) { try CompareBenchmark.run(songs: songs, fonts: fonts) }
 case "--help", "-h", "help":
     print(usage)
 case let other:
