@@ -27,14 +27,15 @@ extension MIDIFile {
         return MIDIFile(format: format, division: division, tracks: kept, problems: problems)
     }
 
-    /// Events `standardMIDIFileBytes()` cannot write back: SysEx messages and meta events other
-    /// than tempo and end-of-track, whose payloads the reader does not keep.
+    /// Events `standardMIDIFileBytes()` cannot write back: SysEx messages Staccato does not
+    /// recognise and meta events other than tempo and end-of-track, whose payloads the reader does
+    /// not keep.
     /// - Thread: control.
     public var unwritableEventCount: Int {
         tracks.reduce(0) { count, events in
             count + events.reduce(0) { count, event in
                 switch event.kind {
-                case .sysEx, .meta: count + 1
+                case .sysEx(nil), .meta: count + 1
                 default: count
                 }
             }
@@ -44,8 +45,8 @@ extension MIDIFile {
     /// The file as Standard MIDI File bytes, the same format, division and tracks: every channel
     /// message (each with its status byte, no running status), tempo changes, and an end-of-track
     /// closing every track (added at the track's last tick where the file had none). The events in
-    /// `unwritableEventCount` are left out. Of those only SysEx can change the sound (a GM or GS
-    /// reset, a GS drum-part message): Staccato's player ignores it, but FluidSynth acts on it.
+    /// `unwritableEventCount` are left out; the SysEx messages Staccato recognises (resets, GS
+    /// rhythm parts, Master Volume) are written in their canonical form, so both engines hear them.
     /// - Thread: control.
     public func standardMIDIFileBytes() -> [UInt8] {
         var bytes = Array("MThd".utf8) + Self.bigEndian(6, byteCount: 4) + Self.bigEndian(format, byteCount: 2)
@@ -71,7 +72,9 @@ extension MIDIFile {
                     append(event, [0xFF, 0x51, 0x03] + Self.bigEndian(microsecondsPerQuarter, byteCount: 3))
                 case .endOfTrack:
                     append(event, [0xFF, 0x2F, 0x00])
-                case .meta, .sysEx:
+                case let .sysEx(message?):
+                    append(event, Self.sysExEvent(message))
+                case .meta, .sysEx(nil):
                     continue
                 }
             }
@@ -92,7 +95,14 @@ extension MIDIFile {
         case let .programChange(channel, program): [0xC0 | channel, program]
         case let .channelPressure(channel, pressure): [0xD0 | channel, pressure]
         case let .pitchBend(channel, value): [0xE0 | channel, UInt8(value & 0x7F), UInt8(value >> 7 & 0x7F)]
+        case let .system(message): sysExEvent(message)
         }
+    }
+
+    /// An SMF SysEx event: F0, the length of what follows, the message's body and its F7.
+    private static func sysExEvent(_ message: SystemExclusive) -> [UInt8] {
+        let body = message.bodyBytes + [0xF7]
+        return [0xF0] + variableLengthQuantity(body.count) + body
     }
 
     private static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {

@@ -83,4 +83,29 @@ public enum SystemExclusive: Sendable, Equatable, BitwiseCopyable {
             return nil
         }
     }
+
+    /// The bytes between F0 and F7 of the canonical form of this message (device ID 0x7F, "all
+    /// call", for the universal messages; 0x10 for Roland and Yamaha), which `recognise(_:)` reads
+    /// back as the same message: what a MIDI file writer puts in a SysEx event.
+    /// - Thread: any.
+    public var bodyBytes: [UInt8] {
+        switch self {
+        case .systemReset(.generalMIDIOn): return [0x7E, 0x7F, 0x09, 0x01]
+        case .systemReset(.generalMIDIOff): return [0x7E, 0x7F, 0x09, 0x02]
+        case .systemReset(.generalMIDI2On): return [0x7E, 0x7F, 0x09, 0x03]
+        case .systemReset(.gsReset): return Self.roland(address: (0x40, 0x00, 0x7F), value: 0x00)
+        case .systemReset(.xgSystemOn): return [0x43, 0x10, 0x4C, 0x00, 0x00, 0x7E, 0x00]
+        case let .rhythmPart(channel, isDrum):
+            let part = channel == GeneralMIDI.percussionChannel ? 0 : channel < 9 ? channel + 1 : channel
+            return Self.roland(address: (0x40, 0x10 | part, 0x15), value: isDrum ? 1 : 0)
+        case let .masterVolume(volume):
+            return [0x7F, 0x7F, 0x04, 0x01, UInt8(volume & 0x7F), UInt8(volume >> 7 & 0x7F)]
+        }
+    }
+
+    /// A Roland GS "data set 1" message with its checksum.
+    private static func roland(address: (UInt8, UInt8, UInt8), value: UInt8) -> [UInt8] {
+        let sum = Int(address.0) + Int(address.1) + Int(address.2) + Int(value)
+        return [0x41, 0x10, 0x42, 0x12, address.0, address.1, address.2, value, UInt8((128 - sum & 0x7F) & 0x7F)]
+    }
 }

@@ -8,7 +8,8 @@ final class MIDIFileWriterTests: XCTestCase {
     /// note-off, every other kind of channel message, tempo, a time signature and a SysEx.
     static let song: [UInt8] = SMF.file(tracks: [
         SMF.tempo(400_000) + [0x00, 0xFF, 0x58, 0x04, 4, 2, 24, 8] // time signature: dropped on writing
-            + [0x00, 0xF0, 0x05, 0x7E, 0x7F, 0x09, 0x01, 0xF7] // GM on: dropped on writing
+            + [0x00, 0xF0, 0x05, 0x7E, 0x7F, 0x09, 0x01, 0xF7] // GM on: recognised, written back
+            + [0x00, 0xF0, 0x03, 0x7D, 0x01, 0xF7] // a SysEx Staccato does not know: dropped
             + [0x00, 0xC0, 40, 0x00, 0xC1, 33]
             + [0x00, 0xB0, 7, 90, 0x00, 0xE1, 0x00, 0x50]
             + SMF.noteOn(channel: 0, key: 60) + [0x60, 64, 90] // running status: a second note-on
@@ -29,7 +30,7 @@ final class MIDIFileWriterTests: XCTestCase {
 
     func isWritable(_ event: TrackEvent) -> Bool {
         switch event.kind {
-        case .meta, .sysEx: false
+        case .meta, .sysEx(nil): false
         default: true
         }
     }
@@ -78,5 +79,21 @@ final class MIDIFileWriterTests: XCTestCase {
         let original = try MIDIFile.parse(bytes, name: "smpte.mid")
         XCTAssertEqual(original.division, .smpte(framesPerSecond: 25, ticksPerFrame: 40))
         XCTAssertEqual(try MIDIFile.parse(original.standardMIDIFileBytes(), name: "written.mid").division, original.division)
+    }
+
+    /// Every SysEx message Staccato recognises is written in a form it reads back as the same
+    /// message, so a solo file keeps the song's resets and rhythm parts for both engines.
+    func testRecognisedSystemExclusiveMessagesRoundTrip() throws {
+        let messages: [SystemExclusive] = [
+            .systemReset(.generalMIDIOn), .systemReset(.generalMIDIOff), .systemReset(.generalMIDI2On),
+            .systemReset(.gsReset), .systemReset(.xgSystemOn), .masterVolume(0), .masterVolume(8_192), .masterVolume(16_383),
+        ] + (0..<16).flatMap { channel in [true, false].map { SystemExclusive.rhythmPart(channel: UInt8(channel), isDrum: $0) } }
+        for message in messages {
+            XCTAssertEqual(SystemExclusive.recognise(message.bodyBytes), message, "\(message.bodyBytes)")
+        }
+        let file = MIDIFile(format: 1, division: .ticksPerQuarter(480),
+                            tracks: [messages.enumerated().map { TrackEvent(tick: $0.offset, kind: .sysEx($0.element)) }], problems: [])
+        let written = try MIDIFile.parse(file.standardMIDIFileBytes(), name: "sysex.mid")
+        XCTAssertEqual(written.tracks[0].compactMap { if case let .sysEx(message) = $0.kind { message } else { nil } }, messages)
     }
 }
