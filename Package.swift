@@ -46,7 +46,9 @@ let package = Package(
         .target(name: "FileChecks"),
         .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"]),
         .target(name: "MIDI", dependencies: ["FileChecks"]),
-        .target(name: "SoundFont", dependencies: ["Render", "FileChecks"]),
+        // AudioFile decodes SF3's Ogg Vorbis samples at load (libsndfile): control-thread code,
+        // like the rest of the loader.
+        .target(name: "SoundFont", dependencies: ["Render", "FileChecks", "AudioFile"]),
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
@@ -67,7 +69,7 @@ let package = Package(
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
-        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "TestSupport"]),
+        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),
