@@ -217,6 +217,9 @@ final class CommandLineTests: XCTestCase {
         let result = try CommandRunner.staccato(["render", song, "--out", out], timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("notes 599"), result.standardOutput)
+        // CommandRunner pins STACCATO_SOUNDFONT to the shipped font; render says so.
+        XCTAssertTrue(result.standardOutput.hasPrefix("soundfont: \(CommandRunner.shippedSoundFont) ($STACCATO_SOUNDFONT; --soundfont to choose)\n"),
+                      result.standardOutput)
         let audio = try AudioFileReader.read(out)
         XCTAssertEqual(Double(audio.frameCount) / 48_000, 45.6, accuracy: 1)
         XCTAssertGreaterThan(SignalAnalysis.rms(audio.samples[...]), 0.01)
