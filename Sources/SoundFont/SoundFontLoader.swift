@@ -270,7 +270,7 @@ public enum SoundFontLoader {
     }
 
     /// The whole file, or an error naming it. Reads with POSIX calls to report errno's reason.
-    private static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
+    static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
         func failure(_ action: String) -> SoundFontError {
             SoundFontError(file: path, reason: "cannot \(action): \(String(cString: strerror(errno)))")
         }
