@@ -70,7 +70,7 @@ final class CommandLineTests: XCTestCase {
         let top = try CommandRunner.staccato(["--help"])
         let commandLines = top.standardOutput.components(separatedBy: "commands:\n")[1]
             .components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
-        XCTAssertEqual(commandLines.count, 7, top.standardOutput)
+        XCTAssertEqual(commandLines.count, 8, top.standardOutput)
         for line in commandLines {
             XCTAssertTrue(line.hasSuffix("."), "the top-level help cuts a summary mid-sentence: '\(line)'")
         }
