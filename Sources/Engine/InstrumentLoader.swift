@@ -1,3 +1,4 @@
+import FileChecks
 import Foundation
 import Render
 import SampleSet
@@ -32,9 +33,71 @@ public enum InstrumentLoader {
     }
 
     /// The SoundFont shipped with Staccato (piano, program 0; xylophone, program 13);
-    /// `STACCATO_SOUNDFONT` overrides it.
+    /// `STACCATO_SOUNDFONT` overrides it. What the benchmarks play, so their figures do not depend
+    /// on what the machine has installed.
     public static var defaultSoundFontPath: String {
-        ProcessInfo.processInfo.environment["STACCATO_SOUNDFONT"] ?? shippedFile("soundfonts/FluidR3_GM_piano_xylo.sf2")
+        ProcessInfo.processInfo.environment["STACCATO_SOUNDFONT"] ?? shippedFile(shippedSoundFontPath)
+    }
+
+    static let shippedSoundFontPath = "soundfonts/FluidR3_GM_piano_xylo.sf2"
+
+    /// Where Debian and other distributions install a General MIDI SoundFont, in the order tried
+    /// when no `--soundfont` is given (after `$STACCATO_SOUNDFONT`, before the shipped font).
+    public static let systemSoundFontPaths = [
+        "/usr/share/sounds/sf3/default-GM.sf3",
+        "/usr/share/sounds/sf2/default-GM.sf2",
+        "/usr/share/soundfonts/default.sf2",
+        "/usr/share/sounds/sf2/FluidR3_GM.sf2",
+    ]
+
+    /// The font a command plays when not told which, and why that one.
+    /// - Thread: any (a plain value).
+    public struct SoundFontChoice: Sendable, Equatable {
+        public enum Source: Sendable, Equatable { case environment, system, shipped }
+        public let path: String
+        public let source: Source
+        /// Candidates passed over, each with the reason (a file that is no SoundFont).
+        public let skipped: [String]
+
+        /// One line for stdout: `soundfont: PATH [-> TARGET] (system default; --soundfont to choose)`.
+        public var line: String {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let shown = target == path ? path : "\(path) -> \(target)"
+            let why = switch source {
+            case .environment: "$STACCATO_SOUNDFONT"
+            case .system: "system default"
+            case .shipped: "shipped with Staccato"
+            }
+            return "soundfont: \(shown) (\(why); --soundfont to choose)"
+        }
+    }
+
+    /// `$STACCATO_SOUNDFONT` when set, else the first of `candidates` that exists and is a
+    /// SoundFont by its contents (a RIFF `sfbk` header: the name says nothing, Debian's
+    /// default-GM.sf3 may point at an .sf2), else the shipped font. A broken link counts as
+    /// absent; a file that is not a SoundFont is skipped and named in `skipped`, so the user
+    /// learns why the system's font was not played rather than getting an error for a command
+    /// that did not ask for it.
+    /// - Thread: control. Reads the candidates' first bytes.
+    public static func chooseSoundFont(candidates: [String] = systemSoundFontPaths,
+                                       environment: [String: String] = ProcessInfo.processInfo.environment) -> SoundFontChoice {
+        if let chosen = environment["STACCATO_SOUNDFONT"], !chosen.isEmpty {
+            return SoundFontChoice(path: chosen, source: .environment, skipped: [])
+        }
+        var skipped: [String] = []
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate) {
+            if hasSoundFontHeader(candidate) { return SoundFontChoice(path: candidate, source: .system, skipped: skipped) }
+            skipped.append("\(candidate): not a SoundFont (no RIFF sfbk header), skipped")
+        }
+        return SoundFontChoice(path: shippedFile(shippedSoundFontPath), source: .shipped, skipped: skipped)
+    }
+
+    /// Whether the file starts as a SoundFont does: `RIFF`, a size, `sfbk` (SF2 and SF3 alike).
+    static func hasSoundFontHeader(_ path: String) -> Bool {
+        guard FileKind.notRegularFileReason(path) == nil, let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        return header.count == 12 && header[0..<4].elementsEqual("RIFF".utf8) && header[8..<12].elementsEqual("sfbk".utf8)
     }
 
     /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the running

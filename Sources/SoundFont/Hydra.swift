@@ -52,6 +52,12 @@ struct Hydra {
         let offset: Int
 
         var isROM: Bool { type & 0x8000 != 0 }
+        /// SF3: the sample is an Ogg Vorbis stream, `[start, end)` are byte offsets into smpl and
+        /// the loop points are decoded frames counted from the sample's start. Only a version 3
+        /// file sets `compressedSamplesAllowed`; in an SF2 the bit means nothing.
+        var isCompressed: Bool { compressedSamplesAllowed && type & Self.compressedTypeBit != 0 }
+        static let compressedTypeBit: UInt16 = 0x10
+        var compressedSamplesAllowed = false
     }
 
     /// The file's name, for errors raised after parsing.
@@ -65,10 +71,12 @@ struct Hydra {
     let instrumentBags: [Bag]
     let instrumentModulators: [ModulatorRecord]
     let instrumentGenerators: [GeneratorRecord]
-    let samples: [SampleHeader]
+    /// Compressed (SF3) samples are rewritten by the loader once decoded, into frames of their own.
+    var samples: [SampleHeader]
 
-    /// Parses and validates the pdta list against a smpl chunk of `sampleFrameCount` frames.
-    init(pdta: ByteReader, sampleFrameCount: Int) throws(SoundFontError) {
+    /// Parses and validates the pdta list against a smpl chunk of `sampleFrameCount` frames
+    /// (`smplByteCount` bytes, which compressed samples address when `compressedSamplesAllowed`).
+    init(pdta: ByteReader, sampleFrameCount: Int, smplByteCount: Int = 0, compressedSamplesAllowed: Bool = false) throws(SoundFontError) {
         file = pdta.file
         var chunks: [String: RIFFChunk] = [:]
         for chunk in try pdta.chunks(prefix: "pdta") where chunks[chunk.id] == nil { chunks[chunk.id] = chunk }
@@ -122,7 +130,8 @@ struct Hydra {
                          loopStart: Int(try data.u32(base + 28)), loopEnd: Int(try data.u32(base + 32)),
                          sampleRate: Int(try data.u32(base + 36)), originalPitch: Int(try data.u8(base + 40)),
                          pitchCorrection: Int(Int8(bitPattern: try data.u8(base + 41))),
-                         type: try data.u16(base + 44), offset: data.start + base)
+                         type: try data.u16(base + 44), offset: data.start + base,
+                         compressedSamplesAllowed: compressedSamplesAllowed)
         }
 
         func fail(_ chunk: String, _ offset: Int, _ reason: String) -> SoundFontError {
@@ -179,6 +188,14 @@ struct Hydra {
         // their numbers mean nothing here; using one is an error reported where it is used.
         for sample in samples.dropLast() where !sample.isROM {
             let subject = "sample '\(sample.name)'"
+            if sample.isCompressed {
+                // Loop points are checked against the decoded length, once it is known.
+                guard sample.start < sample.end, sample.end <= smplByteCount else {
+                    throw fail("shdr", sample.offset, "\(subject): compressed data \(sample.start)…\(sample.end) does not lie within smpl (\(smplByteCount) bytes)")
+                }
+                guard sample.sampleRate > 0 else { throw fail("shdr", sample.offset, "\(subject): sample rate is 0") }
+                continue
+            }
             guard sample.start < sample.end, sample.end <= sampleFrameCount else {
                 throw fail("shdr", sample.offset, "\(subject): start \(sample.start), end \(sample.end) do not lie within smpl (\(sampleFrameCount) frames)")
             }

@@ -2,7 +2,8 @@
 /// yet. Both `SoundFontLoader.load` and `SoundFontLoader.info` start here.
 struct SoundFontFile {
     let info: SoundFontInfo
-    /// The `smpl` chunk: 16-bit little-endian sample words.
+    /// The `smpl` chunk: 16-bit little-endian sample words, and in an SF3 also the Ogg Vorbis
+    /// streams of its compressed samples.
     let smpl: ByteReader
     /// The `sm24` chunk (low bytes of 24-bit samples) when present and usable, else nil.
     let sm24: ByteReader?
@@ -11,14 +12,16 @@ struct SoundFontFile {
     /// File offset of the ifil chunk's header, for version errors.
     let versionOffset: Int
 
-    /// Throws unless this is a SoundFont 2 the loader can play: SF3 (major version 3) keeps Ogg
-    /// Vorbis data in smpl, and other majors are unknown formats. Checked by `load` only, so
-    /// `info` can still describe such files.
+    /// Whether this is an SF3 (major version 3, FluidSynth's and MuseScore's format): its samples
+    /// may be Ogg Vorbis streams in smpl, and smpl may then have any length.
+    var isSF3: Bool { info.version.major == 3 }
+
+    /// Throws unless this is a SoundFont the loader can play: SF2 (major version 2) or SF3 (3);
+    /// other majors are unknown formats. Checked by `load` only, so `info` can still describe them.
     func requirePlayableVersion() throws(SoundFontError) {
-        guard info.version.major == 2 else {
-            let detail = info.version.major == 3 ? " (SF3, Ogg Vorbis compressed samples, is not supported)" : ""
+        guard info.version.major == 2 || isSF3 else {
             throw SoundFontError(file: smpl.file, chunk: "INFO/ifil", offset: versionOffset,
-                                 reason: "SoundFont version \(info.version) is not 2.x\(detail)")
+                                 reason: "SoundFont version \(info.version) is neither 2.x (SF2) nor 3.x (SF3)")
         }
     }
 
@@ -65,7 +68,10 @@ struct SoundFontFile {
             if chunk.id == "sm24", sm24 == nil { sm24 = chunk.data }
         }
         guard let smpl else { throw sdta.error(at: 0, "the sdta list has no 'smpl' chunk") }
-        guard smpl.count % 2 == 0 else { throw smpl.error(at: 0, "size \(smpl.count) is odd; samples are 16-bit words") }
+        // An SF3's smpl holds whole Vorbis streams too, which may end on any byte.
+        guard smpl.count % 2 == 0 || info.version.major == 3 else {
+            throw smpl.error(at: 0, "size \(smpl.count) is odd; samples are 16-bit words")
+        }
         self.smpl = smpl
         // SF2 2.04 §6.2: sm24 is ignored before version 2.04, and when its size is not exactly
         // half of smpl's (rounded up to even); the 16-bit data then plays on its own.

@@ -1,13 +1,15 @@
+import AudioFile
 import FileChecks
 import Foundation
 import Render
 
-/// Loads SoundFont 2 files (SF2 2.01–2.04) into `SampleBank`s.
+/// Loads SoundFont 2 files (SF2 2.01–2.04) and SoundFont 3 files (SF3: SF2 with Ogg Vorbis
+/// compressed samples, FluidSynth's and MuseScore's format) into `SampleBank`s.
 ///
 /// What a bank holds: one `SampleBank.Preset` per preset in the file, sorted by bank then program,
 /// each with its regions (every preset zone × every instrument zone whose key and velocity ranges
 /// overlap) fully resolved; and every sample those regions play, decoded once to Float (16-bit
-/// smpl, or 24-bit with a usable sm24) into one mono pool with `SampleBank.guardFrameCount` zero
+/// smpl, or 24-bit with a usable sm24, or an SF3 sample's Vorbis stream) into one mono pool with `SampleBank.guardFrameCount` zero
 /// frames around each. Stereo and linked samples are kept as independent mono regions, each with
 /// its own pan, as the font's zones describe them.
 ///
@@ -69,9 +71,11 @@ public enum SoundFontLoader {
                             options: Options = Options()) throws(SoundFontError) -> SampleBank {
         let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
         try file.requirePlayableVersion()
-        let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2)
+        var hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
+                              compressedSamplesAllowed: file.isSF3)
+        let compressed = try decodeCompressedSamples(&hydra, file: file)
         let (presetRegions, modulators) = try resolveRegions(hydra, options: options)
-        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file)
+        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: compressed)
 
         // Presets sorted by bank, then program (file order among equals), regions moved into the
         // pool's coordinates and laid out contiguously per preset.
@@ -115,6 +119,54 @@ public enum SoundFontLoader {
     /// - Thread: control. Not real-time safe: allocates.
     public static func info(bytes: [UInt8], name: String) throws(SoundFontError) -> SoundFontInfo {
         try SoundFontFile(ByteReader(file: name, bytes: bytes)).info
+    }
+
+    /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
+    /// decode to about 10 frames a byte; silence compresses far better, but not past this.
+    static let maximumVorbisFramesPerByte = 1_024
+
+    /// Decodes every compressed (SF3) sample, and rewrites its header into decoded frames: start
+    /// 0, end the frame count, the loop as stored (already relative to the sample's start), so
+    /// region building treats it like any other sample. Keyed by sample index.
+    private static func decodeCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile) throws(SoundFontError) -> [Int: [Float]] {
+        var decoded: [Int: [Float]] = [:]
+        for index in hydra.samples.indices.dropLast() where hydra.samples[index].isCompressed && !hydra.samples[index].isROM {
+            var sample = hydra.samples[index]
+            let subject = "sample \(index) '\(sample.name)'"
+            func failure(_ reason: String) -> SoundFontError {
+                file.smpl.error(at: sample.start, "\(subject): \(reason)")
+            }
+            let byteCount = sample.end - sample.start
+            let result = try file.smpl.withBytes(sample.start, byteCount) { bytes -> Result<DecodedAudio, AudioFileError> in
+                do {
+                    return .success(try AudioFileReader.decode(bytes: UnsafeRawBufferPointer(bytes), name: subject,
+                                                               maximumFrameCount: byteCount * maximumVorbisFramesPerByte))
+                } catch let error as AudioFileError {
+                    return .failure(error)
+                } catch {
+                    return .failure(AudioFileError(path: subject, reason: "\(error)"))
+                }
+            }
+            let audio: DecodedAudio
+            switch result {
+            case .success(let value): audio = value
+            case .failure(let error): throw failure("the Ogg Vorbis data does not decode (\(error.reason))")
+            }
+            guard audio.channelCount == 1 else {
+                throw failure("the Ogg Vorbis data has \(audio.channelCount) channels; a SoundFont sample has 1")
+            }
+            guard audio.frameCount > 0 else { throw failure("the Ogg Vorbis data decodes to no frames") }
+            guard sample.loopStart <= sample.loopEnd, sample.loopEnd <= audio.frameCount else {
+                throw failure("loop \(sample.loopStart)…\(sample.loopEnd) does not lie within its \(audio.frameCount) decoded frames")
+            }
+            sample = Hydra.SampleHeader(name: sample.name, start: 0, end: audio.frameCount, loopStart: sample.loopStart,
+                                        loopEnd: sample.loopEnd, sampleRate: sample.sampleRate, originalPitch: sample.originalPitch,
+                                        pitchCorrection: sample.pitchCorrection, type: sample.type, offset: sample.offset,
+                                        compressedSamplesAllowed: true)
+            hydra.samples[index] = sample
+            decoded[index] = audio.samples
+        }
+        return decoded
     }
 
     /// The regions of every preset (file order), in smpl coordinates, each with the index of the
@@ -175,9 +227,10 @@ public enum SoundFontLoader {
     }
 
     /// The sample pool: every sample some region plays, in file order, decoded between guard
-    /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused).
+    /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused). `compressed`
+    /// holds the SF3 samples already decoded.
     private static func decodeSamples(usedBy presetRegions: [[(region: SamplerRegion, sample: Int)]], hydra: Hydra,
-                                      file: SoundFontFile) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
+                                      file: SoundFontFile, compressed: [Int: [Float]]) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
         let guardFrames = SampleBank.guardFrameCount
         var used = [Bool](repeating: false, count: hydra.samples.count)
         for regions in presetRegions { for entry in regions { used[entry.sample] = true } }
@@ -188,13 +241,18 @@ public enum SoundFontLoader {
             poolSize += sample.end - sample.start + guardFrames
         }
         let smplFrames = file.smpl.count / 2
-        guard poolSize <= maximumPoolExpansion * smplFrames + guardFrames * hydra.samples.count + guardFrames else {
+        let decodedFrames = compressed.values.reduce(0) { $0 + $1.count }
+        guard poolSize <= maximumPoolExpansion * smplFrames + decodedFrames + guardFrames * hydra.samples.count + guardFrames else {
             throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
                                  reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
         }
         var pool = [Float](repeating: 0, count: poolSize)
         for (index, sample) in hydra.samples.enumerated() where used[index] {
-            try decode(sample, from: file, into: &pool, at: slots[index])
+            if let frames = compressed[index] {
+                pool.replaceSubrange(slots[index]..<(slots[index] + frames.count), with: frames)
+            } else {
+                try decode(sample, from: file, into: &pool, at: slots[index])
+            }
         }
         return (pool, slots)
     }
@@ -257,7 +315,7 @@ public enum SoundFontLoader {
     }
 
     /// The whole file, or an error naming it. Reads with POSIX calls to report errno's reason.
-    private static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
+    static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
         func failure(_ action: String) -> SoundFontError {
             SoundFontError(file: path, reason: "cannot \(action): \(String(cString: strerror(errno)))")
         }

@@ -37,8 +37,8 @@ extension Commands {
         guard interpolation == "cubic" || interpolation == "linear" else {
             throw UsageError(description: "--interpolation must be cubic or linear, got '\(interpolation)'")
         }
-        let instrumentPath = try options.string(options.values["samples"] == nil ? "soundfont" : "samples")
         let minimumNoteSeconds = try DeviceOptions.minimumNoteSeconds(options)
+        let instrumentPath = options.values["samples"] == nil ? try options.soundFontPath() : try options.string("samples")
 
         let started = Date()
         let song = try SongSetup.readSong(path: songPath)

@@ -6,7 +6,7 @@ import Foundation
 import Render
 
 enum Commands {
-    static let all: [Subcommand] = [devices, tone, play, mic, render, drums, demo]
+    static let all: [Subcommand] = [devices, tone, play, mic, render, drums, demo, info]
 
     static let devices = Subcommand(
         name: "devices", summary: "Lists ALSA playback and capture PCMs, and says when there is no sound card.",
@@ -77,7 +77,7 @@ enum Commands {
             let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
             let sequencer = MIDISequencer(song, sampleRate: rate, startFrame: lookahead)
             let frameCount = Int(lookahead + sequencer.lastEventFrame) + Int(Demo.tailSeconds * rate)
-            print("playing \(Demo.songPath) on the shipped piano")
+            print("playing \(Demo.songPath) with \(bank.name)")
             return try LivePlayback.play(engine, on: stream, frameLimit: frameCount) {
                 sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)
             }

@@ -3,7 +3,8 @@ import Engine
 import MIDI
 import Render
 
-/// The demo: Mozart's Turkish March on the shipped piano, played from the MIDI file with every
+/// The demo: Mozart's Turkish March on the default font (the system's General MIDI font when
+/// installed, else the shipped piano), played from the MIDI file with every
 /// note stamped with its frame (sample-accurate, live or offline alike).
 enum Demo {
     static let songPath = "samples/midi/mozart_turkish_march.mid"
@@ -12,7 +13,7 @@ enum Demo {
 
     /// The demo's engine input: the loaded piano and the song.
     static func load(sampleRate: Double) throws -> (bank: SampleBank, song: MIDIFile) {
-        let bank = try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: sampleRate)
+        let bank = try InstrumentLoader.load(path: announceDefaultSoundFont(), sampleRate: sampleRate)
         let song = try MIDIFile.read(path: InstrumentLoader.shippedFile(songPath))
         return (bank, song)
     }

@@ -70,7 +70,7 @@ final class CommandLineTests: XCTestCase {
         let top = try CommandRunner.staccato(["--help"])
         let commandLines = top.standardOutput.components(separatedBy: "commands:\n")[1]
             .components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
-        XCTAssertEqual(commandLines.count, 7, top.standardOutput)
+        XCTAssertEqual(commandLines.count, 8, top.standardOutput)
         for line in commandLines {
             XCTAssertTrue(line.hasSuffix("."), "the top-level help cuts a summary mid-sentence: '\(line)'")
         }
@@ -210,6 +210,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.standardOutput, "")
     }
 
+    /// The shipped fonts' presets are those soundfonts/README.md lists.
+    func testInfoDescribesTheShippedFonts() throws {
+        let piano = try CommandRunner.staccato(["info", CommandRunner.shippedSoundFont])
+        XCTAssertEqual(piano.exitCode, 0, piano.standardError)
+        for line in ["SF2, version 2.01", "name: Fluid R3 GM", "instruments: 2", "samples: 61 (0 Ogg Vorbis compressed)",
+                     "presets: 2", "  0:0 Yamaha Grand Piano", "  0:13 Xylophone"] {
+            XCTAssertTrue(piano.standardOutput.contains(line + "\n"), "\(line) in \(piano.standardOutput)")
+        }
+        let small = CommandRunner.repositoryRoot.appendingPathComponent("soundfonts/sf_GMbank_piano_xylo_drums.sf2").path
+        let result = try CommandRunner.staccato(["info", small, "--json"])
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(object["format"] as? String, "SF2")
+        let presets = try XCTUnwrap(object["presets"] as? [[String: Any]])
+        XCTAssertEqual(presets.map { "\($0["bank"] as? Int ?? -1):\($0["program"] as? Int ?? -1)" }, ["0:0", "0:13", "128:0"])
+        XCTAssertGreaterThan(object["loaded_bytes"] as? Int ?? 0, object["sample_data_bytes"] as? Int ?? 0, "float samples take more room than 16-bit")
+
+        let missing = try CommandRunner.staccato(["info", "/no/such/font.sf2"])
+        XCTAssertEqual(missing.exitCode, 1)
+        XCTAssertEqual(missing.standardError, "staccato: /no/such/font.sf2: cannot open: No such file or directory\n")
+    }
+
     func testRenderPlaysAMIDIFileThroughTheShippedFont() throws {
         let out = TestDevices.temporaryFile("mozart.wav")
         defer { unlink(out) }
@@ -217,6 +239,9 @@ final class CommandLineTests: XCTestCase {
         let result = try CommandRunner.staccato(["render", song, "--out", out], timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("notes 599"), result.standardOutput)
+        // CommandRunner pins STACCATO_SOUNDFONT to the shipped font; render says so.
+        XCTAssertTrue(result.standardOutput.hasPrefix("soundfont: \(CommandRunner.shippedSoundFont) ($STACCATO_SOUNDFONT; --soundfont to choose)\n"),
+                      result.standardOutput)
         let audio = try AudioFileReader.read(out)
         XCTAssertEqual(Double(audio.frameCount) / 48_000, 45.6, accuracy: 1)
         XCTAssertGreaterThan(SignalAnalysis.rms(audio.samples[...]), 0.01)

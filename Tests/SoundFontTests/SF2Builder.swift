@@ -1,3 +1,6 @@
+import AudioFile
+import Foundation
+
 /// Builds small SoundFont 2 files in memory for tests: the RIFF layout written out by hand from
 /// the specification (not with the loader's code), so the tests check the loader against the
 /// format rather than against itself.
@@ -41,6 +44,23 @@ struct SF2Builder {
         var originalPitch: UInt8 = 60
         var pitchCorrection: Int8 = 0
         var type: UInt16 = 1
+        /// SF3: the frames are written as an Ogg Vorbis stream (through libsndfile) and `type`
+        /// gains the compressed bit 0x10; the loop points stay relative to the sample's start.
+        var vorbisBytes: [UInt8]? = nil
+    }
+
+    /// `sample` with its frames encoded to Ogg Vorbis by the project's `AudioFileWriter` (a
+    /// temporary .ogg whose bytes are embedded), as an SF3 compressed sample.
+    static func compressed(_ sample: Sample) throws -> Sample {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sf3-\(UUID().uuidString).ogg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try AudioFileWriter(path: path, sampleRate: Int(sample.sampleRate), channelCount: 1)
+        try writer.write(sample.frames.map { Float($0) / 32_768 })
+        try writer.close()
+        var result = sample
+        result.vorbisBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        result.type |= 0x10
+        return result
     }
 
     struct Instrument {
@@ -72,15 +92,28 @@ struct SF2Builder {
     /// Frames of zeros after each sample, as the specification requires (46 minimum).
     static let sampleGap = 46
 
-    /// Where each sample starts in smpl.
-    var sampleStarts: [Int] {
-        var starts: [Int] = []
-        var position = 0
+    /// Where each sample starts in smpl: in frames (16-bit words), or for a compressed sample in
+    /// bytes, as SF3 addresses it.
+    var sampleStarts: [Int] { sampleLayout.map(\.start) }
+
+    /// Each sample's `[start, end)` in smpl (frames, or bytes for a compressed sample) and its
+    /// bytes there. A compressed stream is padded to an even length so the PCM samples after it
+    /// stay on word boundaries.
+    var sampleLayout: [(start: Int, end: Int, bytes: [UInt8])] {
+        var layout: [(start: Int, end: Int, bytes: [UInt8])] = []
+        var byteOffset = 0
         for sample in samples {
-            starts.append(position)
-            position += sample.frames.count + Self.sampleGap
+            if let vorbis = sample.vorbisBytes {
+                let padded = vorbis + (vorbis.count % 2 == 1 ? [0] : [])
+                layout.append((byteOffset, byteOffset + vorbis.count, padded))
+                byteOffset += padded.count
+            } else {
+                let bytes = sample.frames.flatMap { Self.u16(UInt16(bitPattern: $0)) } + [UInt8](repeating: 0, count: 2 * Self.sampleGap)
+                layout.append((byteOffset / 2, byteOffset / 2 + sample.frames.count, bytes))
+                byteOffset += bytes.count
+            }
         }
-        return starts
+        return layout
     }
 
     /// The pdta sub-chunks in their required order; tests may edit them before assembly.
@@ -125,9 +158,11 @@ struct SF2Builder {
         imod += [UInt8](repeating: 0, count: 10)
 
         var shdr: [UInt8] = []
-        for (sample, start) in zip(samples, sampleStarts) {
-            shdr += Self.name(sample.name) + Self.u32(UInt32(start)) + Self.u32(UInt32(start + sample.frames.count))
-                + Self.u32(UInt32(start + sample.loopStart)) + Self.u32(UInt32(start + sample.loopEnd))
+        for (sample, place) in zip(samples, sampleLayout) {
+            // SF3 loop points of a compressed sample count decoded frames from its start.
+            let loopBase = sample.vorbisBytes == nil ? place.start : 0
+            shdr += Self.name(sample.name) + Self.u32(UInt32(place.start)) + Self.u32(UInt32(place.end))
+                + Self.u32(UInt32(loopBase + sample.loopStart)) + Self.u32(UInt32(loopBase + sample.loopEnd))
                 + Self.u32(sample.sampleRate) + [sample.originalPitch, UInt8(bitPattern: sample.pitchCorrection)]
                 + Self.u16(0) + Self.u16(sample.type)
         }
@@ -138,10 +173,9 @@ struct SF2Builder {
 
     /// The whole file; `edit` may change the pdta sub-chunks first.
     func build(edit: (inout [(id: String, data: [UInt8])]) -> Void = { _ in }) -> [UInt8] {
-        var smpl: [UInt8] = [], sm24: [UInt8] = []
+        let smpl = sampleLayout.flatMap(\.bytes)
+        var sm24: [UInt8] = []
         for sample in samples {
-            for frame in sample.frames { smpl += Self.u16(UInt16(bitPattern: frame)) }
-            smpl += [UInt8](repeating: 0, count: 2 * Self.sampleGap)
             sm24 += (sample.lowBytes ?? [UInt8](repeating: 0, count: sample.frames.count)) + [UInt8](repeating: 0, count: Self.sampleGap)
         }
         if sm24.count % 2 == 1 { sm24.append(0) }
