@@ -63,7 +63,8 @@ extension Commands {
         if summary.peak == 0 && song.noteOnCount > 0 {
             let causes = (stats.unmappedNotes > 0 ? ["\(stats.unmappedNotes) found no preset or no key range in \(bank.name)"] : [])
                 + (stats.unmappedHits > 0 ? ["\(stats.unmappedHits) hit no pad of the kit"] : [])
-            throw CommandFailure("\(songPath): \(song.noteOnCount) notes, but nothing sounded in \(output)"
+            let notes = song.noteOnCount == 1 ? "1 note" : "\(song.noteOnCount) notes"
+            throw CommandFailure("\(songPath): \(notes), but nothing sounded in \(output)"
                                  + (causes.isEmpty ? "" : " (" + causes.joined(separator: ", ") + ")"))
         }
         return 0

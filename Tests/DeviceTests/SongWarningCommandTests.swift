@@ -77,7 +77,7 @@ final class SongWarningCommandTests: XCTestCase {
         XCTAssertEqual(result.exitCode, 1, result.standardOutput)
         XCTAssertEqual(peak, 0)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
-        XCTAssertTrue(result.standardError.hasPrefix("staccato: \(song): 1 notes, but nothing sounded in "), result.standardError)
+        XCTAssertTrue(result.standardError.hasPrefix("staccato: \(song): 1 note, but nothing sounded in "), result.standardError)
         XCTAssertTrue(result.standardError.contains("1 found no preset or no key range in sf_GMbank_piano_xylo_drums.sf2"), result.standardError)
     }
 
