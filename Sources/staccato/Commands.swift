@@ -55,7 +55,7 @@ enum Commands {
     }
 
     static let demo = Subcommand(
-        name: "demo", summary: "Plays Mozart's Turkish March on the shipped piano through an ALSA device.",
+        name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device, on the system's General MIDI font or the shipped piano.",
         description: "When the default device cannot play (no sound card), it says so and renders the demo to a file instead; a device named with --device must play.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice, periodFrameCount: 256) + [
             OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac or .ogg",
