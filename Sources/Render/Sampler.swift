@@ -278,8 +278,6 @@ struct Sampler {
         switch MIDIController.named(controller) {
         case .bankSelect?: state.pointee.bankMSB = value
         case .bankSelectLSB?: state.pointee.bankLSB = value
-        case .reverbSend?: state.pointee.reverbLevel = value
-        case .chorusSend?: state.pointee.chorusLevel = value
         case .sustainPedal?:
             let down = MIDIController.isDown(pedalValue: value)
             state.pointee.sustainPedal = down

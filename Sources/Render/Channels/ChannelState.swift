@@ -26,8 +26,6 @@ struct ChannelState {
     var bendRangeSemitones: Float = 2
     var registeredParameter: (msb: UInt8, lsb: UInt8) = (127, 127)
     var channelPressure: UInt8 = 0
-    var reverbLevel: UInt8 = 40
-    var chorusLevel: UInt8 = 0
     var sustainPedal = false
     /// CC66 is down: the notes it caught (`SamplerVoice.isCaughtBySostenuto`) are held.
     var sostenutoPedal = false
@@ -57,7 +55,7 @@ struct ChannelState {
         controllers[MIDIController.volume.index] = 100
         controllers[MIDIController.pan.index] = 64
         controllers[MIDIController.expression.index] = 127
-        controllers[MIDIController.reverbSend.index] = reverbLevel
+        controllers[MIDIController.reverbSend.index] = 40
     }
 
     /// Records controller `number` at `value` for the modulators.
@@ -131,14 +129,5 @@ extension ChannelState {
         }
         tuningCents = (Float(fineTuning) - 8_192) * (100 / 8_192) + (Float(coarseTuning) - 64) * 100
     }
-}
-
-/// SF2's concave transform of a 7-bit controller as an attenuation: 400·log10(127/value) cB,
-/// i.e. amplitude ∝ (value/127)², capped at 960 cB. Used for velocity, volume and expression.
-@_noAllocation @_noLocks
-func concaveAttenuation(_ value: UInt8) -> Float {
-    guard value > 0 else { return 960 }
-    // 400·log10(127/v) = 400·log10(2)·log2(127/v)
-    return min(960, 120.411_998 * log2Approximation(127 / Float(value)))
 }
 
