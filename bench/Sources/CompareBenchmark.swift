@@ -123,7 +123,7 @@ enum CompareBenchmark {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(sampleRate))))
         engine.install(bank)
         var ours: [Float] = []
-        try engine.render(song) { ours.append(contentsOf: $0) }
+        engine.render(song) { ours.append(contentsOf: $0) }
         let channelCount = engine.configuration.render.channelCount
         let theirs = try FluidSynth.renderAudio(font: font, song: midiPath, to: folder.appendingPathComponent("fluidsynth.wav").path)
         guard theirs.sampleRate == sampleRate else {
