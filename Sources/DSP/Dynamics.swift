@@ -61,8 +61,14 @@ public struct SafetyLimiter: Sendable {
     @usableFromInline let ceiling: Float
     @usableFromInline let releaseCoefficient: Float
     @usableFromInline var deepest: Float = 1
+    @usableFromInline var reducedFrames = 0
     /// The lowest gain applied since the last `resetReduction()`, for meters and tests.
-    public var deepestGain: Float { deepest }
+    public var deepestGain: Float { @inlinable @_noAllocation @_noLocks get { deepest } }
+    /// Frames the limiter turned down by more than `engagedBelowGain` (0.01 dB) since the last
+    /// `resetReduction()`: how much of a render it shaped. (Its release approaches unity without
+    /// reaching it in floating point, so "below 1" would count on for ever.)
+    public var reducedFrameCount: Int { @inlinable @_noAllocation @_noLocks get { reducedFrames } }
+    @inlinable public static var engagedBelowGain: Float { @_noAllocation @_noLocks get { 0.998_849 } }
 
     /// - Parameters:
     ///   - ceilingDecibels: the highest output level, in dBFS.
@@ -77,19 +83,22 @@ public struct SafetyLimiter: Sendable {
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         var current = gain
         var lowest = deepest
+        var reduced = 0
         for frame in 0..<frameCount {
             let peak = max(abs(left[frame]), abs(right[frame]))
             // Recover towards unity, then clamp at once if this sample would still be too loud.
             current += (1 - current) * releaseCoefficient
             if peak * current > ceiling { current = ceiling / peak }
             lowest = min(lowest, current)
+            if current < Self.engagedBelowGain { reduced += 1 }
             left[frame] *= current
             right[frame] *= current
         }
         gain = current
         deepest = lowest
+        reducedFrames += reduced
     }
 
     /// Starts a new measurement of `deepestGain`.
-    public mutating func resetReduction() { deepest = 1 }
+    public mutating func resetReduction() { deepest = 1; reducedFrames = 0 }
 }

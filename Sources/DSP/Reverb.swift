@@ -479,12 +479,30 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
         }
     }
 
+    /// Reverberates the mono send `input` (left intact) and adds the wet output, times `level`,
+    /// into `left` and `right`: the effects-bus use, where the dry signal goes elsewhere and the
+    /// mix knob plays no part.
+    /// - Thread: the owner's (audio); real-time safe.
     @inlinable @_noAllocation @_noLocks
-    mutating func processBlock(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        let mono = scratch, wetLeft = scratch + 2 * maxFrameCount, wetRight = scratch + 3 * maxFrameCount
-        for frame in 0..<frameCount {
-            mono[frame] = (left[frame] + right[frame]) * 0.5
+    public mutating func processSend(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>,
+                                     right: UnsafeMutablePointer<Float>, level: Float, frameCount: Int) {
+        var done = 0
+        while done < frameCount {
+            let count = min(frameCount - done, maxFrameCount)
+            let (wetLeft, wetRight) = wet(mono: input + done, frameCount: count)
+            for frame in 0..<count {
+                left[done + frame] += wetLeft[frame] * level
+                right[done + frame] += wetRight[frame] * level
+            }
+            done += count
         }
+    }
+
+    /// Runs the tank (and, after a switch of tank, the old one fading out) over `mono` and returns
+    /// where the wet left and right are, in scratch.
+    @inlinable @_noAllocation @_noLocks
+    mutating func wet(mono: UnsafePointer<Float>, frameCount: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let wetLeft = scratch + 2 * maxFrameCount, wetRight = scratch + 3 * maxFrameCount
         processTank(plate: usesPlate, mono: mono, left: wetLeft, right: wetRight, frameCount: frameCount)
         if fadesOutOtherTank {
             fadesOutOtherTank = false
@@ -497,6 +515,16 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
                 wetRight[frame] = wetRight[frame] * fadeIn + oldRight[frame] * fadeOut
             }
         }
+        return (wetLeft, wetRight)
+    }
+
+    @inlinable @_noAllocation @_noLocks
+    mutating func processBlock(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let mono = scratch
+        for frame in 0..<frameCount {
+            mono[frame] = (left[frame] + right[frame]) * 0.5
+        }
+        let (wetLeft, wetRight) = wet(mono: mono, frameCount: frameCount)
         // Mix, ramping the gains linearly from where they were to their targets across the block.
         var dry = dryGain, wet = wetGain
         if dry == targetDryGain && wet == targetWetGain {

@@ -18,17 +18,18 @@ public struct LanePositions {
     }
 }
 
-/// Each lane's gain at the start of a block and its step per frame, for both sides.
+/// Each lane's gain at the start of a block and its step per frame: for both sides of the dry mix,
+/// and for the reverb and chorus sends (mono: FluidSynth's effects take one input each).
 public struct LaneGains {
     public var leftStart: SIMD8<Float>, leftStep: SIMD8<Float>
     public var rightStart: SIMD8<Float>, rightStep: SIMD8<Float>
+    public var reverbStart: SIMD8<Float>, reverbStep: SIMD8<Float>
+    public var chorusStart: SIMD8<Float>, chorusStep: SIMD8<Float>
 
     /// - Thread: audio | control
     @inlinable @_noAllocation @_noLocks
-    public init(leftStart: SIMD8<Float>, leftStep: SIMD8<Float>, rightStart: SIMD8<Float>, rightStep: SIMD8<Float>) {
-        self.leftStart = leftStart
-        self.leftStep = leftStep
-        self.rightStart = rightStart
-        self.rightStep = rightStep
+    public init() {
+        leftStart = SIMD8(); leftStep = SIMD8(); rightStart = SIMD8(); rightStep = SIMD8()
+        reverbStart = SIMD8(); reverbStep = SIMD8(); chorusStart = SIMD8(); chorusStep = SIMD8()
     }
 }

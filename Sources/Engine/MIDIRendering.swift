@@ -8,8 +8,11 @@ public struct MIDIRenderOptions: Sendable {
     public var program: UInt8? = nil
     /// Frames per render call: the same blocks a device with this period would ask for.
     public var blockFrameCount = 64
-    /// After the last event, render on until every voice has ended, but at most this long.
+    /// After the last event, render on until every voice has ended and the effects' tails have
+    /// died below `tailFloor`, but at most this long.
     public var maximumTailSeconds = 5.0
+    /// −80 dBFS: where a reverb tail is taken to have ended.
+    public static let tailFloor: Float = 1e-4
 
     public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = 5) {
         self.program = program
@@ -51,10 +54,12 @@ extension Engine {
             sequencer.send(dueBefore: sequencer.startFrame + rendered, to: self)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
-            for index in 0 ..< block * channelCount { peak = max(peak, abs(scratch[index])) }
+            var blockPeak: Float = 0
+            for index in 0 ..< block * channelCount { blockPeak = max(blockPeak, abs(scratch[index])) }
+            peak = max(peak, blockPeak)
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
             if sequencer.isFinished && rendered > sequencer.lastEventFrame
-                && (renderer.statistics.activeVoices == 0 || rendered >= tailLimit) { break }
+                && ((renderer.statistics.activeVoices == 0 && blockPeak < MIDIRenderOptions.tailFloor) || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,

@@ -28,15 +28,27 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// The channel (0-based) the mode messages (CC124-127: omni off/on, mono on, poly on) are
     /// obeyed on, as the MIDI spec's basic channel; on every other channel they are ignored.
     public var basicChannel: UInt8 = 0
+    /// The reverb and chorus buses the sampler's voices send to (CC91/CC93 and the fonts' send
+    /// generators), on by default as in FluidSynth; off, every voice plays dry and the buses cost
+    /// nothing.
+    public var effects: Bool = true
+    /// The gain of everything a song plays (sampler and drum kit; not the microphone or the test
+    /// tone), in dB, before the master volume. The default leaves dense General MIDI mixes
+    /// through common fonts clear of the output limiter (see `defaultSongGainDecibels`).
+    public var songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels
 
     /// 10 ms, FluidSynth's default minimum note length.
     public static let defaultMinimumNoteSeconds = 0.010
+    /// The song gain's default and range, in dB.
+    public static let defaultSongGainDecibels: Float = -14
+    public static let songGainRange: ClosedRange<Float> = -40...20
 
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
                 voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
                 outputLimiter: Bool = true, howlGuard: Bool = true,
                 samplerKernel: SamplerKernelVariant = .fastestSupported,
-                minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds, basicChannel: UInt8 = 0) {
+                minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds, basicChannel: UInt8 = 0,
+                effects: Bool = true, songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
@@ -48,5 +60,8 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.samplerKernel = samplerKernel.isSupported ? samplerKernel : .generic
         self.minimumNoteSeconds = minimumNoteSeconds.isFinite ? max(0, minimumNoteSeconds) : 0
         self.basicChannel = min(basicChannel, 15)
+        self.effects = effects
+        self.songGainDecibels = songGainDecibels.isFinite
+            ? min(max(songGainDecibels, Self.songGainRange.lowerBound), Self.songGainRange.upperBound) : 0
     }
 }

@@ -22,4 +22,8 @@ public struct RenderStatistics: Sendable, Equatable {
     public var unmappedHits: Int
     /// Drum voices ringing after the last block.
     public var activeDrumVoices: Int
+    /// Frames the output's safety limiter turned down (by more than 0.01 dB), and the most it
+    /// turned them down, in dB, positive (0: never): a mix too loud for the gain it was played at.
+    public var limitedFrames: Int = 0
+    public var deepestLimiterDecibels: Float = 0
 }

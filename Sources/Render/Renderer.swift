@@ -21,17 +21,21 @@ public final class Renderer: @unchecked Sendable {
     var sampler: Sampler
     var drums: DrumPlayer
     var chain: EffectsChain
+    /// The reverb and chorus buses the sampler's voices send to.
+    var sends: EffectsSends
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
     /// The MIDI instruments' own bus (sampler and drums), `maxFrameCount` frames each: used while
-    /// the song's master volume is not full, to scale them and nothing else.
+    /// the song's volume is not exactly 1, to scale them and nothing else.
     let songLeft: UnsafeMutablePointer<Float>
     let songRight: UnsafeMutablePointer<Float>
-    /// The song's master volume (MIDI Master Volume SysEx), a linear gain ramped per frame, so it
-    /// changes on its exact frame whatever the block size. At full scale the instruments mix
-    /// straight into the mix bus, untouched.
+    /// The song's volume: the song gain times its master volume (MIDI Master Volume SysEx), a
+    /// linear gain ramped per frame, so it changes on its exact frame whatever the block size. At
+    /// exactly 1 the instruments mix straight into the mix bus, untouched.
     var songVolume: SmoothedValue
+    /// `configuration.songGainDecibels` as a linear gain: what `songVolume` rests at.
+    let songGain: Float
     /// Where the final output is copied for recording (a disabled tap when nobody records).
     let outputTap: OutputTap
     /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
@@ -57,7 +61,8 @@ public final class Renderer: @unchecked Sendable {
     let publishedHowlCount = Atomic<Int>(0)
     let publishedHowlPredictor1 = Atomic<UInt32>(0)
     let publishedHowlPredictor2 = Atomic<UInt32>(0)
-    let publishedLimitedBlocks = Atomic<Int>(0)
+    let publishedLimitedFrames = Atomic<Int>(0)
+    let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
     /// - Parameter outputTap: where every rendered block is copied for recording, if anywhere.
     /// - Thread: control. Not real-time safe: allocates.
@@ -82,9 +87,12 @@ public final class Renderer: @unchecked Sendable {
         sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
         sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
         sampler.basicChannel = configuration.basicChannel
+        sampler.sendsEnabled = configuration.effects
+        sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount)
         songLeft = .allocate(capacity: configuration.maxFrameCount)
         songRight = .allocate(capacity: configuration.maxFrameCount)
-        songVolume = SmoothedValue(1, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
+        songGain = fastExp2(configuration.songGainDecibels * (3.321_928_1 / 20))
+        songVolume = SmoothedValue(songGain, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
@@ -102,6 +110,7 @@ public final class Renderer: @unchecked Sendable {
         songLeft.deallocate()
         songRight.deallocate()
         chain.deallocate()
+        sends.deallocate()
     }
 
     /// How long the test tone fades in and out: a tone stopped this long before a deadline is
@@ -125,7 +134,11 @@ public final class Renderer: @unchecked Sendable {
                          drumRecycles: publishedDrumRecycles.load(ordering: .relaxed),
                          drumChokes: publishedDrumChokes.load(ordering: .relaxed),
                          unmappedHits: publishedUnmappedHits.load(ordering: .relaxed),
-                         activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed))
+                         activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed),
+                         limitedFrames: publishedLimitedFrames.load(ordering: .relaxed),
+                         // 20·log10(g) = 20·log10(2)·log2(g)
+                         deepestLimiterDecibels: -6.020_6 * log2Approximation(
+                            Float(bitPattern: publishedDeepestLimiterGain.load(ordering: .relaxed))))
     }
 
     /// The highest input and output sample magnitudes since the last call (for level meters).
@@ -177,6 +190,7 @@ public final class Renderer: @unchecked Sendable {
             mixRight.update(repeating: 0, count: frameCount)
         }
 
+        sends.clearInputs(frameCount: frameCount)
         var offset = 0
         while offset < frameCount {
             sampler.now = frameTime + FrameTime(offset)
@@ -192,19 +206,24 @@ public final class Renderer: @unchecked Sendable {
             if songIsScaled {
                 songLeft.update(repeating: 0, count: count)
                 songRight.update(repeating: 0, count: count)
-                sampler.render(left: songLeft, right: songRight, frameCount: count)
+                let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
+                sampler.render(left: songLeft, right: songRight, reverb: reverb, chorus: chorus, frameCount: count)
                 drums.render(left: songLeft, right: songRight, frameCount: count)
                 for frame in 0..<count {
                     let gain = songVolume.next()
                     mixLeft[offset + frame] += songLeft[frame] * gain
                     mixRight[offset + frame] += songRight[frame] * gain
+                    reverb[frame] *= gain
+                    chorus[frame] *= gain
                 }
             } else {
-                sampler.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+                sampler.render(left: mixLeft + offset, right: mixRight + offset,
+                               reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset, frameCount: count)
                 drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
             }
             offset = segmentEnd
         }
+        sends.process(addingTo: mixLeft, right: mixRight, frameCount: frameCount, frameTime: frameTime)
         if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
             let (predictor1, predictor2) = chain.howlPredictor
             publishedHowlPredictor1.store(predictor1.bitPattern, ordering: .relaxed)
@@ -259,6 +278,7 @@ public final class Renderer: @unchecked Sendable {
             tones.stopAll()
             sampler.allSoundOff(channel: nil)
             drums.fadeAll()
+            sends.fadeOut(from: sampler.now)
         case let .noteOn(channel, key, velocity):
             // With a kit installed, channel 10 is the kit's (one-shots: note-offs do not matter).
             let kitPlays = drums.hasKit
@@ -289,11 +309,11 @@ public final class Renderer: @unchecked Sendable {
         case .systemReset:
             sampler.systemReset()
             drums.fadeAll()
-            songVolume.move(to: 1)
+            songVolume.move(to: songGain)
         case let .rhythmPart(channel, isDrum):
             sampler.setRhythmPart(channel: channel, isDrum: isDrum)
         case let .songVolume(value):
-            songVolume.move(to: Float(min(value, 16_383)) / 16_383)
+            songVolume.move(to: songGain * Float(min(value, 16_383)) / 16_383)
         }
         return true
     }
@@ -370,5 +390,7 @@ public final class Renderer: @unchecked Sendable {
         publishedDrumChokes.store(drums.chokedCount, ordering: .relaxed)
         publishedUnmappedHits.store(drums.unmappedHitCount, ordering: .relaxed)
         publishedDrumVoices.store(drums.activeVoiceCount, ordering: .relaxed)
+        publishedLimitedFrames.store(chain.limiter.reducedFrameCount, ordering: .relaxed)
+        publishedDeepestLimiterGain.store(chain.limiter.deepestGain.bitPattern, ordering: .relaxed)
     }
 }

@@ -44,6 +44,16 @@ struct Sampler {
     /// summed into left/right once per block rather than once per group.
     let busLeft: UnsafeMutablePointer<Lanes>
     let busRight: UnsafeMutablePointer<Lanes>
+    /// Per-lane send buses, likewise; cleared only in a block where some voice sends to them.
+    let busReverb: UnsafeMutablePointer<Lanes>
+    let busChorus: UnsafeMutablePointer<Lanes>
+    /// Whether a group of the block being rendered has sent to the reverb or chorus bus yet.
+    var reverbBusInUse = false
+    var chorusBusInUse = false
+    /// Frames of the block being rendered (what a send bus is cleared for on its first use).
+    var blockFrameCount = 0
+    /// Whether voices feed the effects sends (`RenderConfiguration.effects`).
+    var sendsEnabled = true
     /// Eight zero frames: what an empty lane of the SIMD reader reads.
     let silence: UnsafeMutablePointer<Float>
     /// The voices of the group being rendered (up to `laneCount`).
@@ -99,6 +109,8 @@ struct Sampler {
         scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
         busLeft = .allocate(capacity: maxFrameCount)
         busRight = .allocate(capacity: maxFrameCount)
+        busReverb = .allocate(capacity: maxFrameCount)
+        busChorus = .allocate(capacity: maxFrameCount)
         silence = .allocate(capacity: 8)
         silence.initialize(repeating: 0, count: 8)
         group = .allocate(capacity: Self.laneCount)
@@ -109,7 +121,7 @@ struct Sampler {
         lanePositions = .allocate(capacity: 1)
         lanePositions.initialize(to: LanePositions())
         laneGains = .allocate(capacity: 1)
-        laneGains.initialize(to: LaneGains(leftStart: Lanes(), leftStep: Lanes(), rightStart: Lanes(), rightStep: Lanes()))
+        laneGains.initialize(to: LaneGains())
         passthrough = .allocate(capacity: 1)
         passthrough.initialize(to: LowPassFilter())
         laneFilters = .allocate(capacity: Self.laneCount)
@@ -130,6 +142,8 @@ struct Sampler {
         scratch.deallocate()
         busLeft.deallocate()
         busRight.deallocate()
+        busReverb.deallocate()
+        busChorus.deallocate()
         silence.deallocate()
         group.deallocate()
         groupBlocks.deallocate()
@@ -384,14 +398,19 @@ struct Sampler {
 
     // MARK: Rendering
 
-    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`,
-    /// `laneCount` at a time so their reads, filters and gains share SIMD lanes.
+    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, and
+    /// their sends into the mono `reverb` and `chorus` buses, `laneCount` at a time so their reads,
+    /// filters and gains share SIMD lanes.
     @_noAllocation @_noLocks
-    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                         reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>, frameCount: Int) {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
         busLeft.update(repeating: Lanes(), count: frameCount)
         busRight.update(repeating: Lanes(), count: frameCount)
+        reverbBusInUse = false
+        chorusBusInUse = false
+        blockFrameCount = frameCount
         // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
         // large pool would cost more than the count is worth.
         activeVoiceCount = 0
@@ -417,6 +436,8 @@ struct Sampler {
             left[frame] += busLeft[frame].sum()
             right[frame] += busRight[frame].sum()
         }
+        if reverbBusInUse { for frame in 0..<frameCount { reverb[frame] += busReverb[frame].sum() } }
+        if chorusBusInUse { for frame in 0..<frameCount { chorus[frame] += busChorus[frame].sum() } }
         peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
     }
 
@@ -432,7 +453,7 @@ struct Sampler {
                 if lane < count && group[lane].pointee.isActive {
                     let voice = group[lane]
                     voice.pointee.prepare(frameCount: blockFrames, channel: channels + Int(voice.pointee.channel),
-                                          sampleRate: sampleRate, into: &groupBlocks[lane])
+                                          sampleRate: sampleRate, sends: sendsEnabled, into: &groupBlocks[lane])
                 } else {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
                 }
@@ -449,11 +470,11 @@ struct Sampler {
             if filtering {
                 passthrough.pointee.reset()
                 var filter = LowPassFilterLanes(laneFilters)
-                mixGroup(frameCount: blockFrames, filtering: true, filter: &filter, busLeft: busLeft + offset, busRight: busRight + offset)
+                mixGroup(frameCount: blockFrames, filtering: true, filter: &filter, offset: offset)
                 filter.store(into: laneFilters)
             } else {
                 var unused = LowPassFilterLanes()
-                mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, busLeft: busLeft + offset, busRight: busRight + offset)
+                mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, offset: offset)
             }
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
@@ -529,23 +550,43 @@ struct Sampler {
         }
     }
 
-    /// Adds the lanes into the lane buses, each through its own ramped gains and, with `filtering`,
-    /// its lane of `filter`. Lanes past a voice's end hold zeros, and empty lanes have zero gain, so
-    /// all of them mix in one pass.
+    /// Adds the lanes into the lane buses at `offset` in the block, each through its own ramped
+    /// gains and, with `filtering`, its lane of `filter`; into the send buses too when some lane
+    /// sends (a send bus is cleared on its first use in a block). Lanes past a voice's end hold
+    /// zeros, and empty lanes have zero gains, so all of them mix in one pass.
     @_noAllocation @_noLocks
-    func mixGroup(frameCount: Int, filtering: Bool, filter: inout LowPassFilterLanes,
-                  busLeft: UnsafeMutablePointer<Lanes>, busRight: UnsafeMutablePointer<Lanes>) {
-        let blocks = groupBlocks
-        laneGains.pointee = LaneGains(
-            leftStart: Lanes(blocks[0].leftStart, blocks[1].leftStart, blocks[2].leftStart, blocks[3].leftStart,
-                             blocks[4].leftStart, blocks[5].leftStart, blocks[6].leftStart, blocks[7].leftStart),
-            leftStep: Lanes(blocks[0].leftStep, blocks[1].leftStep, blocks[2].leftStep, blocks[3].leftStep,
-                            blocks[4].leftStep, blocks[5].leftStep, blocks[6].leftStep, blocks[7].leftStep),
-            rightStart: Lanes(blocks[0].rightStart, blocks[1].rightStart, blocks[2].rightStart, blocks[3].rightStart,
-                              blocks[4].rightStart, blocks[5].rightStart, blocks[6].rightStart, blocks[7].rightStart),
-            rightStep: Lanes(blocks[0].rightStep, blocks[1].rightStep, blocks[2].rightStep, blocks[3].rightStep,
-                             blocks[4].rightStep, blocks[5].rightStep, blocks[6].rightStep, blocks[7].rightStep))
-        kernel.mixLanes(scratch, frameCount: frameCount, gains: laneGains, filtering: filtering, filter: &filter, busLeft: busLeft, busRight: busRight)
+    mutating func mixGroup(frameCount: Int, filtering: Bool, filter: inout LowPassFilterLanes, offset: Int) {
+        let b = groupBlocks
+        // Each vector built whole from its eight lanes: single-lane writes into a vector go
+        // through the stack and stall on every write.
+        var gains = LaneGains()
+        gains.leftStart = Lanes(b[0].leftStart, b[1].leftStart, b[2].leftStart, b[3].leftStart, b[4].leftStart, b[5].leftStart, b[6].leftStart, b[7].leftStart)
+        gains.leftStep = Lanes(b[0].leftStep, b[1].leftStep, b[2].leftStep, b[3].leftStep, b[4].leftStep, b[5].leftStep, b[6].leftStep, b[7].leftStep)
+        gains.rightStart = Lanes(b[0].rightStart, b[1].rightStart, b[2].rightStart, b[3].rightStart, b[4].rightStart, b[5].rightStart, b[6].rightStart, b[7].rightStart)
+        gains.rightStep = Lanes(b[0].rightStep, b[1].rightStep, b[2].rightStep, b[3].rightStep, b[4].rightStep, b[5].rightStep, b[6].rightStep, b[7].rightStep)
+        gains.reverbStart = Lanes(b[0].reverbStart, b[1].reverbStart, b[2].reverbStart, b[3].reverbStart, b[4].reverbStart, b[5].reverbStart, b[6].reverbStart, b[7].reverbStart)
+        gains.reverbStep = Lanes(b[0].reverbStep, b[1].reverbStep, b[2].reverbStep, b[3].reverbStep, b[4].reverbStep, b[5].reverbStep, b[6].reverbStep, b[7].reverbStep)
+        gains.chorusStart = Lanes(b[0].chorusStart, b[1].chorusStart, b[2].chorusStart, b[3].chorusStart, b[4].chorusStart, b[5].chorusStart, b[6].chorusStart, b[7].chorusStart)
+        gains.chorusStep = Lanes(b[0].chorusStep, b[1].chorusStep, b[2].chorusStep, b[3].chorusStep, b[4].chorusStep, b[5].chorusStep, b[6].chorusStep, b[7].chorusStep)
+        laneGains.pointee = gains
+        var sendsReverb = false, sendsChorus = false
+        for lane in 0..<Self.laneCount {
+            if b[lane].sendsReverb { sendsReverb = true }
+            if b[lane].sendsChorus { sendsChorus = true }
+        }
+        // The kernel's chorus loop also adds to the reverb bus (a chorus-only loop is not worth having).
+        if (sendsReverb || sendsChorus) && !reverbBusInUse {
+            reverbBusInUse = true
+            busReverb.update(repeating: Lanes(), count: blockFrameCount)
+        }
+        if sendsChorus && !chorusBusInUse {
+            chorusBusInUse = true
+            busChorus.update(repeating: Lanes(), count: blockFrameCount)
+        }
+        kernel.mixLanes(scratch, frameCount: frameCount, gains: laneGains, filtering: filtering, filter: &filter,
+                        sendsReverb: sendsReverb, sendsChorus: sendsChorus,
+                        busLeft: busLeft + offset, busRight: busRight + offset,
+                        busReverb: busReverb + offset, busChorus: busChorus + offset)
     }
 
     /// Hands back banks that are neither current nor used by any voice.

@@ -49,12 +49,17 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// - Thread: audio
     @inline(__always) @_noAllocation @_noLocks
     func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
-                  filtering: Bool, filter: inout LowPassFilterLanes,
-                  busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
+                  filtering: Bool, filter: inout LowPassFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
+                  busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
+                  busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
         if case .avx2FMA = self {
-            SamplerKernelsAVX2.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter, busLeft: busLeft, busRight: busRight)
+            SamplerKernelsAVX2.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
+                                        sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
+                                        busReverb: busReverb, busChorus: busChorus)
         } else {
-            SamplerKernels.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter, busLeft: busLeft, busRight: busRight)
+            SamplerKernels.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
+                                    sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
+                                    busReverb: busReverb, busChorus: busChorus)
         }
     }
 }

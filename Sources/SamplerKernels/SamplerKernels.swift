@@ -145,26 +145,36 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
 
 /// Adds `frameCount` frames of eight lanes into the lane buses, each through its own ramped gains,
 /// and with `filtering` through `filter` first (a lane's filter may pass its input through):
-/// filtering in the mixing pass saves storing the block and loading it again. The caller gathers
-/// and stores the filter lanes: built here from scattered scalars, the optimiser splits the vectors.
+/// filtering in the mixing pass saves storing the block and loading it again. With `sendsReverb`
+/// or `sendsChorus` the filtered lanes also go, through their send gains, into `busReverb` or
+/// `busChorus`: a group whose lanes send nothing pays nothing for the sends. The caller gathers and
+/// stores the filter lanes: built here from scattered scalars, the optimiser splits the vectors.
 /// - Thread: audio
 @_noAllocation @_noLocks
 public func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
-                     filtering: Bool, filter: inout LowPassFilterLanes,
-                     busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
-    if filtering {
-        mixLanes(filtering: true, frames, frameCount: frameCount, gains: gains, filter: &filter, busLeft: busLeft, busRight: busRight)
-    } else {
-        mixLanes(filtering: false, frames, frameCount: frameCount, gains: gains, filter: &filter, busLeft: busLeft, busRight: busRight)
+                     filtering: Bool, filter: inout LowPassFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
+                     busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
+                     busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
+    // One specialised loop per combination, so that none tests a flag per frame.
+    switch (filtering, sendsReverb, sendsChorus) {
+    case (false, false, false): mixLanes(filtering: false, reverb: false, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (true, false, false): mixLanes(filtering: true, reverb: false, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (false, true, false): mixLanes(filtering: false, reverb: true, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (true, true, false): mixLanes(filtering: true, reverb: true, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (false, _, true): mixLanes(filtering: false, reverb: true, chorus: true, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (true, _, true): mixLanes(filtering: true, reverb: true, chorus: true, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
     }
 }
 
 @inline(__always) @_noAllocation @_noLocks
-func mixLanes(filtering: Bool, _ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
-              filter: inout LowPassFilterLanes,
-              busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>) {
+func mixLanes(filtering: Bool, reverb: Bool, chorus: Bool, _ frames: UnsafePointer<SIMD8<Float>>, _ frameCount: Int,
+              _ gains: UnsafePointer<LaneGains>, _ filter: inout LowPassFilterLanes,
+              _ busLeft: UnsafeMutablePointer<SIMD8<Float>>, _ busRight: UnsafeMutablePointer<SIMD8<Float>>,
+              _ busReverb: UnsafeMutablePointer<SIMD8<Float>>, _ busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
     var leftGain = gains.pointee.leftStart, rightGain = gains.pointee.rightStart
     let leftStep = gains.pointee.leftStep, rightStep = gains.pointee.rightStep
+    var reverbGain = gains.pointee.reverbStart, chorusGain = gains.pointee.chorusStart
+    let reverbStep = gains.pointee.reverbStep, chorusStep = gains.pointee.chorusStep
     let b0 = filter.b0, b1 = filter.b1, b2 = filter.b2, negativeA1 = -filter.a1, negativeA2 = -filter.a2
     var z1 = filter.z1, z2 = filter.z2
     for frame in 0..<frameCount {
@@ -181,6 +191,14 @@ func mixLanes(filtering: Bool, _ frames: UnsafePointer<SIMD8<Float>>, frameCount
         }
         busLeft[frame] = multiplyAdd(values, leftGain, busLeft[frame])
         busRight[frame] = multiplyAdd(values, rightGain, busRight[frame])
+        if reverb {
+            reverbGain += reverbStep
+            busReverb[frame] = multiplyAdd(values, reverbGain, busReverb[frame])
+        }
+        if chorus {
+            chorusGain += chorusStep
+            busChorus[frame] = multiplyAdd(values, chorusGain, busChorus[frame])
+        }
     }
     filter.z1 = z1
     filter.z2 = z2

@@ -27,7 +27,7 @@ extension Commands {
         let seconds = try options.double("seconds")
         let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
-        let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.8)
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8)
         engine.install(kit)
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
 

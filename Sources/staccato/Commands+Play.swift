@@ -25,8 +25,7 @@ extension Commands {
             OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds", default: .number(300), range: 50...5_000),
             OptionSpec(name: "volume", valueName: "V", help: "master volume", default: .number(1), range: 0...1),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds", range: 0.01...86_400),
-            DeviceOptions.minimumNoteLength,
-        ],
+        ] + DeviceOptions.songSpecs,
         exclusiveGroups: [["midi-in", "midi"]],
         playsLive: true
     ) { options in
@@ -47,7 +46,6 @@ extension Commands {
         let release = try options.string("release")
         guard ["auto", "kitty", "hold"].contains(release) else { throw UsageError(description: "--release must be auto, kitty or hold, got '\(release)'") }
         let holdSeconds = Double(try options.integer("hold")) / 1_000
-        let minimumNoteSeconds = try DeviceOptions.minimumNoteSeconds(options)
 
         // Everything is loaded before anything plays.
         let song = try options.positionals.first.map { try SongSetup.readSong(path: $0) }
@@ -64,7 +62,7 @@ extension Commands {
             kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
         }
 
-        let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume), minimumNoteSeconds: minimumNoteSeconds)
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume), songOptions: options)
         engine.install(bank)
         if let kit { engine.install(kit) }
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)

@@ -20,8 +20,7 @@ extension Commands {
             DeviceOptions.rate,
             OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
-            DeviceOptions.minimumNoteLength,
-        ],
+        ] + DeviceOptions.songSpecs,
         exclusiveGroups: [["soundfont", "samples"]]
     ) { options in
         guard options.positionals.count == 1 else {
@@ -37,7 +36,9 @@ extension Commands {
         guard interpolation == "cubic" || interpolation == "linear" else {
             throw UsageError(description: "--interpolation must be cubic or linear, got '\(interpolation)'")
         }
-        let minimumNoteSeconds = try DeviceOptions.minimumNoteSeconds(options)
+        var renderConfiguration = RenderConfiguration(sampleRate: Double(rate), voiceCount: voices,
+                                                      cubicInterpolation: interpolation == "cubic")
+        try DeviceOptions.readSongOptions(options, into: &renderConfiguration)
         let instrumentPath = options.values["samples"] == nil ? try options.soundFontPath() : try options.string("samples")
 
         let started = Date()
@@ -45,9 +46,7 @@ extension Commands {
         let bank = try InstrumentLoader.load(path: instrumentPath, sampleRate: Double(rate))
         let kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: Double(rate), program: program), bank: bank,
                                         kitPath: options.values["kit"], sampleRate: Double(rate))
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
-            sampleRate: Double(rate), voiceCount: voices, cubicInterpolation: interpolation == "cubic",
-            minimumNoteSeconds: minimumNoteSeconds)))
+        let engine = Engine(configuration: EngineConfiguration(render: renderConfiguration))
         engine.install(bank)
         if let kit { engine.install(kit) }
         let renderStarted = Date()
@@ -59,6 +58,7 @@ extension Commands {
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
         print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
               + (kit == nil ? "" : "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)"))
+        print(limiterReport(stats, sampleRate: Double(rate), gainDecibels: renderConfiguration.songGainDecibels))
         // Checked on what was rendered, so any cause of silence is caught, foreseen or not.
         if summary.peak == 0 && song.noteOnCount > 0 {
             let causes = (stats.unmappedNotes > 0 ? ["\(stats.unmappedNotes) found no preset or no key range in \(bank.name)"] : [])
@@ -69,4 +69,14 @@ extension Commands {
         }
         return 0
     }
+}
+
+/// One line on what the output's safety limiter did: nothing, or how much of the render it turned
+/// down and by how much, with what to do about it.
+func limiterReport(_ statistics: RenderStatistics, sampleRate: Double, gainDecibels: Float) -> String {
+    guard statistics.limitedFrames > 0 else { return "limiter: never engaged" }
+    let seconds = Double(statistics.limitedFrames) / sampleRate
+    let suggestion = Double(gainDecibels - statistics.deepestLimiterDecibels - 1).rounded(.down)
+    return "limiter: turned \(String(format: "%.2f", seconds)) s down, by up to \(String(format: "%.1f", statistics.deepestLimiterDecibels)) dB"
+        + " (--gain \(suggestion.plainText) would keep the song clear of it)"
 }

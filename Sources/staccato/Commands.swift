@@ -45,7 +45,7 @@ enum Commands {
         let seconds = try options.double("seconds")
         let volume = try options.double("volume")
 
-        let engine = DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
         let frameCount = Int((seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOn(slot: 0, frequency: Float(frequency), amplitude: 1), at: 0)
@@ -69,7 +69,7 @@ enum Commands {
         let configuration = try DeviceOptions.streamConfiguration(options)
         let rate = Double(configuration.sampleRate)
         let (bank, song) = try Demo.load(sampleRate: rate)
-        let engine = DeviceOptions.engine(for: configuration, masterVolume: 0.8)
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8)
         engine.install(bank)
         do {
             let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)

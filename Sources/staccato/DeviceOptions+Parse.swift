@@ -11,17 +11,18 @@ extension DeviceOptions {
             periodCount: try options.integer("periods"))
     }
 
-    /// Reads `--min-note-length` (milliseconds) as seconds.
-    static func minimumNoteSeconds(_ options: ParsedOptions) throws -> Double {
-        try options.double(minimumNoteLength.name) / 1_000
+    /// Sets what `songSpecs` say (`--min-note-length`, `--gain`, `--no-effects`) in `render`.
+    static func readSongOptions(_ options: ParsedOptions, into render: inout RenderConfiguration) throws {
+        render.minimumNoteSeconds = try options.double(minimumNoteLength.name) / 1_000
+        render.songGainDecibels = Float(try options.double(songGain.name))
+        render.effects = !options.has(noEffects.name)
     }
 
-    /// An engine whose renderer matches `stream`.
-    static func engine(for stream: StreamConfiguration, masterVolume: Float,
-                       minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds) -> Engine {
-        Engine(configuration: EngineConfiguration(
-            render: RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
-                                        maxFrameCount: max(4_096, stream.periodFrameCount), minimumNoteSeconds: minimumNoteSeconds),
-            initialMasterVolume: masterVolume))
+    /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given).
+    static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil) throws -> Engine {
+        var render = RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
+                                         maxFrameCount: max(4_096, stream.periodFrameCount))
+        if let songOptions { try readSongOptions(songOptions, into: &render) }
+        return Engine(configuration: EngineConfiguration(render: render, initialMasterVolume: masterVolume))
     }
 }

@@ -102,10 +102,16 @@ enum DeviceOptions {
 
     static let rate = OptionSpec(name: "rate", valueName: "HZ", help: "sample rate", default: .number(defaults.sampleRate), range: 8_000...384_000)
 
-    /// `--min-note-length`, for every command that plays MIDI: `minimumNoteSeconds` reads it.
+    /// How a song plays, for every command that plays MIDI: `readSongOptions` reads them.
+    static let songSpecs = [minimumNoteLength, songGain, noEffects]
     static let minimumNoteLength = OptionSpec(
         name: "min-note-length", valueName: "MS", help: "a note-off sooner than this after its note-on waits until then (0: off)",
         default: .number(RenderConfiguration.defaultMinimumNoteSeconds * 1_000), range: 0...1_000)
+    static let songGain = OptionSpec(
+        name: "gain", valueName: "DB", help: "the song's gain (the default keeps dense General MIDI mixes clear of the limiter)",
+        default: .number(Double(RenderConfiguration.defaultSongGainDecibels)),
+        range: Double(RenderConfiguration.songGainRange.lowerBound)...Double(RenderConfiguration.songGainRange.upperBound))
+    static let noEffects = OptionSpec(name: "no-effects", help: "play dry: no reverb or chorus (CC91/CC93 sends, on by default as in FluidSynth)")
 }
 
 extension OptionDefault {

@@ -43,6 +43,29 @@ final class DynamicsTests: XCTestCase {
         XCTAssertEqual(burst.last!, 0.1, accuracy: 0.001, "recovered after 0.5 s (10 release time constants)")
     }
 
+    /// The limiter counts the frames it turned down by more than 0.01 dB: none for a signal
+    /// below the ceiling, the burst and its recovery for one above it, and none again after a reset.
+    func testLimiterCountsTheFramesItTurnsDown() {
+        var limiter = SafetyLimiter(sampleRate: rate)
+        func run(_ samples: [Float]) {
+            var left = samples, right = samples
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                limiter.process(left: l.baseAddress!, right: r.baseAddress!, frameCount: l.count)
+            } }
+        }
+        run((0..<9_600).map { Float(sin(Double($0) * 0.06)) * 0.8 })
+        XCTAssertEqual(limiter.reducedFrameCount, 0)
+        XCTAssertEqual(limiter.deepestGain, 1)
+        run([Float](repeating: 1.8, count: 480) + [Float](repeating: 0.1, count: 48_000))
+        // 480 frames held at 0.89/1.8, then the release (50 ms time constant) from −6.1 dB to
+        // −0.01 dB: ln(0.506 / 0.00115) × 2,400 frames ≈ 14,600 frames.
+        XCTAssertEqual(Double(limiter.reducedFrameCount), 480 + 14_600, accuracy: 300)
+        XCTAssertEqual(limiter.deepestGain, Float(pow(10, -1.0 / 20)) / 1.8, accuracy: 1e-4)
+        limiter.resetReduction()
+        run((0..<9_600).map { Float(sin(Double($0) * 0.06)) * 0.8 })
+        XCTAssertEqual(limiter.reducedFrameCount, 0)
+    }
+
     func testDCBlockerRemovesOffsetAndPassesAudio() {
         var blocker = DCBlocker(sampleRate: rate)
         var samples = (0..<96_000).map { Float(sin(2 * Double.pi * 1_000 * Double($0) / rate)) * 0.5 + 0.3 }

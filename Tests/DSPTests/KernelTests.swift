@@ -24,14 +24,22 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(centibelsToAmplitude(200), 0.1, accuracy: 1e-6)
     }
 
-    typealias MixLanes = (UnsafePointer<SIMD8<Float>>, Int, UnsafePointer<LaneGains>, Bool, inout LowPassFilterLanes,
+    /// frames, frame count, gains, filtering, filter, sends reverb, sends chorus, left, right, reverb, chorus.
+    typealias MixLanes = (UnsafePointer<SIMD8<Float>>, Int, UnsafePointer<LaneGains>, Bool, inout LowPassFilterLanes, Bool, Bool,
+                          UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>,
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>) -> Void
 
     /// Both builds of the sampler kernels, or the generic one where the CPU lacks AVX2 and FMA.
     var mixingKernels: [(name: String, mix: MixLanes)] {
-        var kernels: [(name: String, mix: MixLanes)] = [("generic", { SamplerKernels.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, busLeft: $5, busRight: $6) })]
+        var kernels: [(name: String, mix: MixLanes)] = [("generic", {
+            SamplerKernels.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
+                                    busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+        })]
         if staccato_cpu_supports_avx2_fma() != 0 {
-            kernels.append(("AVX2+FMA", { SamplerKernelsAVX2.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, busLeft: $5, busRight: $6) }))
+            kernels.append(("AVX2+FMA", {
+                SamplerKernelsAVX2.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
+                                            busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+            }))
         }
         return kernels
     }
@@ -41,14 +49,52 @@ final class KernelTests: XCTestCase {
     func filter(_ frames: UnsafeMutablePointer<SIMD8<Float>>, count: Int, through filter: inout LowPassFilterLanes, _ mix: MixLanes) {
         let gains = UnsafeMutablePointer<LaneGains>.allocate(capacity: 1)
         defer { gains.deallocate() }
-        gains.initialize(to: LaneGains(leftStart: SIMD8(repeating: 1), leftStep: SIMD8(), rightStart: SIMD8(), rightStep: SIMD8()))
+        var unity = LaneGains()
+        unity.leftStart = SIMD8(repeating: 1)
+        gains.initialize(to: unity)
         let left = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: count)
         let right = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: count)
         defer { left.deallocate(); right.deallocate() }
         left.initialize(repeating: SIMD8(), count: count)
         right.initialize(repeating: SIMD8(), count: count)
-        mix(frames, count, gains, true, &filter, left, right)
+        mix(frames, count, gains, true, &filter, false, false, left, right, left, left)
         frames.update(from: left, count: count)
+    }
+
+    /// The send buses get each lane through its own ramped send gain, the same signal the dry buses
+    /// get, and only when asked: a group that sends nothing leaves the send buses untouched.
+    func testSendBusesGetEachLaneThroughItsRampedSendGain() {
+        for kernel in mixingKernels {
+            let count = 64
+            let frames = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: count)
+            let buses = (0..<4).map { _ in UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: count) }
+            let gains = UnsafeMutablePointer<LaneGains>.allocate(capacity: 1)
+            defer { frames.deallocate(); buses.forEach { $0.deallocate() }; gains.deallocate() }
+            for frame in 0..<count { frames[frame] = SIMD8((0..<8).map { Float(frame + 1) * Float($0 + 1) * 0.001 }) }
+            var setting = LaneGains()
+            setting.leftStart = SIMD8(repeating: 0.5)
+            setting.rightStart = SIMD8(repeating: 0.25)
+            setting.reverbStart = SIMD8((0..<8).map { Float($0) * 0.1 })
+            setting.reverbStep = SIMD8(repeating: 0.001)
+            setting.chorusStart = SIMD8(repeating: 0.2)
+            setting.chorusStep = SIMD8(repeating: -0.002)
+            gains.initialize(to: setting)
+            for (reverb, chorus) in [(false, false), (true, false), (true, true)] {
+                for bus in buses { bus.initialize(repeating: SIMD8(repeating: 7), count: count) }
+                var filter = LowPassFilterLanes()
+                kernel.mix(frames, count, gains, false, &filter, reverb, chorus, buses[0], buses[1], buses[2], buses[3])
+                for frame in [0, 31, 63] {
+                    for lane in 0..<8 {
+                        let value = frames[frame][lane]
+                        XCTAssertEqual(buses[0][frame][lane], 7 + value * 0.5, accuracy: 1e-5, kernel.name)
+                        let reverbGain = Float(lane) * 0.1 + 0.001 * Float(frame + 1)
+                        let chorusGain = 0.2 - 0.002 * Float(frame + 1)
+                        XCTAssertEqual(buses[2][frame][lane], reverb ? 7 + value * reverbGain : 7, accuracy: 1e-5, "\(kernel.name) reverb")
+                        XCTAssertEqual(buses[3][frame][lane], chorus ? 7 + value * chorusGain : 7, accuracy: 1e-5, "\(kernel.name) chorus")
+                    }
+                }
+            }
+        }
     }
 
     /// The eight-lane filter's measured magnitude matches the RBJ low-pass formula in every lane,

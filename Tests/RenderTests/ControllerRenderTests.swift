@@ -11,8 +11,9 @@ final class ControllerRenderTests: XCTestCase {
     let rate = 48_000.0
 
     func engine(bank: SampleBank = SyntheticBank.sine(), minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds) -> Engine {
+        // Dry and at unity gain: these tests look at the voices alone.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
-            sampleRate: rate, outputLimiter: false, minimumNoteSeconds: minimumNoteSeconds)))
+            sampleRate: rate, outputLimiter: false, minimumNoteSeconds: minimumNoteSeconds, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         return engine
     }

@@ -36,7 +36,7 @@ final class DrumRenderTests: XCTestCase {
     }
 
     func engine(with kit: DrumKit) -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, outputLimiter: false)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, outputLimiter: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(kit))
         return engine
     }

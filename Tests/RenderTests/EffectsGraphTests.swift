@@ -12,7 +12,7 @@ final class EffectsGraphTests: XCTestCase {
     static let rate = 48_000.0
 
     static func makeEngine(volume: Float = 1, howlGuard: Bool = true) -> Engine {
-        Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, howlGuard: howlGuard),
+        Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, howlGuard: howlGuard, songGainDecibels: 0),
                                                   initialMasterVolume: volume))
     }
 
@@ -215,7 +215,7 @@ final class EffectsGraphTests: XCTestCase {
                      ("openmsx_keep_on_rolling_dense", "sf_GMbank_piano_xylo_drums.sf2"),
                      ("bach_bwv772_sankey", "sf_GMbank_piano_xylo_drums.sf2")]
         for (song, font) in songs {
-            let renderer = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+            let renderer = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, songGainDecibels: 0)))
             renderer.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/\(font)").path, sampleRate: Self.rate))
             var music: [Float] = []
             let file = try MIDIFile.read(path: root.appendingPathComponent("Tests/Fixtures/midi/\(song).mid").path)

@@ -46,7 +46,8 @@ final class FluidSynthReferenceTests: XCTestCase {
         XCTAssertEqual(reference.exitCode, 0, reference.standardError)
         let referenceAudio = try AudioFileReader.read(referencePath)
 
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000)))
+        // Dry, as the reference is rendered (-R 0 -C 0).
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, effects: false, songGainDecibels: 0)))
         engine.install(try SoundFontLoader.load(path: Self.font, sampleRate: 48_000))
         var ours: [Float] = []
         let summary = try engine.render(Self.transposed(MIDIFile.read(path: midiPath), by: semitones)) { ours.append(contentsOf: $0) }

@@ -10,8 +10,9 @@ final class FullCommandRingTests: XCTestCase {
 
     /// An engine with a tiny ring, the sine bank installed (and taken by one rendered block).
     func engineWithFullRing() -> Engine {
+        // Dry and at unity gain: these tests look at the voices alone.
         let engine = Engine(configuration: EngineConfiguration(
-            render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false), commandCapacity: capacity))
+            render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false, effects: false, songGainDecibels: 0), commandCapacity: capacity))
         XCTAssertTrue(engine.install(SyntheticBank.sine()))
         _ = engine.renderOffline(frameCount: 64)
         for key in 0..<capacity {

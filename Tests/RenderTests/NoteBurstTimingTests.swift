@@ -22,7 +22,7 @@ final class NoteBurstTimingTests: XCTestCase {
     /// engine whose pool is already full of pedal-held notes.
     func burst(noteCount: Int, bank: SampleBank) -> Outcome {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, maxFrameCount: Self.block,
-                                                                                           outputLimiter: false)))
+                                                                                           outputLimiter: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         let melodic: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
         for channel in melodic { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }

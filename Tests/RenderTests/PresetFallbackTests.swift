@@ -19,7 +19,7 @@ final class PresetFallbackTests: XCTestCase {
 
     /// Renders `song` through `bank`: the peak and the notes nothing played.
     func render(_ song: MIDIFile, through bank: SampleBank) -> (peak: Float, unplayable: Int) {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, songGainDecibels: 0)))
         engine.install(bank)
         let summary = engine.render(song) { _ in }
         return (summary.peak, summary.statistics.unmappedNotes)

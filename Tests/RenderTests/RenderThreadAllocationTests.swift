@@ -21,7 +21,7 @@ final class RenderThreadAllocationTests: XCTestCase {
 
     func testSteadyStateRenderThreadMakesNoHeapCalls() {
         // A recording tap, so the recording path runs too (its ring is drained below).
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64),
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64, songGainDecibels: 0),
                                                                recordingBufferSeconds: 1))
         let tap = engine.outputTap!
         let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]

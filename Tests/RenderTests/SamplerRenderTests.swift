@@ -9,7 +9,8 @@ final class SamplerRenderTests: XCTestCase {
     let rate = 48_000.0
 
     func engine(voices: Int = 256, bank: SampleBank) -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, voiceCount: voices, outputLimiter: false)))
+        // Dry and at unity gain: these tests look at the voices alone.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, voiceCount: voices, outputLimiter: false, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         return engine
     }

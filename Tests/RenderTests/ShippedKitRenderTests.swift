@@ -16,7 +16,7 @@ final class ShippedKitRenderTests: XCTestCase {
     static let kit = Result { try DrumKitLoader.load(manifest: root.appendingPathComponent("samples/drums/kit.json").path, sampleRate: rate) }
 
     func testFourSnareHitsTwentyMillisecondsApartAreFourShiftedCopiesOfTheSample() throws {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(try Self.kit.get()))
         let spacing = Int(0.020 * Self.rate)
         for hit in 0..<4 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
@@ -45,7 +45,7 @@ final class ShippedKitRenderTests: XCTestCase {
             let drumNotes = file.timedMessages().filter {
                 if case let .noteOn(channel, _, velocity) = $0.message { channel == 9 && velocity > 0 } else { false }
             }.count
-            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, songGainDecibels: 0)))
             engine.install(try SoundFontLoaderProxy.piano(sampleRate: Self.rate))
             XCTAssertTrue(engine.install(try Self.kit.get()))
             let summary = engine.render(file) { _ in }

@@ -11,7 +11,7 @@ final class ToneRenderTests: XCTestCase {
     let rate = 48_000.0
 
     func makeEngine(volume: Float = 1) -> Engine {
-        Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, channelCount: 2, outputLimiter: false),
+        Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, channelCount: 2, outputLimiter: false, songGainDecibels: 0),
                                                   initialMasterVolume: volume))
     }
 

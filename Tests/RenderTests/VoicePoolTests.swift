@@ -166,7 +166,7 @@ final class VoicePoolTests: XCTestCase {
     func engine(voices: Int) -> Engine {
         let bank = SyntheticBank.sine { $0.volumeEnvelope.release = 0.01 }
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, voiceCount: voices,
-                                                                                           outputLimiter: false)))
+                                                                                           outputLimiter: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         return engine
     }
@@ -235,7 +235,7 @@ final class VoicePoolTests: XCTestCase {
         let bank = SampleBank(name: "layers", samples: Array(sine.samples), regions: [soft, loud, middle],
                               presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: 3)], presetNames: ["Layers"])
         for (key, velocity, voices) in [(69, 1, 1), (69, 59, 1), (69, 60, 2), (69, 63, 2), (69, 64, 2), (69, 70, 2), (69, 71, 1), (69, 127, 1), (59, 62, 1)] {
-            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false)))
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false, songGainDecibels: 0)))
             XCTAssertTrue(engine.install(bank))
             engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: UInt8(velocity)))
             let samples = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 9_600, blockFrameCount: 64), channelCount: 2)

@@ -28,8 +28,9 @@ final class ModulatorTests: XCTestCase {
     func render(_ builder: SF2Builder, options: SoundFontLoader.Options = .init(), before: [RenderCommand.Action] = [],
                 velocity: UInt8 = 127, during: [RenderCommand.Action] = []) throws -> [Float] {
         let bank = try SoundFontLoader.load(bytes: builder.build(), name: "modulators.sf2", sampleRate: rate, options: options)
+        // Dry: these tests measure the voices alone.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, outputLimiter: false,
-                                                                                           howlGuard: false)))
+                                                                                           howlGuard: false, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         for action in before { engine.send(action) }
         engine.send(.noteOn(channel: 0, key: 60, velocity: velocity))

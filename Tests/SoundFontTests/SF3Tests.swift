@@ -50,7 +50,7 @@ final class SF3Tests: XCTestCase {
 
         // Key 69 held for two seconds: four times the sample's length, so the loop carries it.
         let rate = 48_000.0
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, songGainDecibels: 0)))
         engine.install(bank)
         XCTAssertTrue(engine.send(.noteOn(channel: 0, key: 69, velocity: 127)))
         let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: Int(2 * rate)), channelCount: 2)

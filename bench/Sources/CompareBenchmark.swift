@@ -119,8 +119,9 @@ enum CompareBenchmark {
 
     /// Renders `song` (read from `midiPath`) in both engines and measures the pair.
     static func measure(_ song: MIDIFile, midiPath: String, font: String, bank: SampleBank, folder: URL) throws -> Measure {
-        // As `staccato render` does: a fresh engine per file, the default voices and interpolation.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(sampleRate))))
+        // As `staccato render --no-effects` does (FluidSynth runs with -R 0 -C 0): a fresh engine per
+        // file, the default gain, voices and interpolation.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(sampleRate), effects: false)))
         engine.install(bank)
         var ours: [Float] = []
         engine.render(song) { ours.append(contentsOf: $0) }

@@ -82,8 +82,13 @@ struct SamplerVoice {
     var pan: Float = 0
     var gainLeft: Float = 0
     var gainRight: Float = 0
+    /// The share of the voice sent to the reverb and the chorus buses, 0…1 (the region's send
+    /// generators plus the modulators': CC91 and CC93 by default).
     var reverbSend: Float = 0
     var chorusSend: Float = 0
+    /// The send gains reached at the end of the last block, as `gainLeft`/`gainRight` for the dry mix.
+    var gainReverb: Float = 0
+    var gainChorus: Float = 0
     /// Linear fade for stolen / stopped voices: 1 normally; steps to 0 when `fadeStep` < 0.
     var fadeGain: Float = 1
     var fadeStep: Float = 0
@@ -172,6 +177,8 @@ struct SamplerVoice {
         lastPan = .nan
         gainLeft = 0
         gainRight = 0
+        gainReverb = 0
+        gainChorus = 0
         fadeGain = 1
         fadeStep = 0
 
@@ -249,8 +256,8 @@ struct SamplerVoice {
     }
 
     /// The result of a voice's control-rate update for one block: whether it is still reading its
-    /// sample and how many frames it read, whether its filter runs, and its left/right gains ramped
-    /// across the block.
+    /// sample and how many frames it read, whether its filter runs, and its left/right and send
+    /// gains ramped across the block.
     struct ControlBlock {
         @_noAllocation @_noLocks init() {}
         var isReading = false
@@ -258,6 +265,11 @@ struct SamplerVoice {
         var filterActive = false
         var leftStart: Float = 0, leftStep: Float = 0
         var rightStart: Float = 0, rightStep: Float = 0
+        var reverbStart: Float = 0, reverbStep: Float = 0
+        var chorusStart: Float = 0, chorusStep: Float = 0
+        /// Whether the voice reaches the reverb or the chorus bus anywhere in the block.
+        var sendsReverb: Bool { @_noAllocation @_noLocks get { reverbStart != 0 || reverbStep != 0 } }
+        var sendsChorus: Bool { @_noAllocation @_noLocks get { chorusStart != 0 || chorusStep != 0 } }
     }
 
     /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames:
@@ -267,9 +279,10 @@ struct SamplerVoice {
     /// `readSample` for frames near a boundary), filters when `filterActive`, mixes, and calls `finish`.
     /// `state` is a pointer because copying the channel's state for every voice every block costs
     /// more than the few fields read from it.
+    /// With `sends` false (effects off) the send gains stay 0 and the voice reaches no effects bus.
     @_noAllocation @_noLocks
     mutating func prepare(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double,
-                          into block: inout ControlBlock) {
+                          sends: Bool, into block: inout ControlBlock) {
         block = ControlBlock()
         guard samples != nil else { return }
         block.isReading = true
@@ -333,6 +346,15 @@ struct SamplerVoice {
         block.rightStep = (targetRight * envelopeEnd - block.rightStart) * perFrame
         gainLeft = targetLeft
         gainRight = targetRight
+        // The sends take the voice before the pan, as FluidSynth's do: the effects have one input.
+        guard sends else { return }
+        let targetReverb = lastLevel * reverbSend, targetChorus = lastLevel * chorusSend
+        block.reverbStart = gainReverb * envelopeStart
+        block.reverbStep = (targetReverb * envelopeEnd - block.reverbStart) * perFrame
+        block.chorusStart = gainChorus * envelopeStart
+        block.chorusStep = (targetChorus * envelopeEnd - block.chorusStart) * perFrame
+        gainReverb = targetReverb
+        gainChorus = targetChorus
     }
 
     /// Ends the voice if it ran out of sample, its envelope finished or its fade reached zero.
