@@ -40,4 +40,31 @@ final class LargeFontTests: XCTestCase {
                                    options: .regularExpression), line)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is rendered")
     }
+
+    /// FluidR3_GM.sf2 takes over a second to load in a debug build: on a terminal (`script` gives
+    /// the command one) its progress is drawn in place and cleared before the render's report;
+    /// with standard error on a pipe not a byte of it is written.
+    func testASlowLoadShowsItsProgressOnATerminalOnly() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
+        try XCTSkipIf((try? CommandRunner.shell("command -v script >/dev/null").exitCode) != 0, "script (util-linux) is not installed")
+        let song = try Self.oneNoteSong()
+        let out = TestDevices.temporaryFile("progress.wav")
+        defer { unlink(song); unlink(out) }
+        let command = "'\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'"
+
+        let terminal = try CommandRunner.shell("script -qec \"\(command)\" /dev/null", timeout: 120)
+        XCTAssertEqual(terminal.exitCode, 0, terminal.standardOutput)
+        let screen = terminal.standardOutput
+        XCTAssertTrue(screen.contains("\rloading FluidR3_GM.sf2: "), screen)
+        XCTAssertTrue(screen.contains(" %\u{1B}[K"), screen)
+        let cleared = try XCTUnwrap(screen.range(of: "\r\u{1B}[K", options: .backwards), "the line is cleared")
+        let report = try XCTUnwrap(screen.range(of: "rendered "), screen)
+        XCTAssertLessThan(cleared.lowerBound, report.lowerBound, "cleared before the report")
+        XCTAssertFalse(screen[report.lowerBound...].contains("loading FluidR3"), screen)
+
+        let piped = try CommandRunner.shell("\(command) 2>&1 | cat", timeout: 120)
+        XCTAssertEqual(piped.exitCode, 0, piped.standardOutput)
+        XCTAssertFalse(piped.standardOutput.contains("loading FluidR3"), piped.standardOutput)
+        XCTAssertFalse(piped.standardOutput.contains("\r"), piped.standardOutput)
+    }
 }
