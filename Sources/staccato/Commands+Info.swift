@@ -160,8 +160,9 @@ enum InstrumentInfo {
     static func describeSampleSet(_ path: String, folder: String, json: Bool) throws {
         let contents: SampleSetContents
         do { contents = try SampleSetLoader.contents(directory: folder) } catch { throw CommandFailure(error.description) }
-        let facts = try audioFacts(contents.notes.map(\.path)) { $0 }
+        // Loaded first: the loader's messages for a file it cannot play are the ones to show.
         let bank = try InstrumentLoader.load(path: folder, sampleRate: sampleRate)
+        let facts = try audioFacts(contents.notes.map(\.path)) { $0 }
         let loaded = loadedBytes(of: bank)
         let total = totals(facts)
         let rate = Int(sampleRate)
@@ -196,13 +197,10 @@ enum InstrumentInfo {
     static func describeDrumKit(_ path: String, json: Bool) throws {
         let contents: DrumKitContents
         do { contents = try DrumKitLoader.contents(manifest: path) } catch { throw CommandFailure(error.description) }
-        // A pad's file is named as the loader names it: the manifest, the field, the file.
-        let padOfPath = Dictionary(contents.pads.enumerated().map { ($1.path, ($0, $1.file)) }) { first, _ in first }
-        let facts = try audioFacts(contents.pads.map(\.path)) { file in
-            padOfPath[file].map { "\(path): pads[\($0.0)].file: \($0.1)" } ?? file
-        }
+        // Loaded first: the loader's messages for a file it cannot play are the ones to show.
         let kit: DrumKit
         do { kit = try DrumKitLoader.load(manifest: path, sampleRate: sampleRate) } catch { throw CommandFailure(error.description) }
+        let facts = try audioFacts(contents.pads.map(\.path)) { $0 }
         let loaded = kit.samples.count * MemoryLayout<Float>.stride + kit.pads.count * MemoryLayout<DrumKit.Pad>.stride
         let total = totals(facts)
         let rate = Int(sampleRate)

@@ -113,7 +113,7 @@ final class InstrumentInfoTests: XCTestCase {
             (neither, "\(neither): JSON, but neither a drum kit (no \"pads\") nor a sample set manifest (no \"samples\")"),
             (broken, "\(broken): not valid JSON: "),
             (renamed, "\(renamed): a sample set manifest (it has \"samples\"), but a sample set reads it only as samples.json in its folder"),
-            (missingPad, "\(missingPad): pads[0].file: nowhere.wav: "),
+            (missingPad, "\(missingPad): pads[0].file: nowhere.wav: no such file"),
             (badPad, "\(badPad): pads[0].file: not-audio.wav: "),
             (empty, "\(empty): no audio files (.wav, .flac, .ogg)"),
         ]
