@@ -43,6 +43,18 @@ public enum DrumKitLoader {
         try DrumKitManifest.parse(data, path: path).pads.count
     }
 
+    /// What the kit at `path` holds, its manifest checked as `load` checks it, without reading a
+    /// pad's file: for `staccato info`.
+    /// - Throws: `DrumKitError`, as `load` does for the manifest itself.
+    /// - Thread: control. Not real-time safe: reads the manifest.
+    public static func contents(manifest path: String) throws(DrumKitError) -> DrumKitContents {
+        let manifest = try DrumKitManifest.load(path: path)
+        return DrumKitContents(name: manifest.name, pads: manifest.pads.map {
+            DrumKitContents.Pad(name: $0.name, file: $0.file, path: $0.path, notes: $0.notes, gainDecibels: $0.gainDecibels,
+                                voiceCount: $0.voiceCount, chokeGroup: $0.chokeGroup)
+        })
+    }
+
     /// Loads the manifest at `path` and every pad's file (WAV, FLAC, Ogg; any rate, mono or
     /// stereo), each decoded once and converted to stereo at `sampleRate`, the engine's rate, so a
     /// hit never converts anything.
@@ -150,4 +162,27 @@ public enum DrumKitLoader {
     private static func hertz(_ rate: Double) -> String {
         "\(Int(exactly: rate).map(String.init) ?? "\(rate)") Hz"
     }
+}
+
+/// What a drum kit holds (`DrumKitLoader.contents(manifest:)`).
+/// - Thread: any (a plain value).
+public struct DrumKitContents: Sendable {
+    /// One pad, every default filled in.
+    public struct Pad: Sendable {
+        public let name: String
+        /// As the manifest gives it.
+        public let file: String
+        /// `file` resolved against the manifest's folder.
+        public let path: String
+        /// Its own note first, then its `alsoNotes`.
+        public let notes: [UInt8]
+        public let gainDecibels: Double
+        public let voiceCount: Int
+        /// 0 for none, else the group's number in the order the names first appear.
+        public let chokeGroup: UInt16
+    }
+
+    public let name: String
+    /// In manifest order.
+    public let pads: [Pad]
 }

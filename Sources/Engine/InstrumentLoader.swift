@@ -15,14 +15,17 @@ public struct InstrumentLoadError: Error, CustomStringConvertible {
 /// current instrument is untouched by a failure.
 /// - Thread: control. Not real-time safe: allocates and reads files.
 public enum InstrumentLoader {
-    public static func load(path: String, sampleRate: Double) throws(InstrumentLoadError) -> SampleBank {
+    /// - Parameter progress: told the share of a SoundFont's sample data decoded, 0…1, as it
+    ///   goes (`SoundFontLoader.Options.progress`); a sample set does not report.
+    public static func load(path: String, sampleRate: Double,
+                            progress: (@Sendable (Double) -> Void)? = nil) throws(InstrumentLoadError) -> SampleBank {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw InstrumentLoadError("\(path): no such file or folder")
         }
         do {
             if isDirectory.boolValue { return try SampleSetLoader.load(directory: path, sampleRate: sampleRate) }
-            return try SoundFontLoader.load(path: path, sampleRate: sampleRate)
+            return try SoundFontLoader.load(path: path, sampleRate: sampleRate, options: SoundFontLoader.Options(progress: progress))
         } catch let error as SoundFontError {
             throw InstrumentLoadError(error.description)
         } catch let error as SampleSetError {

@@ -76,10 +76,37 @@ public enum SampleSetLoader {
                                       release: manifest?.release ?? defaultRelease, manifestPath: manifestPath))
         }
 
-        let presetName = manifest?.name ?? URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
+        let presetName = self.presetName(manifest: manifest, directory: directory)
         return SampleBank(name: directory, samples: pool, regions: regions,
                           presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)],
                           presetNames: [presetName])
+    }
+
+    /// What a sample folder holds, as `load` plays it, without decoding a file: each note's file,
+    /// root and ranges, for `staccato info`.
+    /// - Throws: `SampleSetError`, as `load` does for everything it checks before decoding.
+    /// - Thread: control. Not real-time safe: reads the manifest and lists the folder.
+    public static func contents(directory: String) throws(SampleSetError) -> SampleSetContents {
+        let manifestPath = join(directory, SampleSetManifest.fileName)
+        let manifest = try SampleSetManifest.load(path: manifestPath)
+        let plans = try plan(directory: directory, manifest: manifest, manifestPath: manifestPath)
+        let notes = zip(plans, nearestRootRanges(plans.map(\.root))).map { plan, computed in
+            SampleSetContents.Note(path: plan.path, root: plan.root, keys: keyRange(plan, computed: computed),
+                                   velocities: (plan.entry?.lowVelocity ?? 0)...(plan.entry?.highVelocity ?? 127))
+        }
+        return SampleSetContents(name: presetName(manifest: manifest, directory: directory),
+                                 manifest: manifest == nil ? nil : manifestPath, notes: notes)
+    }
+
+    /// The one preset's name: the manifest's, else the folder's.
+    private static func presetName(manifest: SampleSetManifest?, directory: String) -> String {
+        manifest?.name ?? URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
+    }
+
+    /// The keys a plan's region answers to: the computed range, each bound the manifest gives
+    /// replacing the computed one (possibly empty, which `region(for:)` reports).
+    private static func keyRange(_ plan: Plan, computed: ClosedRange<UInt8>) -> (low: UInt8, high: UInt8) {
+        (plan.entry?.lowKey ?? computed.lowerBound, plan.entry?.highKey ?? computed.upperBound)
     }
 
     /// One region to build: a file, its root key and, when the manifest lists it, its entry.
@@ -185,8 +212,7 @@ public enum SampleSetLoader {
                                release: Double, manifestPath: String) throws(SampleSetError) -> SamplerRegion {
         let entry = plan.entry
         var region = SamplerRegion()
-        region.lowKey = entry?.lowKey ?? computed.lowerBound
-        region.highKey = entry?.highKey ?? computed.upperBound
+        (region.lowKey, region.highKey) = keyRange(plan, computed: computed)
         if let entry, region.lowKey > region.highKey {
             // Only one bound came from the manifest (both would have been checked while decoding it).
             let field = entry.lowKey != nil ? "lowKey" : "highKey"
@@ -246,4 +272,25 @@ public enum SampleSetLoader {
     private static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
+}
+
+/// What a sample folder holds (`SampleSetLoader.contents(directory:)`).
+/// - Thread: any (a plain value).
+public struct SampleSetContents: Sendable {
+    /// One file as a note: what it plays and where.
+    public struct Note: Sendable {
+        public let path: String
+        public let root: UInt8
+        /// Lowest and highest key; low above high when a manifest's one bound empties the range
+        /// (which `load` refuses).
+        public let keys: (low: UInt8, high: UInt8)
+        public let velocities: ClosedRange<UInt8>
+    }
+
+    /// The preset's name: the manifest's `name`, else the folder's.
+    public let name: String
+    /// `samples.json`'s path, when the folder has one.
+    public let manifest: String?
+    /// By root key, as the loader orders them.
+    public let notes: [Note]
 }

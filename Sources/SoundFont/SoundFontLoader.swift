@@ -27,9 +27,13 @@ public enum SoundFontLoader {
     /// overlap could otherwise ask for gigabytes. Real fonts are far below both.
     static let maximumRegionCount = 1 << 20
     static let maximumPoolExpansion = 4
+    /// Memory a load asks for beyond the sample pool: the region and key tables, and what the
+    /// command goes on to allocate (an engine, its buffers). A font that passes the check by less
+    /// would still abort a moment later.
+    static let memoryReserve = 64 << 20
 
     /// How a font is read, where readings differ.
-    public struct Options: Sendable, Equatable {
+    public struct Options: Sendable {
         /// What initialAttenuation is multiplied by. FluidSynth multiplies it by 0.4, as the EMU8000
         /// and EMU10K1 hardware did, and General MIDI fonts are voiced for that: 100 cB of
         /// initialAttenuation then lowers a note by 4 dB, not the 10 dB the specification says.
@@ -51,8 +55,15 @@ public enum SoundFontLoader {
             }
         }
 
+        /// Told the share of the font's sample data decoded so far, 0…1, after each sample (and 1
+        /// at the end), on the loading thread: for a progress line while a large font loads.
+        public var progress: (@Sendable (Double) -> Void)?
+
         /// - Thread: any.
-        public init(attenuationScale: AttenuationScale = .emu) { self.attenuationScale = attenuationScale }
+        public init(attenuationScale: AttenuationScale = .emu, progress: (@Sendable (Double) -> Void)? = nil) {
+            self.attenuationScale = attenuationScale
+            self.progress = progress
+        }
     }
 
     /// Reads and loads the file at `path`.
@@ -73,9 +84,11 @@ public enum SoundFontLoader {
         try file.requirePlayableVersion()
         var hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
                               compressedSamplesAllowed: file.isSF3)
-        let compressed = try decodeCompressedSamples(&hydra, file: file)
+        var progress = DecodingProgress(hydra: hydra, report: options.progress)
+        let compressed = try decodeCompressedSamples(&hydra, file: file, progress: &progress)
         let (presetRegions, modulators) = try resolveRegions(hydra, options: options)
-        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: compressed)
+        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: compressed, progress: &progress)
+        progress.finish()
 
         // Presets sorted by bank, then program (file order among equals), regions moved into the
         // pool's coordinates and laid out contiguously per preset.
@@ -128,7 +141,8 @@ public enum SoundFontLoader {
     /// Decodes every compressed (SF3) sample, and rewrites its header into decoded frames: start
     /// 0, end the frame count, the loop as stored (already relative to the sample's start), so
     /// region building treats it like any other sample. Keyed by sample index.
-    private static func decodeCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile) throws(SoundFontError) -> [Int: [Float]] {
+    private static func decodeCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile,
+                                                progress: inout DecodingProgress) throws(SoundFontError) -> [Int: [Float]] {
         var decoded: [Int: [Float]] = [:]
         for index in hydra.samples.indices.dropLast() where hydra.samples[index].isCompressed && !hydra.samples[index].isROM {
             var sample = hydra.samples[index]
@@ -165,6 +179,7 @@ public enum SoundFontLoader {
                                         compressedSamplesAllowed: true)
             hydra.samples[index] = sample
             decoded[index] = audio.samples
+            progress.advance(byteCount)
         }
         return decoded
     }
@@ -230,10 +245,12 @@ public enum SoundFontLoader {
     /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused). `compressed`
     /// holds the SF3 samples already decoded.
     private static func decodeSamples(usedBy presetRegions: [[(region: SamplerRegion, sample: Int)]], hydra: Hydra,
-                                      file: SoundFontFile, compressed: [Int: [Float]]) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
+                                      file: SoundFontFile, compressed: [Int: [Float]],
+                                      progress: inout DecodingProgress) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
         let guardFrames = SampleBank.guardFrameCount
         var used = [Bool](repeating: false, count: hydra.samples.count)
         for regions in presetRegions { for entry in regions { used[entry.sample] = true } }
+        progress.countPlainSamples(hydra.samples.enumerated().filter { used[$0.offset] }.map(\.element))
         var slots = [Int](repeating: -1, count: hydra.samples.count)
         var poolSize = guardFrames
         for (index, sample) in hydra.samples.enumerated() where used[index] {
@@ -246,12 +263,15 @@ public enum SoundFontLoader {
             throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
                                  reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
         }
+        // The pool, and the bank's copy of it (`SampleBank` keeps its own), are both held at once.
+        try requireMemory(2 * poolSize * MemoryLayout<Float>.stride + memoryReserve, for: hydra.file, "of sample memory")
         var pool = [Float](repeating: 0, count: poolSize)
         for (index, sample) in hydra.samples.enumerated() where used[index] {
             if let frames = compressed[index] {
                 pool.replaceSubrange(slots[index]..<(slots[index] + frames.count), with: frames)
             } else {
                 try decode(sample, from: file, into: &pool, at: slots[index])
+                progress.advance(2 * (sample.end - sample.start))
             }
         }
         return (pool, slots)
@@ -310,6 +330,46 @@ public enum SoundFontLoader {
         }
     }
 
+    /// Refuses, as one line, to allocate `byteCount` bytes that cannot be had (see
+    /// `MemoryHeadroom`): Swift traps on a failed allocation, so asking first is the only way a
+    /// font too large for the machine, or for the process's limits, is an error and not an abort.
+    static func requireMemory(_ byteCount: Int, for name: String, _ purpose: String) throws(SoundFontError) {
+        guard let available = MemoryHeadroom.availableBytes(), byteCount > available else { return }
+        let megabytes = MemoryHeadroom.shortfall(needed: byteCount, available: available)
+        throw SoundFontError(file: "soundfont '\(name)'",
+                             reason: "needs \(megabytes.neededMB) MB \(purpose), only \(megabytes.availableMB) MB can be had")
+    }
+
+    /// How much of a font's sample data is decoded, for `Options.progress`: smpl bytes, a
+    /// compressed sample counting its Ogg Vorbis stream and a plain one its 16-bit words.
+    struct DecodingProgress {
+        private let report: (@Sendable (Double) -> Void)?
+        private let compressedBytes: Int
+        /// Every plain sample's words until the regions say which are used.
+        private var plainBytes: Int
+        private var doneBytes = 0
+
+        init(hydra: Hydra, report: (@Sendable (Double) -> Void)?) {
+            self.report = report
+            let samples = hydra.samples.dropLast().filter { !$0.isROM }
+            compressedBytes = samples.filter(\.isCompressed).reduce(0) { $0 + $1.end - $1.start }
+            plainBytes = samples.filter { !$0.isCompressed }.reduce(0) { $0 + 2 * ($1.end - $1.start) }
+        }
+
+        /// Only `used` plain samples are decoded: the total shrinks to them.
+        mutating func countPlainSamples(_ used: [Hydra.SampleHeader]) {
+            plainBytes = used.filter { !$0.isCompressed }.reduce(0) { $0 + 2 * ($1.end - $1.start) }
+        }
+
+        mutating func advance(_ byteCount: Int) {
+            guard let report else { return }
+            doneBytes += byteCount
+            report(min(1, Double(doneBytes) / Double(max(1, compressedBytes + plainBytes))))
+        }
+
+        func finish() { report?(1) }
+    }
+
     private static func fileName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
@@ -328,6 +388,7 @@ public enum SoundFontLoader {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure("stat") }
         let size = Int(status.st_size)
+        try requireMemory(size, for: name, "to read the file")
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             initialized = 0

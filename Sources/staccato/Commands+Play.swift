@@ -51,7 +51,7 @@ extension Commands {
         let song = try options.positionals.first.map { try SongSetup.readSong(path: $0) }
         let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
         let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
-        let bank = try InstrumentLoader.load(path: try options.soundFontPath(), sampleRate: rate)
+        let bank = try loadInstrument(path: try options.soundFontPath(), sampleRate: rate)
         let keyboard = song == nil && midiInput == nil && sequencer == nil
         let kit: DrumKit?
         if let song {

@@ -43,7 +43,7 @@ extension Commands {
 
         let started = Date()
         let song = try SongSetup.readSong(path: songPath)
-        let bank = try InstrumentLoader.load(path: instrumentPath, sampleRate: Double(rate))
+        let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
         let kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: Double(rate), program: program), bank: bank,
                                         kitPath: options.values["kit"], sampleRate: Double(rate))
         let engine = Engine(configuration: EngineConfiguration(render: renderConfiguration))

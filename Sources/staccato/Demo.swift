@@ -13,7 +13,7 @@ enum Demo {
 
     /// The demo's engine input: the loaded piano and the song.
     static func load(sampleRate: Double) throws -> (bank: SampleBank, song: MIDIFile) {
-        let bank = try InstrumentLoader.load(path: announceDefaultSoundFont(), sampleRate: sampleRate)
+        let bank = try loadInstrument(path: announceDefaultSoundFont(), sampleRate: sampleRate)
         let song = try MIDIFile.read(path: InstrumentLoader.shippedFile(songPath))
         return (bank, song)
     }

@@ -48,6 +48,11 @@ benchmarks:
                                 correlation after alignment, channels silent in one engine only (default: the
                                 shipped font; several fonts are compared one after the other)
 
+  fonts [--soundfont FONT ...] [--runs R]
+                                what each font costs to load: peak RSS and load time of one note rendered through it,
+                                staccato render beside fluidsynth -F (default: the system's FluidR3_GM.sf2, TimGM6mb.sf2
+                                and MuseScore_General_Full.sf3 that exist, 3 runs)
+
   chart FILE.json [--svg OUT.svg]
                                 draws the chart of a saved latency or polyphony report again
 
@@ -161,6 +166,13 @@ case "compare":
     let fonts = options.strings("soundfont").isEmpty ? [InstrumentLoader.defaultSoundFontPath] : options.strings("soundfont")
     (songs + fonts).forEach(BenchArguments.requireFile)
     measure("compare", options) { try CompareBenchmark.run(songs: songs, fonts: fonts) }
+case "fonts":
+    let options = parse(["soundfont"])
+    let fonts = options.strings("soundfont").isEmpty
+        ? FontsBenchmark.systemFonts.filter { FileManager.default.fileExists(atPath: $0) } : options.strings("soundfont")
+    fonts.forEach(BenchArguments.requireFile)
+    if fonts.isEmpty { BenchArguments.fail("fonts: none of \(FontsBenchmark.systemFonts.joined(separator: ", ")) exists; give --soundfont FONT", status: 1) }
+    measure("fonts", options) { try FontsBenchmark.run(fonts: fonts, runs: options.integer("runs", default: 3)) }
 case "--help", "-h", "help":
     print(usage)
 case let other:

@@ -1,0 +1,52 @@
+import Engine
+import Foundation
+import Glibc
+import Render
+import Synchronization
+
+/// `loading FluidR3_GM.sf2: 45 %` on standard error, redrawn in place, while a font takes longer
+/// than `delay` to load, and cleared when it is loaded: a 13-second load of a large SF3 otherwise
+/// looks like a hang. Drawn only when standard error is a terminal, so pipes, logs and tests see
+/// no byte of it.
+///
+/// - Thread: control (the loading thread calls `report`).
+final class LoadProgressLine: Sendable {
+    /// Loads shorter than this show nothing: most fonts load in well under a second.
+    static let delay = Duration.seconds(1)
+
+    private let name: String
+    private let line: StatusLine
+    private let started = ContinuousClock.now
+    /// The percentage on screen, -1 before the first.
+    private let shownPercent = Mutex(-1)
+
+    init(name: String, isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
+        self.name = name
+        line = StatusLine(isTerminal: isTerminal, columns: { TerminalSize.columns() }) { _, text in
+            _ = text.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
+        }
+    }
+
+    /// Redraws the line for `fraction` (0…1) of the load done, once `delay` has passed.
+    func report(_ fraction: Double) {
+        guard ContinuousClock.now - started > Self.delay else { return }
+        let percent = Int(fraction * 100)
+        let changed = shownPercent.withLock { shown in
+            defer { shown = percent }
+            return shown != percent
+        }
+        if changed { line.update("loading \(name): \(percent) %") }
+    }
+
+    /// Takes the line off the screen.
+    func finish() { line.clear() }
+}
+
+/// `InstrumentLoader.load` with a `LoadProgressLine` while it runs: what the commands that play a
+/// font call.
+/// - Thread: control.
+func loadInstrument(path: String, sampleRate: Double) throws(InstrumentLoadError) -> SampleBank {
+    let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
+    defer { progress.finish() }
+    return try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report)
+}

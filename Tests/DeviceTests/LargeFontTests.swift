@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The fonts users have are large: FluidR3_GM.sf2 is 148 MB (296 MB once decoded to float),
+/// MuseScore_General_Full.sf3 takes seconds to decode. Loading one that does not fit is one line,
+/// and a slow load shows its progress on a terminal only.
+final class LargeFontTests: XCTestCase {
+    static let fluidR3 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: CommandRunner.staccatoExecutable.path) else {
+            XCTFail("build the staccato executable first (swift build)")
+            throw XCTSkip("no staccato executable")
+        }
+    }
+
+    /// A one-note song, the least a render can play.
+    static func oneNoteSong() throws -> String {
+        let path = TestDevices.temporaryFile("one-note.mid")
+        let track = SMF.noteOn(key: 60) + SMF.vlq(480) + [0x80, 60, 0] + SMF.endOfTrack
+        try Data(SMF.file(format: 0, tracks: [track])).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Under a 500 MB address-space limit the file (148 MB) can be read, but its samples as float
+    /// and the bank's copy of them (565 MB, and a reserve) cannot be had: one line and exit 1, not Swift's
+    /// "failed to allocate" abort.
+    func testAFontLargerThanTheMemoryThatCanBeHadIsOneLine() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
+        let song = try Self.oneNoteSong()
+        let out = TestDevices.temporaryFile("too-large.wav")
+        defer { unlink(song); unlink(out) }
+        let result = try CommandRunner.shell("ulimit -v \(500 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
+                                             timeout: 60)
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
+        XCTAssertEqual(result.errorLines.count, 1, result.standardError)
+        let line = try XCTUnwrap(result.errorLines.first)
+        XCTAssertNotNil(line.range(of: #"^staccato: soundfont 'FluidR3_GM\.sf2': needs \d+ MB of sample memory, only \d+ MB can be had$"#,
+                                   options: .regularExpression), line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is rendered")
+    }
+
+    /// FluidR3_GM.sf2 takes over a second to load in a debug build: on a terminal (`script` gives
+    /// the command one) its progress is drawn in place and cleared before the render's report;
+    /// with standard error on a pipe not a byte of it is written.
+    func testASlowLoadShowsItsProgressOnATerminalOnly() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
+        try XCTSkipIf((try? CommandRunner.shell("command -v script >/dev/null").exitCode) != 0, "script (util-linux) is not installed")
+        let song = try Self.oneNoteSong()
+        let out = TestDevices.temporaryFile("progress.wav")
+        defer { unlink(song); unlink(out) }
+        let command = "'\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'"
+
+        let terminal = try CommandRunner.shell("script -qec \"\(command)\" /dev/null", timeout: 120)
+        XCTAssertEqual(terminal.exitCode, 0, terminal.standardOutput)
+        let screen = terminal.standardOutput
+        XCTAssertTrue(screen.contains("\rloading FluidR3_GM.sf2: "), screen)
+        XCTAssertTrue(screen.contains(" %\u{1B}[K"), screen)
+        let cleared = try XCTUnwrap(screen.range(of: "\r\u{1B}[K", options: .backwards), "the line is cleared")
+        let report = try XCTUnwrap(screen.range(of: "rendered "), screen)
+        XCTAssertLessThan(cleared.lowerBound, report.lowerBound, "cleared before the report")
+        XCTAssertFalse(screen[report.lowerBound...].contains("loading FluidR3"), screen)
+
+        let piped = try CommandRunner.shell("\(command) 2>&1 | cat", timeout: 120)
+        XCTAssertEqual(piped.exitCode, 0, piped.standardOutput)
+        XCTAssertFalse(piped.standardOutput.contains("loading FluidR3"), piped.standardOutput)
+        XCTAssertFalse(piped.standardOutput.contains("\r"), piped.standardOutput)
+    }
+}
