@@ -247,6 +247,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(SignalAnalysis.rms(audio.samples[...]), 0.01)
     }
 
+    /// `--gain` scales the song by exactly what it says, `--no-effects` renders dry (no reverb
+    /// tail), and the limiter's line says whether it engaged and what gain would keep clear of it.
+    func testRenderGainEffectsAndTheLimiterLine() throws {
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/converse_what_a_friend_piano_pedal.mid").path
+        func render(_ options: [String]) throws -> (output: String, audio: DecodedAudio) {
+            let out = TestDevices.temporaryFile("gain.wav")
+            defer { unlink(out) }
+            let result = try CommandRunner.staccato(["render", song, "--out", out] + options, timeout: 120)
+            XCTAssertEqual(result.exitCode, 0, result.standardError)
+            return (result.standardOutput, try AudioFileReader.read(out))
+        }
+        let standard = try render([])
+        XCTAssertTrue(standard.output.contains("\nlimiter: never engaged\n"), standard.output)
+        let dry = try render(["--no-effects"]), dryLouder = try render(["--no-effects", "--gain", "-4"])
+        // Over the same frames (a louder render may ring on a little longer before its tail ends).
+        let common = 20 * 48_000 * 2
+        let ratio = SignalAnalysis.rms(dryLouder.audio.samples[..<common]) / SignalAnalysis.rms(dry.audio.samples[..<common])
+        XCTAssertEqual(20 * log10(Double(ratio)), 10, accuracy: 0.01, "-4 dB is 10 dB above the default -14")
+        let reverb = zip(standard.audio.samples[..<common], dry.audio.samples[..<common]).map { $0 - $1 }
+        XCTAssertGreaterThan(SignalAnalysis.rms(reverb[...]), SignalAnalysis.rms(dry.audio.samples[..<common]) * 0.05,
+                             "with effects, the reverb (CC91 40 by default) adds to the dry render")
+        let hot = try render(["--gain", "20"])
+        XCTAssertTrue(hot.output.contains("\nlimiter: turned "), hot.output)
+        XCTAssertTrue(hot.output.contains("would keep the song clear of it)"), hot.output)
+        XCTAssertLessThanOrEqual(SignalAnalysis.largestAbs(hot.audio.samples[...]), Float(pow(10, -1.0 / 20)) * 1.000_01)
+    }
+
     /// Broken fonts: truncated at every top-level chunk boundary and with flipped bytes, each run
     /// through the CLI is a one-line error naming the file, and exit code 1 — or, for a flip that
     /// only touches sample data, a normal render. Never a crash.
