@@ -27,7 +27,8 @@ extension Commands {
         let seconds = try options.double("seconds")
         let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
-        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8)
+        // A kit played by hand is no dense mix: it plays at unity gain.
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8, songGainDecibels: 0)
         engine.install(kit)
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
 

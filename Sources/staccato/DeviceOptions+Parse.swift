@@ -18,10 +18,12 @@ extension DeviceOptions {
         render.effects = !options.has(noEffects.name)
     }
 
-    /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given).
-    static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil) throws -> Engine {
+    /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given;
+    /// else at `songGainDecibels`).
+    static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil,
+                       songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels) throws -> Engine {
         var render = RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
-                                         maxFrameCount: max(4_096, stream.periodFrameCount))
+                                         maxFrameCount: max(4_096, stream.periodFrameCount), songGainDecibels: songGainDecibels)
         if let songOptions { try readSongOptions(songOptions, into: &render) }
         return Engine(configuration: EngineConfiguration(render: render, initialMasterVolume: masterVolume))
     }
