@@ -8,7 +8,7 @@ public struct MIDIRenderOptions: Sendable {
     public var program: UInt8? = nil
     /// Frames per render call: the same blocks a device with this period would ask for.
     public var blockFrameCount = 64
-    /// After the last event, render on until every voice has ended, but at most this long.
+    /// After the song's end (`MIDISequencer.endFrame`), render on until every voice has ended, but at most this long.
     public var maximumTailSeconds = 5.0
 
     public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = 5) {
@@ -38,7 +38,7 @@ extension Engine {
     public func render(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
                        _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> MIDIRenderSummary {
         let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program, startFrame: renderedFrameTime)
-        let tailLimit = sequencer.lastEventFrame + FrameTime(options.maximumTailSeconds * sampleRate)
+        let tailLimit = sequencer.endFrame + FrameTime(options.maximumTailSeconds * sampleRate)
         let block = min(max(1, options.blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
@@ -53,7 +53,7 @@ extension Engine {
             processEvents()
             for index in 0 ..< block * channelCount { peak = max(peak, abs(scratch[index])) }
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
-            if sequencer.isFinished && rendered > sequencer.lastEventFrame
+            if sequencer.isFinished && rendered > sequencer.endFrame
                 && (renderer.statistics.activeVoices == 0 || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
