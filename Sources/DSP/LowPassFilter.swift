@@ -7,6 +7,7 @@ public struct LowPassFilter: Sendable {
     @usableFromInline var z1: Float = 0, z2: Float = 0
     @usableFromInline var lastCutoff: Float = -1
     @usableFromInline var lastQ: Float = -1
+    @usableFromInline var lastPassbandGain: Float = -1
 
     public init() {}
 
@@ -18,21 +19,31 @@ public struct LowPassFilter: Sendable {
         lastCutoff = -1
     }
 
-    /// Sets cutoff (Hz) and Q (linear); cheap when nothing changed.
+    /// The Q of a filter with no resonance peak (1/√2, Butterworth): SF2 initialFilterQ 0.
+    /// - Thread: any
+    public static var butterworthQ: Float {
+        @inlinable @_noAllocation @_noLocks get { 0.707_106_78 }
+    }
+
+    /// Sets cutoff (Hz), Q (linear) and the gain of the passband (1 at DC by default: a resonant
+    /// SoundFont filter lowers it); cheap when nothing changed. The gain is folded into the
+    /// feed-forward coefficients, so it costs nothing per frame.
+    /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
-    public mutating func set(cutoff: Float, q: Float, sampleRate: Float) {
+    public mutating func set(cutoff: Float, q: Float, passbandGain: Float = 1, sampleRate: Float) {
         let clampedCutoff = min(max(cutoff, 5), sampleRate * 0.45)
-        guard clampedCutoff != lastCutoff || q != lastQ else { return }
+        guard clampedCutoff != lastCutoff || q != lastQ || passbandGain != lastPassbandGain else { return }
         lastCutoff = clampedCutoff
         lastQ = q
+        lastPassbandGain = passbandGain
         let turns = Double(clampedCutoff / sampleRate)
         let sine = Float(sineOfTurns(turns))
         let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
         let alpha = sine / (2 * max(q, 0.01))
         let a0 = 1 + alpha
-        let oneMinusCos = 1 - cosine
-        b0 = oneMinusCos * 0.5 / a0
-        b1 = oneMinusCos / a0
+        let feedForward = (1 - cosine) * passbandGain
+        b0 = feedForward * 0.5 / a0
+        b1 = feedForward / a0
         b2 = b0
         a1 = -2 * cosine / a0
         a2 = (1 - alpha) / a0

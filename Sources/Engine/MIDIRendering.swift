@@ -8,8 +8,8 @@ public struct MIDIRenderOptions: Sendable {
     public var program: UInt8? = nil
     /// Frames per render call: the same blocks a device with this period would ask for.
     public var blockFrameCount = 64
-    /// After the last event, render on until every voice has ended and the effects' tails have
-    /// died below `tailFloor`, but at most this long.
+    /// After the song's end (`MIDISequencer.endFrame`), render on until every voice has ended and
+    /// the effects' tails have died below `tailFloor`, but at most this long.
     public var maximumTailSeconds = 5.0
     /// −80 dBFS: where a reverb tail is taken to have ended.
     public static let tailFloor: Float = 1e-4
@@ -41,7 +41,7 @@ extension Engine {
     public func render(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
                        _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> MIDIRenderSummary {
         let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program, startFrame: renderedFrameTime)
-        let tailLimit = sequencer.lastEventFrame + FrameTime(options.maximumTailSeconds * sampleRate)
+        let tailLimit = sequencer.endFrame + FrameTime(options.maximumTailSeconds * sampleRate)
         let block = min(max(1, options.blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
@@ -58,7 +58,7 @@ extension Engine {
             for index in 0 ..< block * channelCount { blockPeak = max(blockPeak, abs(scratch[index])) }
             peak = max(peak, blockPeak)
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
-            if sequencer.isFinished && rendered > sequencer.lastEventFrame
+            if sequencer.isFinished && rendered > sequencer.endFrame
                 && ((renderer.statistics.activeVoices == 0 && blockPeak < MIDIRenderOptions.tailFloor) || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,

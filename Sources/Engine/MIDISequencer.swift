@@ -9,8 +9,14 @@ import Render
 public final class MIDISequencer {
     let messages: [(frame: FrameTime, message: MIDIMessage)]
     private var next = 0
-    /// The frame of the last message, relative to the start.
-    public let lastEventFrame: FrameTime
+    /// The frame the song ends at, relative to the start: its last event of any kind, the
+    /// end-of-track included, not just its last message. The Standard MIDI File spec has each track
+    /// close with an end-of-track "so that an exact ending point may be specified", and a song may
+    /// end in silence after its last note; FluidSynth's player, too, plays on to the last track's
+    /// end. (It then adds two seconds, for reverb tails, after every voice has ended; a render here
+    /// stops when the last voice ends.)
+    /// - Thread: control
+    public let endFrame: FrameTime
     /// Where on the engine's timeline the song starts.
     public let startFrame: FrameTime
 
@@ -25,7 +31,8 @@ public final class MIDISequencer {
             messages = forced + messages
         }
         self.messages = messages
-        lastEventFrame = messages.last?.frame ?? 0
+        let lastMessageFrame = messages.last?.frame ?? 0
+        endFrame = max(lastMessageFrame, FrameTime(max(0, (file.duration * sampleRate).rounded())))
         self.startFrame = startFrame
     }
 

@@ -52,12 +52,17 @@ enum RegionBuilder {
         region.centsPerKey = Double(value(.scaleTuning))
         region.tuneCents = Double(value(.coarseTune) * 100 + value(.fineTune) + sample.pitchCorrection)
 
-        // Scaled at both levels before the sum is clamped, where FluidSynth scales it (at load,
-        // fluid_defsfont.c): the scale applies to the generator only, not to the modulators that
-        // add to the attenuation (velocity, CC7, CC11).
-        let attenuationRange = GeneratorSet.range(of: .initialAttenuation)
-        region.attenuationCentibels = Float(min(Double(attenuationRange.upperBound), max(Double(attenuationRange.lowerBound),
-            Double(GeneratorSet.unclamped(.initialAttenuation, instrument: instrument, preset: preset)) * attenuationScale)))
+        // Scaled at both levels, where FluidSynth scales it (at load, fluid_defsfont.c): the scale
+        // applies to the generator only, not to the modulators that add to the attenuation
+        // (velocity, CC7, CC11). Not clamped here: the voice clamps the sum of the generators and
+        // the modulators to the 0…1440 cB range, as FluidSynth clamps it (fluid_voice.c, at
+        // GEN_ATTENUATION), so a preset's negative attenuation offsets the velocity's and is not
+        // lost. (MuseScore_General's kicks carry -100 cB at the preset level: clamped at load they
+        // played 4 dB under FluidSynth at velocity 100.) The specification gives the range of the
+        // value, and does not say whether it holds before the modulators add; FluidSynth's choice
+        // is the one fonts are voiced against.
+        region.attenuationCentibels = Float(
+            Double(GeneratorSet.unclamped(.initialAttenuation, instrument: instrument, preset: preset)) * attenuationScale)
         region.pan = Float(value(.pan)) / 500
         region.reverbSend = Float(value(.reverbEffectsSend)) / 1_000
         region.chorusSend = Float(value(.chorusEffectsSend)) / 1_000

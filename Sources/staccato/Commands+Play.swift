@@ -98,16 +98,16 @@ extension Commands {
         let wanted = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
         let lookahead = (wanted + period - 1) / period * period
         let sequencer = MIDISequencer(song, sampleRate: rate, program: program, startFrame: lookahead)
-        let tailLimit = lookahead + sequencer.lastEventFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
-        let length = Double(sequencer.lastEventFrame) / rate
+        let tailLimit = lookahead + sequencer.endFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
+        let length = Double(sequencer.endFrame) / rate
         print("playing \(path): \(formatTime(length)), \(sequencer.messageCount) messages; the song starts at frame \(lookahead)")
         var lastProgress = 0.0
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             let now = engine.renderedFrameTime
             sequencer.send(dueBefore: now + lookahead, to: engine)
-            // Done as `render` is: every message sent, past the last one, and every voice ended.
+            // Done as `render` is: every message sent, past the song's end, and every voice ended.
             let statistics = engine.renderer.statistics
-            if sequencer.isFinished, now > lookahead + sequencer.lastEventFrame,
+            if sequencer.isFinished, now > lookahead + sequencer.endFrame,
                (statistics.activeVoices == 0 && statistics.activeDrumVoices == 0) || now >= tailLimit {
                 stream.stop()
             }

@@ -76,7 +76,7 @@ enum Commands {
             // Stay a tenth of a second (plus the device buffer) ahead of the audio thread.
             let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
             let sequencer = MIDISequencer(song, sampleRate: rate, startFrame: lookahead)
-            let frameCount = Int(lookahead + sequencer.lastEventFrame) + Int(Demo.tailSeconds * rate)
+            let frameCount = Int(lookahead + sequencer.endFrame) + Int(Demo.tailSeconds * rate)
             print("playing \(Demo.songPath) with \(bank.name)")
             return try LivePlayback.play(engine, on: stream, frameLimit: frameCount) {
                 sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)

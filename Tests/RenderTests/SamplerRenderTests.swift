@@ -203,4 +203,33 @@ final class SamplerRenderTests: XCTestCase {
             XCTAssertEqual(samples.firstIndex { $0 != 0 }, onset + 1, "onset \(onset)")
         }
     }
+
+    /// The steady level (dB) of a 440 Hz note whose filter has `cutoffCents` and `resonance` cB.
+    func filteredLevel(cutoffCents: Float, resonance: Float) -> Double {
+        let bank = SyntheticBank.sine(frequency: 440, rootKey: 69) { region in
+            region.filterCutoffCents = cutoffCents
+            region.filterResonanceCentibels = resonance
+        }
+        let engine = engine(bank: bank)
+        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        return 20 * log10(Double(SignalAnalysis.rms(left(engine, frames: 24_000)[4_800...])))
+    }
+
+    /// SF2.04 §8.1.3, initialFilterQ: "the gain at DC is reduced by half the specified gain": a
+    /// 10 dB (100 cB) resonance plays the passband 5 dB down. A 440 Hz tone under an 8 kHz cutoff
+    /// (13 100 cents) is in the passband; FluidSynth lowers it the same 5 dB from its 0 dB resonance.
+    func testResonanceLowersThePassbandByHalfThePeakHeight() {
+        let flat = filteredLevel(cutoffCents: 13_100, resonance: 0)
+        XCTAssertEqual(filteredLevel(cutoffCents: 13_100, resonance: 100) - flat, -5, accuracy: 0.1)
+        XCTAssertEqual(filteredLevel(cutoffCents: 13_100, resonance: 200) - flat, -10, accuracy: 0.1)
+        XCTAssertEqual(flat, filteredLevel(cutoffCents: 13_500, resonance: 0), accuracy: 0.05,
+                       "no resonance: the passband is at unity, filtered or not")
+    }
+
+    /// A cutoff so high the filter is otherwise skipped (13 500 cents, 19.9 kHz) still lowers a
+    /// resonant voice's passband: the resonance's gain does not depend on where the cutoff is.
+    func testResonanceLowersThePassbandWithTheCutoffWideOpen() {
+        let flat = filteredLevel(cutoffCents: 13_500, resonance: 0)
+        XCTAssertEqual(filteredLevel(cutoffCents: 13_500, resonance: 100) - flat, -5, accuracy: 0.1)
+    }
 }

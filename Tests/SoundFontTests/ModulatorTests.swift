@@ -169,4 +169,14 @@ final class ModulatorTests: XCTestCase {
         // The scale is the generator's only: CC7 → attenuation is not scaled.
         XCTAssertEqual(try decibels(level(font(), before: [cc(7, 64)]), over: reference), -40 * log10(100.0 / 64), accuracy: 0.05)
     }
+
+    /// A preset's negative initialAttenuation (-100 cB: -40 once scaled) is added before the range
+    /// clamp, not lost in it: at velocity 80 the default velocity modulator adds about 80 cB, of
+    /// which 40 remain, so the note plays 4 dB louder than with no preset attenuation, as in
+    /// FluidSynth, which clamps the generators' and the modulators' sum (MuseScore_General's kicks).
+    func testANegativePresetAttenuationOffsetsTheVelocityAttenuation() throws {
+        var boosted = font()
+        boosted.presets[0].zones[0].insert(gen(Op.initialAttenuation, -100), at: 0)  // before its instrument link
+        XCTAssertEqual(try decibels(level(boosted, velocity: 80), over: level(font(), velocity: 80)), 4, accuracy: 0.05)
+    }
 }

@@ -36,7 +36,8 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
 
     // MARK: Level and placement
     /// Initial attenuation in centibels (0 = full level): for a SoundFont, its initialAttenuation
-    /// as the loader scales it (`SoundFontLoader.Options.attenuationScale`).
+    /// as the loader scales it (`SoundFontLoader.Options.attenuationScale`). It may lie outside
+    /// 0…1440: a voice clamps it to that range only after its modulators add to it.
     public var attenuationCentibels: Float = 0
     /// -1 (left) … +1 (right); SF2 pan -500…500 maps to -1…1.
     public var pan: Float = 0

@@ -119,7 +119,8 @@ struct SamplerVoice {
     // Filter
     var filter = LowPassFilter()
     var cutoffCents: Float = 13_500
-    var filterQ: Float = 0.707
+    var filterQ = LowPassFilter.butterworthQ
+    var filterPassbandGain: Float = 1
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
@@ -224,7 +225,16 @@ struct SamplerVoice {
         pan = base.pointee.pan + sums.pan / 500
         cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
-        filterQ = centibelsToAmplitude(-(resonance - 30.1))  // Q in dB = cB/10 − 3.01
+        // Q in dB = cB/10 − 3.01, as FluidSynth has it: 0 cB is a Butterworth filter, no peak.
+        // Exactly `butterworthQ` at 0, so an unresonant voice is not taken for a resonant one.
+        filterQ = resonance > 0 ? centibelsToAmplitude(-(resonance - 30.1)) : LowPassFilter.butterworthQ
+        // SF2.04 §8.1.3 (initialFilterQ): "the gain at DC is reduced by half the specified gain":
+        // a 10 dB peak stands 5 dB above unity, the passband 5 dB below it. FluidSynth lowers its
+        // gain by √q, the same half of the peak in dB, but of a q it has already taken 3.01 dB off,
+        // which leaves every FluidSynth voice 1.5 dB above unity whatever its resonance. That
+        // departs from the spec and is the same for every voice (a song's balance does not move,
+        // only its overall level), so it is not copied: no resonance is unity gain here.
+        filterPassbandGain = centibelsToAmplitude(resonance / 2)
         modulatedPitchCents = sums.pitch
         modulationEnvelopeToPitch = base.pointee.modulationEnvelopeToPitchCents + sums.modEnvToPitch
         modulationEnvelopeToCutoff = base.pointee.modulationEnvelopeToCutoffCents + sums.modEnvToCutoff
@@ -314,8 +324,10 @@ struct SamplerVoice {
             lastCutoffHertz = cutoff < 13_500 ? absoluteCentsToHertz(cutoff) : .infinity
         }
         // Near Nyquist the filter is inaudible; skipping it saves a large share of a voice's cost.
-        if lastCutoffHertz < Float(sampleRate) * 0.42 {
-            filter.set(cutoff: lastCutoffHertz, q: filterQ, sampleRate: Float(sampleRate))
+        // A resonant one still runs there (at its 0.45 × rate clamp): its resonance lowers the
+        // passband (`filterPassbandGain`) wherever the cutoff is, as FluidSynth's filter does.
+        if lastCutoffHertz < Float(sampleRate) * 0.42 || filterQ > LowPassFilter.butterworthQ {
+            filter.set(cutoff: lastCutoffHertz, q: filterQ, passbandGain: filterPassbandGain, sampleRate: Float(sampleRate))
             block.filterActive = true
         }
 
