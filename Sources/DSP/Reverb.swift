@@ -160,11 +160,23 @@ struct ReverbComb {
         while done < frameCount {
             let run = min(frameCount - done, length - position)
             let samples = line.buffer + position, source = input + done, destination = output + done
-            for frame in 0..<run {
-                let delayed = samples[frame]
-                state = delayed * oneMinusD + state * d
-                samples[frame] = source[frame] + state * g
-                destination[frame] += delayed
+            if d == 0 {
+                // Undamped (the effects bus's reverb): the low-pass is a wire, so no frame waits on
+                // the one before and the loop runs as vectors. (A run never reaches a sample it
+                // writes: it stops at the end of the line, longer than any block.)
+                state = samples[run - 1]
+                for frame in 0..<run {
+                    let delayed = samples[frame]
+                    samples[frame] = source[frame] + delayed * g
+                    destination[frame] += delayed
+                }
+            } else {
+                for frame in 0..<run {
+                    let delayed = samples[frame]
+                    state = delayed * oneMinusD + state * d
+                    samples[frame] = source[frame] + state * g
+                    destination[frame] += delayed
+                }
             }
             done += run
             position += run

@@ -105,10 +105,12 @@ extension Commands {
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
             let now = engine.renderedFrameTime
             sequencer.send(dueBefore: now + lookahead, to: engine)
-            // Done as `render` is: every message sent, past the song's end, and every voice ended.
+            // Done as `render` is: every message sent, past the song's end, every voice ended and
+            // the effects' tails died away.
             let statistics = engine.renderer.statistics
             if sequencer.isFinished, now > lookahead + sequencer.endFrame,
-               (statistics.activeVoices == 0 && statistics.activeDrumVoices == 0) || now >= tailLimit {
+               (statistics.activeVoices == 0 && statistics.activeDrumVoices == 0
+                && engine.renderer.takePeaks().output < MIDIRenderOptions.tailFloor) || now >= tailLimit {
                 stream.stop()
             }
             let clock = MonotonicClock.seconds()
@@ -119,6 +121,7 @@ extension Commands {
             }
         }
         StatusLine.standard.clear()
+        print(limiterReport(engine.renderer.statistics, sampleRate: rate, gainDecibels: engine.configuration.render.songGainDecibels))
         return code
     }
 

@@ -142,6 +142,22 @@ final class ReverbTests: XCTestCase {
         }
     }
 
+    /// The undamped combs' vector loop gives what the damped loop gives at a vanishing damping.
+    func testUndampedCombsMatchTheDampedLoopAtVanishingDamping() {
+        var outputs: [[Float]] = []
+        for damping: Float in [0, 1e-12] {
+            var reverb = Reverb(sampleRate: rate, maxFrameCount: 512, preset: .mediumRoom, mixPercent: 100)
+            defer { reverb.deallocate() }
+            reverb.setDamping(damping)
+            var left = (0..<24_000).map { $0 < 3_000 ? Float(sin(Double($0) * 0.02)) * 0.5 : 0 }
+            var right = left
+            run(&reverb, left: &left, right: &right)
+            outputs.append(left + right)
+        }
+        XCTAssertGreaterThan(outputs[0][20_000...].map(abs).max()!, 1e-3, "a tail")
+        for index in stride(from: 0, to: outputs[0].count, by: 101) { XCTAssertEqual(outputs[0][index], outputs[1][index], accuracy: 1e-6) }
+    }
+
     func testZeroMixPassesTheInputThroughExactly() {
         for preset in ReverbPreset.allCases {
             var reverb = Reverb(sampleRate: rate, maxFrameCount: block, preset: preset, mixPercent: 0)
