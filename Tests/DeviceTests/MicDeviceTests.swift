@@ -74,7 +74,7 @@ final class MicDeviceTests: XCTestCase {
         let (reportedLatency, reportedBuffered) = (numbers[0], numbers[1])
 
         // The same chain offline: same engine, same knobs, fed the same frames.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate), songGainDecibels: 0),
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate)),
                                                                initialMasterVolume: 0.3))
         engine.effects.bassDecibels.set(6)
         let expected = SignalAnalysis.channel(0, of: engine.processOffline(input: input, inputChannelCount: 2), channelCount: 2)

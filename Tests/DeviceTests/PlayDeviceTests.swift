@@ -103,7 +103,8 @@ final class PlayDeviceTests: XCTestCase {
     /// `song` rendered offline with the shipped font, in blocks of `blockFrameCount` (the live
     /// period, so the song's blocks fall where the live stream's do).
     static func renderOffline(_ song: String, rate: Int, blockFrameCount: Int) throws -> (samples: [Float], summary: MIDIRenderSummary) {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(rate), songGainDecibels: 0)))
+        // The defaults `play` runs with (song gain, effects), as a library user gets them.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(rate))))
         engine.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path, sampleRate: Double(rate)))
         var offline: [Float] = []
         let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: blockFrameCount)) { offline.append(contentsOf: $0) }
