@@ -310,28 +310,26 @@ public enum SoundFontLoader {
             throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' does not fit its pool slot")
         }
         guard frames > 0 else { return }
-        do {
-            // Plain pointer loops: the range is checked once above and by `withBytes`, and
-            // per-element buffer checks and iterators would make debug builds (the tests) crawl.
-            guard let slot = pool.baseAddress.map({ $0 + poolIndex }) else { return }
-            try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
-                guard let words = UnsafeRawPointer(words.baseAddress) else { return }
-                var frame = 0
-                while frame < frames {
-                    let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
-                    slot[frame] = Float(Int(value)) * (1 / 32_768)
-                    frame += 1
-                }
+        // Plain pointer loops: the range is checked once above and by `withBytes`, and
+        // per-element buffer checks and iterators would make debug builds (the tests) crawl.
+        guard let slot = pool.baseAddress.map({ $0 + poolIndex }) else { return }
+        try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
+            guard let words = UnsafeRawPointer(words.baseAddress) else { return }
+            var frame = 0
+            while frame < frames {
+                let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
+                slot[frame] = Float(Int(value)) * (1 / 32_768)
+                frame += 1
             }
-            guard let sm24 = file.sm24 else { return }
-            try sm24.withBytes(sample.start, frames) { low in
-                guard let low = low.baseAddress else { return }
-                var frame = 0
-                while frame < frames {
-                    // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
-                    slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
-                    frame += 1
-                }
+        }
+        guard let sm24 = file.sm24 else { return }
+        try sm24.withBytes(sample.start, frames) { low in
+            guard let low = low.baseAddress else { return }
+            var frame = 0
+            while frame < frames {
+                // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
+                slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
+                frame += 1
             }
         }
     }
