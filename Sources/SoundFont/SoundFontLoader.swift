@@ -85,9 +85,12 @@ public enum SoundFontLoader {
         var hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
                               compressedSamplesAllowed: file.isSF3)
         var progress = DecodingProgress(hydra: hydra, report: options.progress)
-        let compressed = try decodeCompressedSamples(&hydra, file: file, progress: &progress)
+        var compressed = try decodeCompressedSamples(&hydra, file: file, progress: &progress)
         let (presetRegions, modulators) = try resolveRegions(hydra, options: options)
-        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: compressed, progress: &progress)
+        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: &compressed, progress: &progress)
+        // The bank takes the pool over; until it does, a failure frees it here.
+        var poolHandedOver = false
+        defer { if !poolHandedOver { pool.samples.deallocate() } }
         progress.finish()
 
         // Presets sorted by bank, then program (file order among equals), regions moved into the
@@ -115,7 +118,8 @@ public enum SoundFontLoader {
             }
         }
         try checkBankInvariants(regions: regions, poolSize: pool.samples.count, presets: presets, name: name)
-        return SampleBank(name: name, samples: pool.samples, regions: regions, presets: presets, presetNames: presetNames,
+        poolHandedOver = true
+        return SampleBank(name: name, takingSamples: pool.samples, regions: regions, presets: presets, presetNames: presetNames,
                           modulators: modulators)
     }
 
@@ -243,10 +247,13 @@ public enum SoundFontLoader {
 
     /// The sample pool: every sample some region plays, in file order, decoded between guard
     /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused). `compressed`
-    /// holds the SF3 samples already decoded.
+    /// holds the SF3 samples already decoded; each is dropped from it once copied, so the decoded
+    /// samples and the pool are not both held whole. The pool is the caller's to free (or to hand
+    /// to `SampleBank`, which takes it over without a copy); on a throw it is freed here.
     private static func decodeSamples(usedBy presetRegions: [[(region: SamplerRegion, sample: Int)]], hydra: Hydra,
-                                      file: SoundFontFile, compressed: [Int: [Float]],
-                                      progress: inout DecodingProgress) throws(SoundFontError) -> (samples: [Float], slots: [Int]) {
+                                      file: SoundFontFile, compressed: inout [Int: [Float]],
+                                      progress: inout DecodingProgress) throws(SoundFontError)
+        -> (samples: UnsafeMutableBufferPointer<Float>, slots: [Int]) {
         let guardFrames = SampleBank.guardFrameCount
         var used = [Bool](repeating: false, count: hydra.samples.count)
         for regions in presetRegions { for entry in regions { used[entry.sample] = true } }
@@ -263,17 +270,33 @@ public enum SoundFontLoader {
             throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
                                  reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
         }
-        // The pool, and the bank's copy of it (`SampleBank` keeps its own), are both held at once.
-        try requireMemory(2 * poolSize * MemoryLayout<Float>.stride + memoryReserve, for: hydra.file, "of sample memory")
-        var pool = [Float](repeating: 0, count: poolSize)
+        // The pool is the bank's: `SampleBank` takes it over, so it is held once. (The decoded SF3
+        // samples are held already, so what can be had no longer includes them.)
+        try requireMemory(poolSize * MemoryLayout<Float>.stride + memoryReserve, for: hydra.file, "of sample memory")
+        // Every frame is written once, a guard frame or a sample's, so no page is touched before
+        // the decoding reaches it: a compressed sample's pages come as its decoded copy goes.
+        let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: poolSize)
+        var filled = false
+        defer { if !filled { pool.deallocate() } }
+        guard let base = pool.baseAddress else { throw file.smpl.error(at: 0, "internal: the sample pool has no storage") }
+        base.initialize(repeating: 0, count: guardFrames)
         for (index, sample) in hydra.samples.enumerated() where used[index] {
-            if let frames = compressed[index] {
-                pool.replaceSubrange(slots[index]..<(slots[index] + frames.count), with: frames)
+            let frameCount = sample.end - sample.start
+            if let frames = compressed.removeValue(forKey: index) {
+                guard frames.count == frameCount else {
+                    throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' decoded to \(frames.count) frames, not \(frameCount)")
+                }
+                frames.withUnsafeBufferPointer { decoded in
+                    guard let decoded = decoded.baseAddress else { return }
+                    (base + slots[index]).initialize(from: decoded, count: frameCount)
+                }
             } else {
-                try decode(sample, from: file, into: &pool, at: slots[index])
-                progress.advance(2 * (sample.end - sample.start))
+                try decode(sample, from: file, into: pool, at: slots[index])
+                progress.advance(2 * frameCount)
             }
+            (base + slots[index] + frameCount).initialize(repeating: 0, count: guardFrames)
         }
+        filled = true
         return (pool, slots)
     }
 
@@ -281,34 +304,32 @@ public enum SoundFontLoader {
     /// value (word << 8 | low byte) / 8388608. The range was validated against smpl (and sm24
     /// has smpl's frame count), and the reader checks it again once per sample.
     private static func decode(_ sample: Hydra.SampleHeader, from file: SoundFontFile,
-                               into pool: inout [Float], at poolIndex: Int) throws(SoundFontError) {
+                               into pool: UnsafeMutableBufferPointer<Float>, at poolIndex: Int) throws(SoundFontError) {
         let frames = sample.end - sample.start
         guard poolIndex >= 0, frames >= 0, poolIndex <= pool.count - frames else {
             throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' does not fit its pool slot")
         }
         guard frames > 0 else { return }
-        try pool.withUnsafeMutableBufferPointer { (target) throws(SoundFontError) in
-            // Plain pointer loops: the range is checked once above and by `withBytes`, and
-            // per-element buffer checks and iterators would make debug builds (the tests) crawl.
-            guard let slot = target.baseAddress.map({ $0 + poolIndex }) else { return }
-            try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
-                guard let words = UnsafeRawPointer(words.baseAddress) else { return }
-                var frame = 0
-                while frame < frames {
-                    let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
-                    slot[frame] = Float(Int(value)) * (1 / 32_768)
-                    frame += 1
-                }
+        // Plain pointer loops: the range is checked once above and by `withBytes`, and
+        // per-element buffer checks and iterators would make debug builds (the tests) crawl.
+        guard let slot = pool.baseAddress.map({ $0 + poolIndex }) else { return }
+        try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
+            guard let words = UnsafeRawPointer(words.baseAddress) else { return }
+            var frame = 0
+            while frame < frames {
+                let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
+                slot[frame] = Float(Int(value)) * (1 / 32_768)
+                frame += 1
             }
-            guard let sm24 = file.sm24 else { return }
-            try sm24.withBytes(sample.start, frames) { low in
-                guard let low = low.baseAddress else { return }
-                var frame = 0
-                while frame < frames {
-                    // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
-                    slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
-                    frame += 1
-                }
+        }
+        guard let sm24 = file.sm24 else { return }
+        try sm24.withBytes(sample.start, frames) { low in
+            guard let low = low.baseAddress else { return }
+            var frame = 0
+            while frame < frames {
+                // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
+                slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
+                frame += 1
             }
         }
     }

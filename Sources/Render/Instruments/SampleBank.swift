@@ -108,14 +108,29 @@ public final class SampleBank: @unchecked Sendable {
         }
     }
 
-    /// Copies the loader's arrays into buffers the audio thread can read without reference counting.
-    /// `modulators` is the table the regions' modulator ranges index, starting with the defaults.
+    /// Copies `samples` into a buffer of its own, then as `init(name:takingSamples:...)`: for tests
+    /// and small banks, where a second copy of the pool costs nothing worth avoiding.
+    /// - Thread: control. Not real-time safe: allocates.
+    public convenience init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
+                            modulators: [SamplerModulator] = SamplerModulator.defaults) {
+        self.init(name: name, takingSamples: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(samples)),
+                  regions: regions, presets: presets, presetNames: presetNames, modulators: modulators)
+    }
+
+    /// Takes over `samples` as the bank's pool, without copying it (a large font's pool is hundreds
+    /// of megabytes; a copy would hold it twice while loading), and copies the other arrays into
+    /// buffers the audio thread can read without reference counting. `modulators` is the table the
+    /// regions' modulator ranges index, starting with the defaults.
+    /// - Parameter samples: allocated with `UnsafeMutableBufferPointer.allocate` (its base address
+    ///   is the allocation's, never nil) and fully initialized; from here on the bank owns it and
+    ///   deallocates it in `deinit`, so the caller must neither free nor write it again.
     /// - Precondition: every region's sample indices lie inside `samples` and its modulators inside
     ///   `modulators`; every preset's regions lie inside `regions`. Loaders validate before calling;
     ///   this checks again.
     /// - Thread: control. Not real-time safe: allocates.
-    public init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
-                modulators: [SamplerModulator] = SamplerModulator.defaults) {
+    public init(name: String, takingSamples samples: UnsafeMutableBufferPointer<Float>, regions: [SamplerRegion],
+                presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults) {
+        precondition(samples.baseAddress != nil, "the sample pool must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
         for region in regions {
@@ -130,7 +145,7 @@ public final class SampleBank: @unchecked Sendable {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
         }
         self.name = name
-        self.samples = UnsafeBufferPointer.copying(samples)
+        self.samples = UnsafeBufferPointer(samples)
         self.regions = UnsafeBufferPointer.copying(regions)
         self.presets = UnsafeBufferPointer.copying(presets)
         var starts: [Int32] = []
