@@ -6,11 +6,13 @@ import DSP
 /// reverb and a chorus over them and adds their wet returns into the mix, before the master volume
 /// and the limiter, as FluidSynth does.
 ///
-/// Settings are FluidSynth 2.3's defaults (Debian 12's fluidsynth): reverb room size 0.2 (a decay
-/// of 0.7 + 11.8 × 0.2 = 3.06 s at low frequencies), no damping; chorus of three voices, 0.3 Hz,
-/// 8 ms deep. FluidSynth's reverb is a feedback delay network and its chorus mixes its voices to
-/// stereo its own way; the reverb here is the Freeverb-class one of the microphone chain and the
-/// chorus `DSP.Chorus`, so the returns are alike in decay, depth and level, not sample for sample.
+/// Settings follow FluidSynth 2.3 (Debian 12's fluidsynth), as measured rather than as its
+/// parameters read: its default reverb (room size 0.2, no damping) decays at about 45 dB/s, so this
+/// one takes 1.2 s to −60 dB with no damping; the chorus has its three voices, 0.3 Hz and 8 ms
+/// depth. FluidSynth's reverb is a feedback delay network and its chorus mixes its voices to stereo
+/// its own way; the reverb here is the Freeverb-class one of the microphone chain and the chorus
+/// `DSP.Chorus`, so the returns are alike in decay, depth and level, not sample for sample
+/// (bench/results/README.md, "Effects sends and the song gain", has the measurements).
 ///
 /// A bus whose input has been silent long enough stops costing anything: the reverb after its
 /// tail has died away (`reverbIdleSeconds`), the chorus once its delay line holds only zeros. Both
@@ -18,13 +20,15 @@ import DSP
 /// both returns out over `fadeSeconds` and empties them, as the voices are faded.
 struct EffectsSends {
     static var fadeSeconds: Double { SamplerVoice.fadeSeconds }
-    /// FluidSynth 2.3's reverb decay for its default room size 0.2.
+    /// The decay to −60 dB measured on FluidSynth 2.3's default reverb (room size 0.2).
     static var reverbDecaySeconds: Double { 1.2 }
     /// Silent input for this long leaves the reverb's tail below −120 dB (twice its decay to −60 dB).
     static var reverbIdleSeconds: Double { 2 * reverbDecaySeconds }
-    /// The returns' levels, set so that a send sounds as loud through these effects as through
-    /// FluidSynth 2.3's (`synth.reverb.level` 0.9, `synth.chorus.level` 2), measured by rendering the
-    /// same notes with the effects on and off in both engines (`EffectsSendTests`).
+    /// The returns' levels. The reverb's sits between what matches FluidSynth 2.3's return
+    /// (`synth.reverb.level` 0.9) on piano and on strings, measured by rendering the same notes
+    /// with the effects on and off in both engines. The chorus's is FluidSynth 2.4's lowered
+    /// default (0.6 where 2.3 had 2.0, whose return stands about 16 dB above its send and pushes
+    /// dense files into clipping): FluidSynth's maintainers corrected it, and so does this.
     static var reverbLevel: Float { 0.65 }
     static var chorusLevel: Float { 1.95 }
 
