@@ -5,15 +5,12 @@ public struct GainStage: Sendable {
 
     /// - Parameter rampFrameCount: frames a change takes (e.g. 10 ms worth).
     public init(decibels: Float = 0, rampFrameCount: Int) {
-        gain = SmoothedValue(Self.amplitude(decibels), rampFrameCount: rampFrameCount)
+        gain = SmoothedValue(decibelsToAmplitude(decibels), rampFrameCount: rampFrameCount)
     }
-
-    @inlinable @_noAllocation @_noLocks
-    static func amplitude(_ decibels: Float) -> Float { fastExp2(decibels * (3.321_928_1 / 20)) }  // 10^(dB/20)
 
     /// Starts a move to `decibels`.
     @inlinable @_noAllocation @_noLocks
-    public mutating func set(decibels: Float) { gain.move(to: Self.amplitude(decibels)) }
+    public mutating func set(decibels: Float) { gain.move(to: decibelsToAmplitude(decibels)) }
 
     /// Applies the gain to a stereo pair of buffers in place.
     @inlinable @_noAllocation @_noLocks
@@ -74,7 +71,7 @@ public struct SafetyLimiter: Sendable {
     ///   - ceilingDecibels: the highest output level, in dBFS.
     ///   - releaseSeconds: time constant for the gain to recover after a peak.
     public init(sampleRate: Double, ceilingDecibels: Float = -1, releaseSeconds: Double = 0.05) {
-        ceiling = fastExp2(ceilingDecibels * (3.321_928_1 / 20))
+        ceiling = decibelsToAmplitude(ceilingDecibels)
         // Per-frame approach to unity: after `releaseSeconds` the remaining reduction is 1/e.
         releaseCoefficient = 1 - fastExp2(Float(-1.442_695 / (releaseSeconds * sampleRate)))
     }

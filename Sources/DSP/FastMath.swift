@@ -44,6 +44,18 @@ public func centibelsToAmplitude(_ centibels: Float) -> Float {
     fastExp2(-centibels * (3.321_928_1 / 200))  // log2(10) / 200
 }
 
+/// The linear amplitude of a gain in decibels (20 dB = a factor of 10).
+@inlinable @_noAllocation @_noLocks
+public func decibelsToAmplitude(_ decibels: Float) -> Float {
+    fastExp2(decibels * (3.321_928_1 / 20))  // log2(10) / 20
+}
+
+/// The gain in decibels of a linear amplitude: 20·log10(a) = 20·log10(2)·log2(a).
+@inlinable @_noAllocation @_noLocks
+public func amplitudeToDecibels(_ amplitude: Float) -> Float {
+    6.020_6 * log2Approximation(amplitude)
+}
+
 /// Hertz of an absolute pitch in cents (SF2: 8.176 Hz × 2^(cents/1200); 6900 cents = 440 Hz).
 @inlinable @_noAllocation @_noLocks
 public func absoluteCentsToHertz(_ cents: Float) -> Float {

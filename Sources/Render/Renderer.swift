@@ -91,7 +91,7 @@ public final class Renderer: @unchecked Sendable {
         sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount)
         songLeft = .allocate(capacity: configuration.maxFrameCount)
         songRight = .allocate(capacity: configuration.maxFrameCount)
-        songGain = fastExp2(configuration.songGainDecibels * (3.321_928_1 / 20))
+        songGain = decibelsToAmplitude(configuration.songGainDecibels)
         songVolume = SmoothedValue(songGain, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
@@ -136,8 +136,7 @@ public final class Renderer: @unchecked Sendable {
                          unmappedHits: publishedUnmappedHits.load(ordering: .relaxed),
                          activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed),
                          limitedFrames: publishedLimitedFrames.load(ordering: .relaxed),
-                         // 20·log10(g) = 20·log10(2)·log2(g)
-                         deepestLimiterDecibels: -6.020_6 * log2Approximation(
+                         deepestLimiterDecibels: -amplitudeToDecibels(
                             Float(bitPattern: publishedDeepestLimiterGain.load(ordering: .relaxed))))
     }
 

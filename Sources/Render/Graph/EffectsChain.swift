@@ -67,7 +67,7 @@ struct EffectsChain {
         let ceilingDecibels = Self.limiterCeilingDecibels
         limiter = SafetyLimiter(sampleRate: sampleRate, ceilingDecibels: ceilingDecibels)
         self.limiterEnabled = limiterEnabled
-        howlDetector = HowlDetector(saturationLevel: fastExp2(ceilingDecibels * (3.321_928_1 / 20)))
+        howlDetector = HowlDetector(saturationLevel: decibelsToAmplitude(ceilingDecibels))
         self.howlGuardEnabled = howlGuardEnabled
         // Start where the knobs are: the first block must not ramp in from flat.
         updateEqualiser(startingNow: true)
@@ -161,7 +161,7 @@ struct EffectsChain {
         }
         guard howlDetector.analyse(left: left, right: right, frameCount: frameCount) else { return false }
         duck.rampFrameCount = Int(sampleRate * Self.howlDuckSeconds)
-        duck.move(to: fastExp2(Self.howlDuckDecibels * (3.321_928_1 / 20)))
+        duck.move(to: decibelsToAmplitude(Self.howlDuckDecibels))
         duckHoldFrameCount = Int(sampleRate * Self.howlHoldSeconds)
         howlDetector.restart()
         return true
