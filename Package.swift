@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "AudioAnalysis", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // AudioFile decodes SF3's Ogg Vorbis samples at load (libsndfile): control-thread code,
         // like the rest of the loader.
-        .target(name: "SoundFont", dependencies: ["Render", "FileChecks", "AudioFile"]),
+        .target(name: "SoundFont", dependencies: ["Render", "DSP", "FileChecks", "AudioFile"]),
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.

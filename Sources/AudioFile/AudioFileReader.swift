@@ -42,18 +42,22 @@ public enum AudioFileReader {
         return try decode(path, info: &info, allowShortRead: true)
     }
 
-    /// Decodes a whole sound file held in memory (an Ogg Vorbis stream inside a SoundFont 3, say),
-    /// through libsndfile's virtual I/O over `bytes`: nothing is copied or written to disk.
-    /// Samples are clamped to -1...1, because a lossy decoder's float output can overshoot full
-    /// scale and the file's integer original never did.
+    /// Decodes a mono sound file held in memory (an Ogg Vorbis stream inside a SoundFont 3, say)
+    /// straight into `target`, through libsndfile's virtual I/O over `bytes`: nothing is copied
+    /// whole or written to disk. Exactly `frameCount` frames are written: the file must hold that
+    /// many (a SoundFont 3 loader learns it from `oggFrameCount` before it allocates), and a file
+    /// whose header or data says otherwise is an error. Samples are clamped to full scale, because
+    /// a lossy decoder's output can overshoot it and the file's integer original never did; a
+    /// decoder's integer conversion would wrap such a peak round to the opposite sign instead.
     /// - Parameters:
+    ///   - encoding: how `target` stores frames: 16-bit words (full scale 32767, as libsndfile
+    ///     scales them when it writes and FluidSynth when it reads) or Floats (full scale 1).
     ///   - name: stands for the data in errors.
-    ///   - maximumFrameCount: the most frames the caller accepts: a damaged header can claim any
-    ///     length, and the decoder would otherwise allocate for it before reading a byte.
     /// - Throws: `AudioFileError` naming `name` when libsndfile cannot open or fully decode the
-    ///   data, or its length is past `maximumFrameCount`.
-    /// - Thread: control. Not real-time safe: allocates.
-    public static func decode(bytes: UnsafeRawBufferPointer, name: String, maximumFrameCount: Int) throws -> DecodedAudio {
+    ///   data, or it is not mono, or its length is not `frameCount`.
+    /// - Thread: control. Not real-time safe: allocates the decoder.
+    public static func decodeMono(bytes: UnsafeRawBufferPointer, name: String, into target: UnsafeMutableRawPointer,
+                                  wordsNotFloats: Bool, frameCount: Int) throws {
         var source = MemorySource(bytes: bytes)
         var io = SF_VIRTUAL_IO(
             get_filelen: { user in sf_count_t(user!.assumingMemoryBound(to: MemorySource.self).pointee.bytes.count) },
@@ -62,18 +66,70 @@ public enum AudioFileReader {
             write: { _, _, _ in 0 },
             tell: { user in sf_count_t(user!.assumingMemoryBound(to: MemorySource.self).pointee.position) })
         var info = SF_INFO()
-        return try withUnsafeMutablePointer(to: &source) { sourcePointer in
+        try withUnsafeMutablePointer(to: &source) { sourcePointer in
             guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, sourcePointer) else {
                 throw AudioFileError(path: name, reason: String(cString: sf_strerror(nil)))
             }
             defer { sf_close(handle) }
-            guard info.frames >= 0, info.frames <= maximumFrameCount else {
-                throw AudioFileError(path: name, reason: "claims \(info.frames) frames, more than the \(maximumFrameCount) its size allows")
+            guard info.channels == 1 else {
+                throw AudioFileError(path: name, reason: "has \(info.channels) channels, not 1")
             }
-            var audio = try readFrames(handle, info: info, path: name, allowShortRead: false)
-            for index in audio.samples.indices { audio.samples[index] = min(1, max(-1, audio.samples[index])) }
-            return audio
+            guard info.frames == frameCount else {
+                throw AudioFileError(path: name, reason: "its header says \(info.frames) frames, its last page \(frameCount)")
+            }
+            // Decoded a block at a time through a small buffer, so the decoder's Floats are never
+            // held whole beside the target.
+            let blockFrames = 4_096
+            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
+            defer { block.deallocate() }
+            var done = 0
+            while done < frameCount {
+                let wanted = min(blockFrames, frameCount - done)
+                let read = Int(sf_readf_float(handle, block, sf_count_t(wanted)))
+                guard read > 0 else {
+                    throw AudioFileError(path: name, reason: "truncated: decoded \(done) of \(frameCount) frames")
+                }
+                if wordsNotFloats {
+                    let words = target.assumingMemoryBound(to: Int16.self) + done
+                    for index in 0..<read {
+                        words[index] = Int16(max(-32_768, min(32_767, (block[index] * 32_767).rounded(.toNearestOrEven))))
+                    }
+                } else {
+                    let floats = target.assumingMemoryBound(to: Float.self) + done
+                    for index in 0..<read { floats[index] = min(1, max(-1, block[index])) }
+                }
+                done += read
+            }
         }
+    }
+
+    /// The frame count an Ogg stream declares without decoding it: the granule position of its
+    /// last page, which for Vorbis is the number of PCM frames up to that page's end. Nil when
+    /// `bytes` do not end with a whole Ogg page (a damaged or truncated stream), or it declares
+    /// no position or a negative one.
+    /// - Thread: any.
+    public static func oggFrameCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        // A page: "OggS", version 0, flags, granule position (Int64 LE), serial, sequence, CRC,
+        // the segment count and table, then the segments. At most 27 + 255 + 255 × 255 bytes.
+        let headerBytes = 27, largestPage = 27 + 255 + 255 * 255
+        guard bytes.count >= headerBytes else { return nil }
+        var start = bytes.count - headerBytes
+        let lowest = max(0, bytes.count - largestPage)
+        while start >= lowest {
+            defer { start -= 1 }
+            guard bytes[start] == 0x4F, bytes[start + 1] == 0x67, bytes[start + 2] == 0x67, bytes[start + 3] == 0x53,
+                  bytes[start + 4] == 0 else { continue }
+            let segmentCount = Int(bytes[start + 26])
+            guard start + headerBytes + segmentCount <= bytes.count else { continue }
+            var pageBytes = headerBytes + segmentCount
+            for segment in 0..<segmentCount { pageBytes += Int(bytes[start + headerBytes + segment]) }
+            guard start + pageBytes == bytes.count else { continue }
+            var granule: UInt64 = 0
+            for byte in (0..<8).reversed() { granule = granule << 8 | UInt64(bytes[start + 6 + byte]) }
+            let frames = Int64(bitPattern: granule)
+            return frames >= 0 ? Int(frames) : nil
+        }
+        return nil
     }
 
     /// The read position over an in-memory file, for libsndfile's virtual I/O callbacks.

@@ -151,6 +151,15 @@ public final class PlaybackStream: @unchecked Sendable {
         timings = .allocate(capacity: max(1, timingCapacity))
         captureRecordingCapacity = capture == nil ? 0 : max(0, configuration.captureRecordingFrameCount) * captureChannelCount
         captureRecording = .allocate(capacity: max(1, captureRecordingCapacity))
+        // Every buffer the device thread writes is written once now, so that none of its pages is
+        // first touched (faulted in) on that thread.
+        renderBuffer.initialize(repeating: 0, count: granted.periodFrameCount * granted.channelCount)
+        deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: granted.periodFrameCount * bytesPerFrame)
+        captureBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: (granted.periodFrameCount + 1) * captureBytesPerFrame)
+        inputBuffer.initialize(repeating: 0, count: (granted.periodFrameCount + 1) * captureChannelCount)
+        UnsafeMutableRawPointer(timings).initializeMemory(as: UInt8.self, repeating: 0,
+                                                          count: max(1, timingCapacity) * MemoryLayout<PeriodTiming>.stride)
+        captureRecording.initialize(repeating: 0, count: max(1, captureRecordingCapacity))
         // A healthy device moves a period every period; allow for a scheduler hiccup of many
         // buffers, and no more: a vanished device must be reported within about 100 ms.
         stallTimeoutMilliseconds = Int32(max(80, 8 * granted.milliseconds(granted.bufferFrameCount)))

@@ -33,3 +33,41 @@ public struct LaneGains {
         reverbStart = SIMD8(); reverbStep = SIMD8(); chorusStart = SIMD8(); chorusStep = SIMD8()
     }
 }
+
+/// How a sample pool stores its frames, which the sampler's reader converts from as it reads.
+/// Samples are kept at the width their file stores them: widening 16-bit samples to Float at load
+/// would double a font's memory for nothing the ear can hear.
+public enum SampleEncoding: UInt8, Sendable, BitwiseCopyable {
+    /// 16-bit signed integers, full scale 32768: SF2's smpl chunk, and SF3's Vorbis streams
+    /// decoded as FluidSynth decodes them.
+    case int16
+    /// 32-bit floats, full scale 1: 24-bit SF2 samples (smpl with sm24; a Float holds 24 bits
+    /// exactly) and sample sets, whatever their files' widths.
+    case float32
+
+    /// Bytes one frame takes.
+    /// - Thread: any.
+    @inlinable
+    public var bytesPerFrame: Int {
+        @_noAllocation @_noLocks get {
+        switch self {
+        case .int16: 2
+        case .float32: 4
+        }
+        }
+    }
+
+    /// What a stored value is multiplied by to reach full scale 1. A power of two, so the product
+    /// is exact: interpolating converted values or converting the interpolated one gives the same
+    /// bits, which lets the reader convert once per output frame.
+    /// - Thread: any.
+    @inlinable
+    public var scale: Float {
+        @_noAllocation @_noLocks get {
+        switch self {
+        case .int16: 1 / 32_768
+        case .float32: 1
+        }
+        }
+    }
+}

@@ -232,6 +232,9 @@ final class RingStorage<Element: BitwiseCopyable>: @unchecked Sendable {
         self.capacity = capacity
         mask = capacity - 1
         slots = .allocate(capacity: capacity)
+        // Zeroed now, so that the producer's first write to a slot never faults its page in: the
+        // audio thread produces into some rings.
+        UnsafeMutableRawPointer(slots).initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
         indexLines = .allocate(byteCount: 2 * Self.lineSize, alignment: Self.lineSize)
         writeIndex = indexLines.bindMemory(to: Atomic<Int>.self, capacity: 1)
         readIndex = (indexLines + Self.lineSize).bindMemory(to: Atomic<Int>.self, capacity: 1)

@@ -89,13 +89,18 @@ public final class Renderer: @unchecked Sendable {
         sampler.basicChannel = configuration.basicChannel
         sampler.sendsEnabled = configuration.effects
         sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount)
+        // Written now, so that no page of them is first touched (faulted in) on the audio thread.
         songLeft = .allocate(capacity: configuration.maxFrameCount)
+        songLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
         songRight = .allocate(capacity: configuration.maxFrameCount)
+        songRight.initialize(repeating: 0, count: configuration.maxFrameCount)
         songGain = decibelsToAmplitude(configuration.songGainDecibels)
         songVolume = SmoothedValue(songGain, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
+        mixLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
+        mixRight.initialize(repeating: 0, count: configuration.maxFrameCount)
         chain = EffectsChain(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount,
                              controls: effects, limiterEnabled: configuration.outputLimiter,
                              howlGuardEnabled: configuration.howlGuard)

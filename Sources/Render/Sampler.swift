@@ -14,7 +14,7 @@ struct Sampler {
 
     struct BankSlot {
         var handle: RetainedObject? = nil
-        var samples: UnsafePointer<Float>? = nil
+        var samples: SampleFrames? = nil
         var regions: UnsafeBufferPointer<SamplerRegion> = UnsafeBufferPointer(start: nil, count: 0)
         var presets: UnsafeBufferPointer<SampleBank.Preset> = UnsafeBufferPointer(start: nil, count: 0)
         var keyRegionStarts: UnsafePointer<Int32>? = nil
@@ -54,15 +54,17 @@ struct Sampler {
     var blockFrameCount = 0
     /// Whether voices feed the effects sends (`RenderConfiguration.effects`).
     var sendsEnabled = true
-    /// Eight zero frames: what an empty lane of the SIMD reader reads.
+    /// Eight zero frames (of either encoding): what an empty lane of the SIMD reader reads.
     let silence: UnsafeMutablePointer<Float>
+    /// A second control block of lanes, for a group whose voices' pools are stored at two widths.
+    let otherEncodingScratch: UnsafeMutablePointer<Lanes>
     /// The voices of the group being rendered (up to `laneCount`).
     let group: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
     let groupBlocks: UnsafeMutablePointer<SamplerVoice.ControlBlock>
     /// Where the SIMD reader's lanes start (one frame before the first they interpolate from) and
     /// how they step, gathered lane by lane in memory and then loaded whole: writing single lanes
     /// of a vector held in registers goes through the stack and stalls on every write.
-    let laneBases: UnsafeMutablePointer<UnsafePointer<Float>>
+    let laneBases: UnsafeMutablePointer<UnsafeRawPointer>
     let lanePositions: UnsafeMutablePointer<LanePositions>
     /// The group's ramped gains for the block, gathered the same way.
     let laneGains: UnsafeMutablePointer<LaneGains>
@@ -106,18 +108,27 @@ struct Sampler {
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
+        // The buffers are written now, so that no page of them is first touched (faulted in) on the
+        // audio thread: a block longer than any before, or a group's first use of a bus, would.
         scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
+        scratch.initialize(repeating: Lanes(), count: SamplerVoice.controlBlockFrameCount)
         busLeft = .allocate(capacity: maxFrameCount)
+        busLeft.initialize(repeating: Lanes(), count: maxFrameCount)
         busRight = .allocate(capacity: maxFrameCount)
+        busRight.initialize(repeating: Lanes(), count: maxFrameCount)
         busReverb = .allocate(capacity: maxFrameCount)
+        busReverb.initialize(repeating: Lanes(), count: maxFrameCount)
         busChorus = .allocate(capacity: maxFrameCount)
+        busChorus.initialize(repeating: Lanes(), count: maxFrameCount)
         silence = .allocate(capacity: 8)
         silence.initialize(repeating: 0, count: 8)
+        otherEncodingScratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
+        otherEncodingScratch.initialize(repeating: Lanes(), count: SamplerVoice.controlBlockFrameCount)
         group = .allocate(capacity: Self.laneCount)
         groupBlocks = .allocate(capacity: Self.laneCount)
         groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: Self.laneCount)
         laneBases = .allocate(capacity: Self.laneCount)
-        laneBases.initialize(repeating: UnsafePointer(silence), count: Self.laneCount)
+        laneBases.initialize(repeating: UnsafeRawPointer(silence), count: Self.laneCount)
         lanePositions = .allocate(capacity: 1)
         lanePositions.initialize(to: LanePositions())
         laneGains = .allocate(capacity: 1)
@@ -145,6 +156,7 @@ struct Sampler {
         busReverb.deallocate()
         busChorus.deallocate()
         silence.deallocate()
+        otherEncodingScratch.deallocate()
         group.deallocate()
         groupBlocks.deallocate()
         laneBases.deallocate()
@@ -173,7 +185,7 @@ struct Sampler {
             return false
         }
         // The slot keeps the handle's retain, which keeps `layout` and the buffers alive.
-        banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples.baseAddress,
+        banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples,
                                regions: layout.pointee.regions, presets: layout.pointee.presets,
                                keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
                                keyRegions: layout.pointee.keyRegions.baseAddress,
@@ -530,21 +542,57 @@ struct Sampler {
         // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
         // accumulates: the Double position is advanced exactly at the end.
         lanePositions.pointee = LanePositions()
+        var wordLanes = 0, floatLanes = 0
         for lane in 0..<Self.laneCount {
-            guard lane < count, groupBlocks[lane].isReading else {
-                laneBases[lane] = UnsafePointer(silence + 1)
+            guard lane < count, groupBlocks[lane].isReading, let samples = group[lane].pointee.samples else {
+                laneBases[lane] = UnsafeRawPointer(silence + 1)
                 continue
             }
             let voice = group[lane]
             let start = Int(voice.pointee.position)
-            laneBases[lane] = voice.pointee.samples! + (start - 1)
+            laneBases[lane] = samples.address(ofFrame: start - 1)
+            if samples.encoding == .int16 { wordLanes |= 1 << lane } else { floatLanes |= 1 << lane }
             lanePositions.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
             let increment = voice.pointee.lastIncrement
             lanePositions.pointee.wholeStep[lane] = UInt32(increment)
             lanePositions.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
         }
-        kernel.readLanes(cubic: interpolation.isCubic, bases: laneBases, positions: lanePositions,
-                         into: scratch + from, frameCount: frameCount)
+        let output = scratch + from
+        if floatLanes == 0 || wordLanes == 0 {
+            kernel.readLanes(cubic: interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, bases: laneBases,
+                             positions: lanePositions, into: output, frameCount: frameCount)
+        } else {
+            // Voices of two banks stored at different widths (one ringing out after a switch): each
+            // width is read in a pass of its own with the other's lanes silent, and the passes are
+            // summed; a silent lane adds exact zeros, so every lane's frames are as one pass reads them.
+            // A silent lane stands still on the silence, or it would step past its eight frames.
+            let positions = lanePositions.pointee
+            var floatMask = SIMD8<Int32>()
+            var floatBases = SIMD8<UInt>()
+            for lane in 0..<Self.laneCount where floatLanes & (1 << lane) != 0 {
+                floatMask[lane] = -1
+                floatBases[lane] = UInt(bitPattern: laneBases[lane])
+                laneBases[lane] = UnsafeRawPointer(silence + 1)
+            }
+            func standingStill(_ positions: LanePositions, where lanes: SIMDMask<SIMD8<Int32>>) -> LanePositions {
+                var still = positions
+                still.fraction.replace(with: 0, where: lanes)
+                still.fractionStep.replace(with: 0, where: lanes)
+                still.wholeStep.replace(with: 0, where: lanes)
+                return still
+            }
+            lanePositions.pointee = standingStill(positions, where: floatMask .== -1)
+            kernel.readLanes(cubic: interpolation.isCubic, encoding: .int16, bases: laneBases, positions: lanePositions,
+                             into: output, frameCount: frameCount)
+            for lane in 0..<Self.laneCount {
+                if let base = UnsafeRawPointer(bitPattern: floatBases[lane]) { laneBases[lane] = base }
+                else { laneBases[lane] = UnsafeRawPointer(silence + 1) }
+            }
+            lanePositions.pointee = standingStill(positions, where: floatMask .== 0)
+            kernel.readLanes(cubic: interpolation.isCubic, encoding: .float32, bases: laneBases, positions: lanePositions,
+                             into: otherEncodingScratch, frameCount: frameCount)
+            for frame in 0..<frameCount { output[frame] += otherEncodingScratch[frame] }
+        }
         for lane in 0..<count where groupBlocks[lane].isReading {
             group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
         }

@@ -36,12 +36,14 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// `SamplerKernels.readLanes` of this variant.
     /// - Thread: audio
     @inline(__always) @_noAllocation @_noLocks
-    func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
-                   into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    func readLanes(cubic: Bool, encoding: SampleEncoding, bases: UnsafePointer<UnsafeRawPointer>,
+                   positions: UnsafePointer<LanePositions>, into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
         if case .avx2FMA = self {
-            SamplerKernelsAVX2.readLanes(cubic: cubic, bases: bases, positions: positions, into: output, frameCount: frameCount)
+            SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, bases: bases, positions: positions, into: output,
+                                         frameCount: frameCount)
         } else {
-            SamplerKernels.readLanes(cubic: cubic, bases: bases, positions: positions, into: output, frameCount: frameCount)
+            SamplerKernels.readLanes(cubic: cubic, encoding: encoding, bases: bases, positions: positions, into: output,
+                                     frameCount: frameCount)
         }
     }
 

@@ -31,27 +31,41 @@ func catmullRom<Lanes: SIMD>(_ ym1: Lanes, _ y0: Lanes, _ y1: Lanes, _ y2: Lanes
     return multiplyAdd(multiplyAdd(multiplyAdd(a, t, -b), t, slope), t, y0)
 }
 
+/// Four neighbouring frames of a pool stored as 16-bit words (`words`) or Floats, loaded as one
+/// vector from `base` and widened to Float at the stored scale (the reader scales the interpolated
+/// frame instead: `SampleEncoding.scale` is a power of two, so the bits are the same).
+@_transparent
+func loadWindow(_ base: UnsafeRawPointer, words: Bool) -> SIMD4<Float> {
+    words ? SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: base.loadUnaligned(as: SIMD4<Int16>.self)))
+          : base.loadUnaligned(as: SIMD4<Float>.self)
+}
+
 /// Reads `frameCount` interpolated frames of eight lanes into `output`: lane k from `bases[k]` (one
-/// frame before the first it interpolates from) at `positions`. Each lane loads its four neighbouring
-/// samples as one vector; the vectors are transposed so that the interpolation runs across lanes.
-/// No lane may come within two frames of its sample's end or loop end (the caller checks).
+/// frame before the first it interpolates from, in a pool stored as `encoding`) at `positions`. Each
+/// lane loads its four neighbouring samples as one vector; the vectors are transposed so that the
+/// interpolation runs across lanes. No lane may come within two frames of its sample's end or loop
+/// end (the caller checks).
 /// - Thread: audio
 @_noAllocation @_noLocks
-public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
-                      into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
-    #if WIDE_VECTORS
-    if cubic {
-        readEightLanes(cubic: true, bases: bases, positions: positions, into: output, frameCount: frameCount)
-    } else {
-        readEightLanes(cubic: false, bases: bases, positions: positions, into: output, frameCount: frameCount)
+public func readLanes(cubic: Bool, encoding: SampleEncoding, bases: UnsafePointer<UnsafeRawPointer>,
+                      positions: UnsafePointer<LanePositions>, into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    // One specialised loop per encoding and interpolation, so that none tests either per frame.
+    switch (encoding, cubic) {
+    case (.int16, true): readLanes(words: true, cubic: true, bases, positions, output, frameCount)
+    case (.int16, false): readLanes(words: true, cubic: false, bases, positions, output, frameCount)
+    case (.float32, true): readLanes(words: false, cubic: true, bases, positions, output, frameCount)
+    case (.float32, false): readLanes(words: false, cubic: false, bases, positions, output, frameCount)
     }
+}
+
+@inline(__always) @_noAllocation @_noLocks
+func readLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+               _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+    #if WIDE_VECTORS
+    readEightLanes(words: words, cubic: cubic, bases: bases, positions: positions, into: output, frameCount: frameCount)
     #else
     for half in 0..<2 {
-        if cubic {
-            readFourLanes(cubic: true, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
-        } else {
-            readFourLanes(cubic: false, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
-        }
+        readFourLanes(words: words, cubic: cubic, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
     }
     #endif
 }
@@ -61,8 +75,9 @@ public func readLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, p
 /// lanes' bases, positions and samples at once overflow the registers, and the spills cost more than
 /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
 @inline(__always) @_noAllocation @_noLocks
-func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
-                   into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
+                                         positions: UnsafePointer<LanePositions>,
+                                         into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     let first = half * 4
     let b0 = bases[first], b1 = bases[first + 1], b2 = bases[first + 2], b3 = bases[first + 3]
     var fraction = half == 0 ? positions.pointee.fraction.lowHalf : positions.pointee.fraction.highHalf
@@ -71,21 +86,26 @@ func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Fl
     var whole = SIMD4<UInt32>()
     let one = SIMD4<Float>(repeating: 1)
     var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
-    @inline(__always) func window(_ base: UnsafePointer<Float>, _ whole: UInt32) -> SIMD4<Float> {
-        UnsafeRawPointer(base + Int(whole)).loadUnaligned(as: SIMD4<Float>.self)
+    let scale = SIMD4<Float>(repeating: SampleEncoding.int16.scale)
+    let frameBytes = words ? 2 : 4
+    @inline(__always) func window(_ base: UnsafeRawPointer, _ whole: UInt32) -> SIMD4<Float> {
+        loadWindow(base + Int(whole) * frameBytes, words: words)
     }
     for _ in 0..<frameCount {
         // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
         let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
         let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
         let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
+        var frame: SIMD4<Float>
         if cubic {
             let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
             let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
-            lanes.pointee = catmullRom(ym1, y0, y1, y2, at: fraction)
+            frame = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
-            lanes.pointee = multiplyAdd(y1 - y0, fraction, y0)
+            frame = multiplyAdd(y1 - y0, fraction, y0)
         }
+        if words { frame *= scale }
+        lanes.pointee = frame
         lanes += 2
         // Subtracting 1-or-0 rather than choosing between two results: fewer instructions
         // (SSE2 has no blend), and the same values.
@@ -102,8 +122,9 @@ func readFourLanes(cubic: Bool, half: Int, bases: UnsafePointer<UnsafePointer<Fl
 /// share a register (one in each 128-bit half), so the transpose and the interpolation serve eight
 /// lanes for about the instructions four cost in the 128-bit loop.
 @inline(__always) @_noAllocation @_noLocks
-func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, positions: UnsafePointer<LanePositions>,
-                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+                                          positions: UnsafePointer<LanePositions>,
+                                          into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     let b0 = bases[0], b1 = bases[1], b2 = bases[2], b3 = bases[3]
     let b4 = bases[4], b5 = bases[5], b6 = bases[6], b7 = bases[7]
     var fraction = positions.pointee.fraction
@@ -111,10 +132,12 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
     let wholeStep = positions.pointee.wholeStep
     var whole = SIMD8<UInt32>()
     let one = SIMD8<Float>(repeating: 1)
-    @inline(__always) func windows(_ low: UnsafePointer<Float>, _ lowWhole: UInt32,
-                                   _ high: UnsafePointer<Float>, _ highWhole: UInt32) -> SIMD8<Float> {
-        SIMD8(lowHalf: UnsafeRawPointer(low + Int(lowWhole)).loadUnaligned(as: SIMD4<Float>.self),
-              highHalf: UnsafeRawPointer(high + Int(highWhole)).loadUnaligned(as: SIMD4<Float>.self))
+    let scale = SIMD8<Float>(repeating: SampleEncoding.int16.scale)
+    let frameBytes = words ? 2 : 4
+    @inline(__always) func windows(_ low: UnsafeRawPointer, _ lowWhole: UInt32,
+                                   _ high: UnsafeRawPointer, _ highWhole: UInt32) -> SIMD8<Float> {
+        SIMD8(lowHalf: loadWindow(low + Int(lowWhole) * frameBytes, words: words),
+              highHalf: loadWindow(high + Int(highWhole) * frameBytes, words: words))
     }
     // The windows of a frame are loaded at the end of the frame before: reaching the transpose
     // through the loop rather than straight from the loads, they are shuffled in registers, where
@@ -124,13 +147,16 @@ func readEightLanes(cubic: Bool, bases: UnsafePointer<UnsafePointer<Float>>, pos
     for frame in 0..<frameCount {
         let y0 = SIMD8(r0[1], r1[1], r2[1], r3[1], r0[5], r1[5], r2[5], r3[5])
         let y1 = SIMD8(r0[2], r1[2], r2[2], r3[2], r0[6], r1[6], r2[6], r3[6])
+        var value: SIMD8<Float>
         if cubic {
             let ym1 = SIMD8(r0[0], r1[0], r2[0], r3[0], r0[4], r1[4], r2[4], r3[4])
             let y2 = SIMD8(r0[3], r1[3], r2[3], r3[3], r0[7], r1[7], r2[7], r3[7])
-            output[frame] = catmullRom(ym1, y0, y1, y2, at: fraction)
+            value = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
-            output[frame] = multiplyAdd(y1 - y0, fraction, y0)
+            value = multiplyAdd(y1 - y0, fraction, y0)
         }
+        if words { value *= scale }
+        output[frame] = value
         fraction += fractionStep
         let carry = fraction .>= one
         fraction -= SIMD8<Float>().replacing(with: 1, where: carry)

@@ -2,33 +2,41 @@
 /// through here, so a bad size or index becomes a `SoundFontError` naming the chunk and the byte,
 /// never an out-of-bounds trap.
 ///
-/// A reader is a window `[start, end)` of the file, labelled with the chunk path used in errors.
-/// Offsets passed to the accessors are relative to the window; errors report absolute offsets.
+/// A reader is a window `[start, start + count)` of `bytes`, which hold the part of the file that
+/// begins at byte `origin` (the whole file, or a list read on its own), labelled with the chunk path
+/// used in errors. Offsets passed to the accessors are relative to the window; errors report
+/// offsets in the file.
 struct ByteReader {
     let bytes: [UInt8]
     let file: String
     let chunk: String
-    /// Absolute offset of the window's first byte.
+    /// Where in the file `bytes` begin.
+    let origin: Int
+    /// Index in `bytes` of the window's first byte.
     let start: Int
     /// Bytes in the window. Invariant: `0 <= start`, `start + count <= bytes.count`.
     let count: Int
 
-    /// A reader over the whole file.
-    init(file: String, bytes: [UInt8]) {
-        self.init(bytes: bytes, file: file, chunk: "RIFF", start: 0, count: bytes.count)
+    /// A reader over `bytes`, which are the file's from byte `origin` on, reported as `chunk`.
+    init(file: String, bytes: [UInt8], origin: Int = 0, chunk: String = "RIFF") {
+        self.init(bytes: bytes, file: file, chunk: chunk, origin: origin, start: 0, count: bytes.count)
     }
 
-    private init(bytes: [UInt8], file: String, chunk: String, start: Int, count: Int) {
+    private init(bytes: [UInt8], file: String, chunk: String, origin: Int, start: Int, count: Int) {
         self.bytes = bytes
         self.file = file
         self.chunk = chunk
+        self.origin = origin
         self.start = start
         self.count = count
     }
 
+    /// Offset in the file of byte `offset` of this window.
+    func fileOffset(_ offset: Int) -> Int { origin + start + offset }
+
     /// An error at `offset` (relative to this window) in this window's chunk.
     func error(at offset: Int, _ reason: String) -> SoundFontError {
-        SoundFontError(file: file, chunk: chunk, offset: start + offset, reason: reason)
+        SoundFontError(file: file, chunk: chunk, offset: fileOffset(offset), reason: reason)
     }
 
     /// Throws unless `length` bytes at `offset` lie inside the window. Overflow-free: both values
@@ -43,7 +51,7 @@ struct ByteReader {
     /// A sub-window, checked against this one, reported under `chunk`.
     func window(_ offset: Int, _ length: Int, chunk: String) throws(SoundFontError) -> ByteReader {
         try require(offset, length, "'\(chunk)'")
-        return ByteReader(bytes: bytes, file: file, chunk: chunk, start: start + offset, count: length)
+        return ByteReader(bytes: bytes, file: file, chunk: chunk, origin: origin, start: start + offset, count: length)
     }
 
     func u8(_ offset: Int) throws(SoundFontError) -> UInt8 {
@@ -80,16 +88,6 @@ struct ByteReader {
         let field = bytes[(start + offset)..<(start + offset + length)]
         return String(field.prefix { $0 != 0 }.map { Character(Unicode.Scalar($0)) })
     }
-
-    /// Runs `body` on `length` bytes at `offset`, checked once, for bulk decoding (sample data)
-    /// where a per-byte check would cost more than the decode itself.
-    func withBytes<Result>(_ offset: Int, _ length: Int,
-                           _ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SoundFontError) -> Result {
-        try require(offset, length, "sample data")
-        return bytes.withUnsafeBufferPointer { all in
-            body(UnsafeBufferPointer(rebasing: all[(start + offset)..<(start + offset + length)]))
-        }
-    }
 }
 
 /// One RIFF chunk: its ID, the absolute offset of its 8-byte header, and a reader over its data.
@@ -99,29 +97,55 @@ struct RIFFChunk {
     let data: ByteReader
 }
 
+/// Where one RIFF chunk is: its ID, and absolute offsets of its 8-byte header and of its data.
+struct RIFFChunkHeader {
+    let id: String
+    let path: String
+    let headerOffset: Int
+    let dataOffset: Int
+    let size: Int
+}
+
+/// Splits the `count` bytes at absolute offset `start` (chunk `parent`) into consecutive RIFF
+/// chunks (ID, little-endian size, data, pad byte to an even length), reading each header through
+/// `header` (ID and size at an absolute offset). Sub-chunks are named `<prefix>/<id>` in errors
+/// (just `<id>` when the prefix is empty). A size that runs past the window, or stray bytes too
+/// short for a header, is an error: RIFF's redundant sizes are how truncation and corruption are
+/// caught (SF2 §3.3). One walk, whether the bytes are in memory or still in the file.
+func riffChunkHeaders(file: String, parent: String, prefix: String, start: Int, count: Int,
+                      header: (Int) throws(SoundFontError) -> (id: String, size: Int)) throws(SoundFontError) -> [RIFFChunkHeader] {
+    var result: [RIFFChunkHeader] = []
+    var position = 0
+    while position < count {
+        guard count - position >= 8 else {
+            throw SoundFontError(file: file, chunk: parent, offset: start + position,
+                                 reason: "\(count - position) stray bytes where an 8-byte chunk header was expected")
+        }
+        let (id, size) = try header(start + position)
+        let path = prefix.isEmpty ? id : "\(prefix)/\(id)"
+        guard size <= count - position - 8 else {
+            throw SoundFontError(file: file, chunk: path, offset: start + position,
+                                 reason: "size \(size) runs past the end of '\(parent)' (\(count - position - 8) bytes left)")
+        }
+        result.append(RIFFChunkHeader(id: id, path: path, headerOffset: start + position, dataOffset: start + position + 8, size: size))
+        // The pad byte after an odd-sized chunk may be missing at the very end of the parent.
+        position = min(count, position + 8 + size + (size & 1))
+    }
+    return result
+}
+
 extension ByteReader {
-    /// Splits this window into consecutive RIFF chunks (ID, little-endian size, data, pad byte to
-    /// an even length). Sub-chunks are named `<prefix>/<id>` in errors (just `<id>` when the prefix
-    /// is empty). A size that runs past the window, or stray bytes too short for a header, is an
-    /// error: RIFF's redundant sizes are how truncation and corruption are caught (SF2 §3.3).
+    /// Splits this window into consecutive RIFF chunks (`riffChunkHeaders`).
     func chunks(prefix: String) throws(SoundFontError) -> [RIFFChunk] {
+        let headers = try riffChunkHeaders(file: file, parent: chunk, prefix: prefix, start: fileOffset(0), count: count) {
+            (absolute) throws(SoundFontError) in
+            let offset = absolute - fileOffset(0)
+            return (try fourCC(offset), Int(try u32(offset + 4)))
+        }
         var result: [RIFFChunk] = []
-        var position = 0
-        while position < count {
-            guard count - position >= 8 else {
-                throw error(at: position, "\(count - position) stray bytes where an 8-byte chunk header was expected")
-            }
-            let id = try fourCC(position)
-            let size = Int(try u32(position + 4))
-            let path = prefix.isEmpty ? id : "\(prefix)/\(id)"
-            guard size <= count - position - 8 else {
-                throw SoundFontError(file: file, chunk: path, offset: start + position,
-                                     reason: "size \(size) runs past the end of '\(chunk)' (\(count - position - 8) bytes left)")
-            }
-            result.append(RIFFChunk(id: id, headerOffset: start + position,
-                                    data: try window(position + 8, size, chunk: path)))
-            // The pad byte after an odd-sized chunk may be missing at the very end of the parent.
-            position = min(count, position + 8 + size + (size & 1))
+        for header in headers {
+            result.append(RIFFChunk(id: header.id, headerOffset: header.headerOffset,
+                                    data: try window(header.dataOffset - fileOffset(0), header.size, chunk: header.path)))
         }
         return result
     }

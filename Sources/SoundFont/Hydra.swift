@@ -101,10 +101,10 @@ struct Hydra {
             return records
         }
         func bag(_ data: ByteReader, _ base: Int) throws(SoundFontError) -> Bag {
-            Bag(firstGenerator: Int(try data.u16(base)), firstModulator: Int(try data.u16(base + 2)), offset: data.start + base)
+            Bag(firstGenerator: Int(try data.u16(base)), firstModulator: Int(try data.u16(base + 2)), offset: data.fileOffset(base))
         }
         func generator(_ data: ByteReader, _ base: Int) throws(SoundFontError) -> GeneratorRecord {
-            GeneratorRecord(op: try data.u16(base), amount: try data.u16(base + 2), offset: data.start + base)
+            GeneratorRecord(op: try data.u16(base), amount: try data.u16(base + 2), offset: data.fileOffset(base))
         }
         func modulator(_ data: ByteReader, _ base: Int) throws(SoundFontError) -> ModulatorRecord {
             ModulatorRecord(source: try data.u16(base), destination: try data.u16(base + 2), amount: try data.i16(base + 4),
@@ -113,13 +113,13 @@ struct Hydra {
 
         presets = try table("phdr", size: 38, minimum: 2) { (data, base) throws(SoundFontError) in
             PresetHeader(name: try data.string(base, length: 20), program: Int(try data.u16(base + 20)),
-                         bank: Int(try data.u16(base + 22)), firstBag: Int(try data.u16(base + 24)), offset: data.start + base)
+                         bank: Int(try data.u16(base + 22)), firstBag: Int(try data.u16(base + 24)), offset: data.fileOffset(base))
         }
         presetBags = try table("pbag", size: 4, minimum: 1, bag)
         presetModulators = try table("pmod", size: 10, minimum: 1, modulator)
         presetGenerators = try table("pgen", size: 4, minimum: 1, generator)
         instruments = try table("inst", size: 22, minimum: 2) { (data, base) throws(SoundFontError) in
-            InstrumentHeader(name: try data.string(base, length: 20), firstBag: Int(try data.u16(base + 20)), offset: data.start + base)
+            InstrumentHeader(name: try data.string(base, length: 20), firstBag: Int(try data.u16(base + 20)), offset: data.fileOffset(base))
         }
         instrumentBags = try table("ibag", size: 4, minimum: 1, bag)
         instrumentModulators = try table("imod", size: 10, minimum: 1, modulator)
@@ -130,7 +130,7 @@ struct Hydra {
                          loopStart: Int(try data.u32(base + 28)), loopEnd: Int(try data.u32(base + 32)),
                          sampleRate: Int(try data.u32(base + 36)), originalPitch: Int(try data.u8(base + 40)),
                          pitchCorrection: Int(Int8(bitPattern: try data.u8(base + 41))),
-                         type: try data.u16(base + 44), offset: data.start + base,
+                         type: try data.u16(base + 44), offset: data.fileOffset(base),
                          compressedSamplesAllowed: compressedSamplesAllowed)
         }
 

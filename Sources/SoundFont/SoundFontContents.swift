@@ -29,8 +29,7 @@ extension SoundFontLoader {
     /// - Thread: control. Not real-time safe: allocates and reads the file.
     public static func contents(path: String) throws(SoundFontError) -> SoundFontContents {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let bytes = try readFile(path, name: name)
-        let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
+        let file = try SoundFontFile(try FontSource(path: path, name: name))
         try file.requirePlayableVersion()
         let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
                               compressedSamplesAllowed: file.isSF3)

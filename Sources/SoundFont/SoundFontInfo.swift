@@ -48,7 +48,7 @@ extension SoundFontInfo {
     /// specification asks.
     static func read(list: ByteReader) throws(SoundFontError) -> (info: SoundFontInfo, versionOffset: Int) {
         var version: Version?
-        var versionOffset = list.start
+        var versionOffset = list.fileOffset(0)
         var fields: [String: String] = [:]
         var romVersion: Version?
         for chunk in try list.chunks(prefix: "INFO") {

@@ -1,16 +1,20 @@
 import AudioFile
+import DSP
 import FileChecks
 import Foundation
 import Render
+import Synchronization
 
 /// Loads SoundFont 2 files (SF2 2.01–2.04) and SoundFont 3 files (SF3: SF2 with Ogg Vorbis
 /// compressed samples, FluidSynth's and MuseScore's format) into `SampleBank`s.
 ///
 /// What a bank holds: one `SampleBank.Preset` per preset in the file, sorted by bank then program,
 /// each with its regions (every preset zone × every instrument zone whose key and velocity ranges
-/// overlap) fully resolved; and every sample those regions play, decoded once to Float (16-bit
-/// smpl, or 24-bit with a usable sm24, or an SF3 sample's Vorbis stream) into one mono pool with `SampleBank.guardFrameCount` zero
-/// frames around each. Stereo and linked samples are kept as independent mono regions, each with
+/// overlap) fully resolved; and every sample those regions play, in one mono pool with
+/// `SampleBank.guardFrameCount` zero frames around each, at the width the file stores it: 16-bit
+/// words as they are in smpl (an SF3 sample's Vorbis stream decoded to 16 bits, as FluidSynth
+/// decodes it), or Floats when a usable sm24 makes the samples 24-bit. The samples go from the file
+/// into the pool in one pass, converting nothing that need not be; the file is never held whole. Stereo and linked samples are kept as independent mono regions, each with
 /// its own pan, as the font's zones describe them.
 ///
 /// Modulators (SF2 §8, §9.5): every region gets the default modulators, an instrument zone's
@@ -56,7 +60,8 @@ public enum SoundFontLoader {
         }
 
         /// Told the share of the font's sample data decoded so far, 0…1, after each sample (and 1
-        /// at the end), on the loading thread: for a progress line while a large font loads.
+        /// at the end), one call at a time, on the loading thread or one of the threads decoding an
+        /// SF3 with it: for a progress line while a large font loads.
         public var progress: (@Sendable (Double) -> Void)?
 
         /// - Thread: any.
@@ -72,54 +77,75 @@ public enum SoundFontLoader {
     ///   nothing else yet; it is part of the signature so every bank loader is called alike.
     /// - Thread: control. Not real-time safe: allocates and reads the file.
     public static func load(path: String, sampleRate: Double, options: Options = Options()) throws(SoundFontError) -> SampleBank {
-        let name = fileName(of: path)
-        return try load(bytes: try readFile(path, name: name), name: name, sampleRate: sampleRate, options: options)
+        try load(try FontSource(path: path, name: fileName(of: path)), options: options)
     }
 
     /// Loads a SoundFont already in memory; `name` stands for the file in the bank and in errors.
     /// - Thread: control. Not real-time safe: allocates.
     public static func load(bytes: [UInt8], name: String, sampleRate: Double,
                             options: Options = Options()) throws(SoundFontError) -> SampleBank {
-        let file = try SoundFontFile(ByteReader(file: name, bytes: bytes))
+        try load(FontSource(bytes: bytes, name: name), options: options)
+    }
+
+    private static func load(_ source: FontSource, options: Options) throws(SoundFontError) -> SampleBank {
+        let name = source.name
+        let file = try SoundFontFile(source)
         try file.requirePlayableVersion()
         var hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
                               compressedSamplesAllowed: file.isSF3)
-        var progress = DecodingProgress(hydra: hydra, report: options.progress)
-        var compressed = try decodeCompressedSamples(&hydra, file: file, progress: &progress)
-        let (presetRegions, modulators) = try resolveRegions(hydra, options: options)
-        let pool = try decodeSamples(usedBy: presetRegions, hydra: hydra, file: file, compressed: &compressed, progress: &progress)
-        // The bank takes the pool over; until it does, a failure frees it here.
-        var poolHandedOver = false
-        defer { if !poolHandedOver { pool.samples.deallocate() } }
-        progress.finish()
+        let streams = try measureCompressedSamples(&hydra, file: file)
+        var (presetRegions, modulators) = try resolveRegions(hydra, options: options)
 
-        // Presets sorted by bank, then program (file order among equals), regions moved into the
-        // pool's coordinates and laid out contiguously per preset.
+        // Presets sorted by bank, then program (file order among equals), their regions laid out
+        // contiguously in the bank's own table, and each preset's list dropped once copied: the
+        // regions (a few hundred bytes each, tens of thousands in a GM font) are held once by the
+        // time the samples come in.
         let order = hydra.presets.indices.dropLast().sorted {
             (hydra.presets[$0].bank, hydra.presets[$0].program, $0) < (hydra.presets[$1].bank, hydra.presets[$1].program, $1)
         }
-        var regions: [SamplerRegion] = []
-        regions.reserveCapacity(presetRegions.reduce(0) { $0 + $1.count })
+        let regionTotal = presetRegions.reduce(0) { $0 + $1.count }
+        let regions = UnsafeMutableBufferPointer<SamplerRegion>.allocate(capacity: max(1, regionTotal))
+        var regionsHandedOver = false
+        defer { if !regionsHandedOver { regions.deallocate() } }
+        var sampleOfRegion = [Int](repeating: 0, count: regionTotal)
         var presets: [SampleBank.Preset] = []
         var presetNames: [String] = []
+        var regionCount = 0
         for index in order {
             let header = hydra.presets[index]
             presets.append(SampleBank.Preset(bank: UInt16(header.bank), program: UInt8(header.program),
-                                             firstRegion: regions.count, regionCount: presetRegions[index].count))
+                                             firstRegion: regionCount, regionCount: presetRegions[index].count))
             presetNames.append(header.name)
-            for (resolved, sampleIndex) in presetRegions[index] {
-                var region = resolved
-                let shift = pool.slots[sampleIndex] - hydra.samples[sampleIndex].start
-                region.start += shift
-                region.end += shift
-                region.loopStart += shift
-                region.loopEnd += shift
-                regions.append(region)
+            for (region, sampleIndex) in presetRegions[index] {
+                (regions.baseAddress! + regionCount).initialize(to: region)
+                sampleOfRegion[regionCount] = sampleIndex
+                regionCount += 1
             }
+            presetRegions[index] = []
         }
-        try checkBankInvariants(regions: regions, poolSize: pool.samples.count, presets: presets, name: name)
+        presetRegions = []
+        // The lists' memory goes back to the system before the pool is filled, rather than
+        // staying in the heap beside it for the life of the process.
+        _ = releaseFreedHeapMemory(0)
+
+        let pool = try decodeSamples(usedBy: sampleOfRegion, hydra: hydra, file: file, streams: streams, report: options.progress)
+        // The bank takes the pool over; until it does, a failure frees it here.
+        var poolHandedOver = false
+        defer { if !poolHandedOver { pool.samples.deallocate() } }
+        // The regions move from smpl's coordinates into the pool's.
+        for index in 0..<regionTotal {
+            let sampleIndex = sampleOfRegion[index]
+            let shift = pool.slots[sampleIndex] - hydra.samples[sampleIndex].start
+            regions[index].start += shift
+            regions[index].end += shift
+            regions[index].loopStart += shift
+            regions[index].loopEnd += shift
+        }
+        let table = UnsafeMutableBufferPointer(rebasing: regions[..<regionTotal])
+        try checkBankInvariants(regions: UnsafeBufferPointer(table), poolSize: pool.samples.frameCount, presets: presets, name: name)
         poolHandedOver = true
-        return SampleBank(name: name, takingSamples: pool.samples, regions: regions, presets: presets, presetNames: presetNames,
+        regionsHandedOver = true
+        return SampleBank(name: name, takingSamples: pool.samples, takingRegions: table, presets: presets, presetNames: presetNames,
                           modulators: modulators)
     }
 
@@ -128,64 +154,52 @@ public enum SoundFontLoader {
     /// refused by `load`).
     /// - Thread: control. Not real-time safe: allocates and reads the file.
     public static func info(path: String) throws(SoundFontError) -> SoundFontInfo {
-        let name = fileName(of: path)
-        return try info(bytes: try readFile(path, name: name), name: name)
+        try SoundFontFile(try FontSource(path: path, name: fileName(of: path))).info
     }
 
     /// The INFO fields of a SoundFont in memory.
     /// - Thread: control. Not real-time safe: allocates.
     public static func info(bytes: [UInt8], name: String) throws(SoundFontError) -> SoundFontInfo {
-        try SoundFontFile(ByteReader(file: name, bytes: bytes)).info
+        try SoundFontFile(FontSource(bytes: bytes, name: name)).info
     }
 
     /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
     /// decode to about 10 frames a byte; silence compresses far better, but not past this.
     static let maximumVorbisFramesPerByte = 1_024
 
-    /// Decodes every compressed (SF3) sample, and rewrites its header into decoded frames: start
-    /// 0, end the frame count, the loop as stored (already relative to the sample's start), so
-    /// region building treats it like any other sample. Keyed by sample index.
-    private static func decodeCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile,
-                                                progress: inout DecodingProgress) throws(SoundFontError) -> [Int: [Float]] {
-        var decoded: [Int: [Float]] = [:]
+    /// Reads every compressed (SF3) sample's length from the last page of its Ogg stream, without
+    /// decoding it, and rewrites its header into decoded frames: start 0, end the frame count, the
+    /// loop as stored (already relative to the sample's start), so region building treats it like
+    /// any other sample and the pool can be sized before anything is decoded. Returns each
+    /// compressed sample's stream (its byte range in smpl), keyed by sample index.
+    private static func measureCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile) throws(SoundFontError) -> [Int: Range<Int>] {
+        var streams: [Int: Range<Int>] = [:]
         for index in hydra.samples.indices.dropLast() where hydra.samples[index].isCompressed && !hydra.samples[index].isROM {
-            var sample = hydra.samples[index]
-            let subject = "sample \(index) '\(sample.name)'"
+            let sample = hydra.samples[index]
             func failure(_ reason: String) -> SoundFontError {
-                file.smpl.error(at: sample.start, "\(subject): \(reason)")
+                file.smpl.error(at: sample.start, "sample \(index) '\(sample.name)': \(reason)")
             }
-            let byteCount = sample.end - sample.start
-            let result = try file.smpl.withBytes(sample.start, byteCount) { bytes -> Result<DecodedAudio, AudioFileError> in
-                do {
-                    return .success(try AudioFileReader.decode(bytes: UnsafeRawBufferPointer(bytes), name: subject,
-                                                               maximumFrameCount: byteCount * maximumVorbisFramesPerByte))
-                } catch let error as AudioFileError {
-                    return .failure(error)
-                } catch {
-                    return .failure(AudioFileError(path: subject, reason: "\(error)"))
-                }
+            let stream = sample.start ..< sample.end
+            // The last page is at most 65,307 bytes: only those are read here.
+            let tail = min(stream.count, 27 + 255 + 255 * 255)
+            let bytes = try file.smpl.bytes(stream.upperBound - tail, tail)
+            guard let frameCount = bytes.withUnsafeBytes({ AudioFileReader.oggFrameCount($0) }) else {
+                throw failure("the Ogg Vorbis data does not end with a whole Ogg page")
             }
-            let audio: DecodedAudio
-            switch result {
-            case .success(let value): audio = value
-            case .failure(let error): throw failure("the Ogg Vorbis data does not decode (\(error.reason))")
+            guard frameCount > 0 else { throw failure("the Ogg Vorbis data decodes to no frames") }
+            guard frameCount <= stream.count * maximumVorbisFramesPerByte else {
+                throw failure("the Ogg Vorbis data claims \(frameCount) frames, more than its \(stream.count) bytes can hold")
             }
-            guard audio.channelCount == 1 else {
-                throw failure("the Ogg Vorbis data has \(audio.channelCount) channels; a SoundFont sample has 1")
+            guard sample.loopStart <= sample.loopEnd, sample.loopEnd <= frameCount else {
+                throw failure("loop \(sample.loopStart)…\(sample.loopEnd) does not lie within its \(frameCount) decoded frames")
             }
-            guard audio.frameCount > 0 else { throw failure("the Ogg Vorbis data decodes to no frames") }
-            guard sample.loopStart <= sample.loopEnd, sample.loopEnd <= audio.frameCount else {
-                throw failure("loop \(sample.loopStart)…\(sample.loopEnd) does not lie within its \(audio.frameCount) decoded frames")
-            }
-            sample = Hydra.SampleHeader(name: sample.name, start: 0, end: audio.frameCount, loopStart: sample.loopStart,
-                                        loopEnd: sample.loopEnd, sampleRate: sample.sampleRate, originalPitch: sample.originalPitch,
-                                        pitchCorrection: sample.pitchCorrection, type: sample.type, offset: sample.offset,
-                                        compressedSamplesAllowed: true)
-            hydra.samples[index] = sample
-            decoded[index] = audio.samples
-            progress.advance(byteCount)
+            hydra.samples[index] = Hydra.SampleHeader(name: sample.name, start: 0, end: frameCount, loopStart: sample.loopStart,
+                                                      loopEnd: sample.loopEnd, sampleRate: sample.sampleRate,
+                                                      originalPitch: sample.originalPitch, pitchCorrection: sample.pitchCorrection,
+                                                      type: sample.type, offset: sample.offset, compressedSamplesAllowed: true)
+            streams[index] = stream
         }
-        return decoded
+        return streams
     }
 
     /// The regions of every preset (file order), in smpl coordinates, each with the index of the
@@ -245,90 +259,164 @@ public enum SoundFontLoader {
         return (presetRegions, modulatorTable)
     }
 
-    /// The sample pool: every sample some region plays, in file order, decoded between guard
-    /// frames; `slots[i]` is where sample `i` starts in `samples` (-1 when unused). `compressed`
-    /// holds the SF3 samples already decoded; each is dropped from it once copied, so the decoded
-    /// samples and the pool are not both held whole. The pool is the caller's to free (or to hand
-    /// to `SampleBank`, which takes it over without a copy); on a throw it is freed here.
-    private static func decodeSamples(usedBy presetRegions: [[(region: SamplerRegion, sample: Int)]], hydra: Hydra,
-                                      file: SoundFontFile, compressed: inout [Int: [Float]],
-                                      progress: inout DecodingProgress) throws(SoundFontError)
-        -> (samples: UnsafeMutableBufferPointer<Float>, slots: [Int]) {
+    /// The sample pool: every sample some region plays (`sampleOfRegion`), in file order, between guard frames;
+    /// `slots[i]` is where sample `i` starts in `samples` (-1 when unused). Each sample goes from
+    /// the file straight into its slot: 16-bit words copied as they are, an SF3 stream decoded in
+    /// place. The pool is the caller's to free (or to hand to `SampleBank`, which takes it over
+    /// without a copy); on a throw it is freed here.
+    private static func decodeSamples(usedBy sampleOfRegion: [Int], hydra: Hydra,
+                                      file: SoundFontFile, streams: [Int: Range<Int>],
+                                      report: (@Sendable (Double) -> Void)?) throws(SoundFontError)
+        -> (samples: SamplePool, slots: [Int]) {
         let guardFrames = SampleBank.guardFrameCount
         var used = [Bool](repeating: false, count: hydra.samples.count)
-        for regions in presetRegions { for entry in regions { used[entry.sample] = true } }
-        progress.countPlainSamples(hydra.samples.enumerated().filter { used[$0.offset] }.map(\.element))
+        for sample in sampleOfRegion { used[sample] = true }
         var slots = [Int](repeating: -1, count: hydra.samples.count)
         var poolSize = guardFrames
+        var decodedFrames = 0
+        var progress = DecodingProgress(report: report)
         for (index, sample) in hydra.samples.enumerated() where used[index] {
             slots[index] = poolSize
             poolSize += sample.end - sample.start + guardFrames
+            if let stream = streams[index] {
+                decodedFrames += sample.end
+                progress.totalBytes += stream.count
+            } else {
+                progress.totalBytes += 2 * (sample.end - sample.start)
+            }
         }
         let smplFrames = file.smpl.count / 2
-        let decodedFrames = compressed.values.reduce(0) { $0 + $1.count }
         guard poolSize <= maximumPoolExpansion * smplFrames + decodedFrames + guardFrames * hydra.samples.count + guardFrames else {
             throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
                                  reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
         }
-        // The pool is the bank's: `SampleBank` takes it over, so it is held once. (The decoded SF3
-        // samples are held already, so what can be had no longer includes them.)
-        try requireMemory(poolSize * MemoryLayout<Float>.stride + memoryReserve, for: hydra.file, "of sample memory")
-        // Every frame is written once, a guard frame or a sample's, so no page is touched before
-        // the decoding reaches it: a compressed sample's pages come as its decoded copy goes.
-        let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: poolSize)
+        // 24-bit samples need more than a word; a Float holds them exactly.
+        let encoding: SampleEncoding = file.sm24 == nil ? .int16 : .float32
+        // The pool is the bank's: `SampleBank` takes it over, so it is held once.
+        try requireMemory(poolSize * encoding.bytesPerFrame + memoryReserve, for: hydra.file, "of sample memory")
+        // Every frame is written once, a guard frame or a sample's, so each page is touched first
+        // as the samples reach it, and all of them before the bank can sound.
+        let pool = SamplePool.allocate(encoding: encoding, frameCount: poolSize)
         var filled = false
         defer { if !filled { pool.deallocate() } }
-        guard let base = pool.baseAddress else { throw file.smpl.error(at: 0, "internal: the sample pool has no storage") }
-        base.initialize(repeating: 0, count: guardFrames)
+        let frameBytes = encoding.bytesPerFrame
+        func zero(_ frame: Int, _ count: Int) { (pool.storage + frame * frameBytes).initializeMemory(as: UInt8.self, repeating: 0, count: count * frameBytes) }
+        zero(0, guardFrames)
+        var compressed: [Int] = []
         for (index, sample) in hydra.samples.enumerated() where used[index] {
             let frameCount = sample.end - sample.start
-            if let frames = compressed.removeValue(forKey: index) {
-                guard frames.count == frameCount else {
-                    throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' decoded to \(frames.count) frames, not \(frameCount)")
-                }
-                frames.withUnsafeBufferPointer { decoded in
-                    guard let decoded = decoded.baseAddress else { return }
-                    (base + slots[index]).initialize(from: decoded, count: frameCount)
-                }
-            } else {
-                try decode(sample, from: file, into: pool, at: slots[index])
-                progress.advance(2 * frameCount)
-            }
-            (base + slots[index] + frameCount).initialize(repeating: 0, count: guardFrames)
+            zero(slots[index] + frameCount, guardFrames)
+            guard streams[index] == nil else { compressed.append(index); continue }
+            try copy(sample, from: file, into: pool.storage + slots[index] * frameBytes, encoding: encoding)
+            progress.advance(2 * frameCount)
         }
+        try decodeCompressed(compressed, hydra: hydra, file: file, streams: streams, into: pool, slots: slots, progress: &progress)
+        progress.finish()
         filled = true
         return (pool, slots)
     }
 
-    /// Decodes `sample` to Float at `poolIndex`: 16-bit words / 32768, or with sm24 the 24-bit
-    /// value (word << 8 | low byte) / 8388608. The range was validated against smpl (and sm24
-    /// has smpl's frame count), and the reader checks it again once per sample.
-    private static func decode(_ sample: Hydra.SampleHeader, from file: SoundFontFile,
-                               into pool: UnsafeMutableBufferPointer<Float>, at poolIndex: Int) throws(SoundFontError) {
-        let frames = sample.end - sample.start
-        guard poolIndex >= 0, frames >= 0, poolIndex <= pool.count - frames else {
-            throw file.smpl.error(at: 0, "internal: sample '\(sample.name)' does not fit its pool slot")
-        }
-        guard frames > 0 else { return }
-        // Plain pointer loops: the range is checked once above and by `withBytes`, and
-        // per-element buffer checks and iterators would make debug builds (the tests) crawl.
-        guard let slot = pool.baseAddress.map({ $0 + poolIndex }) else { return }
-        try file.smpl.withBytes(sample.start * 2, frames * 2) { words in
-            guard let words = UnsafeRawPointer(words.baseAddress) else { return }
-            var frame = 0
-            while frame < frames {
-                let value = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
-                slot[frame] = Float(Int(value)) * (1 / 32_768)
-                frame += 1
+    /// Decodes the SF3 samples `indices` (file order) into their slots, on as many threads as
+    /// there are cores: a Vorbis decoder runs on one core, and a font's streams are independent
+    /// (each thread takes the next stream, and writes only that stream's slot). The first failure
+    /// in file order is thrown; the threads stop taking streams once one has failed.
+    private static func decodeCompressed(_ indices: [Int], hydra: Hydra, file: SoundFontFile, streams: [Int: Range<Int>],
+                                         into pool: SamplePool, slots: [Int], progress: inout DecodingProgress) throws(SoundFontError) {
+        guard !indices.isEmpty else { return }
+        let shared = SharedDecoding(progress: progress)
+        let threadCount = min(indices.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let job = DecodingJob(indices: indices, hydra: hydra, file: file, streams: streams, pool: pool, slots: slots)
+        DispatchQueue.concurrentPerform(iterations: threadCount) { _ in
+            while true {
+                let next = shared.nextJob.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard next < indices.count, !shared.failed.load(ordering: .relaxed) else { return }
+                do throws(SoundFontError) {
+                    let byteCount = try job.decode(indices[next])
+                    shared.state.withLock { $0.progress.advance(byteCount) }
+                } catch {
+                    shared.failed.store(true, ordering: .relaxed)
+                    shared.state.withLock { state in
+                        if state.failure.map({ $0.order > next }) ?? true { state.failure = (next, error) }
+                    }
+                    return
+                }
             }
         }
-        guard let sm24 = file.sm24 else { return }
-        try sm24.withBytes(sample.start, frames) { low in
-            guard let low = low.baseAddress else { return }
+        let outcome = shared.state.withLock { $0 }
+        progress = outcome.progress
+        if let failure = outcome.failure { throw failure.error }
+    }
+
+    /// What the decoding threads share: the next stream to take, whether one has failed, and
+    /// (locked) the progress and the first failure.
+    private final class SharedDecoding: Sendable {
+        struct State: Sendable {
+            var progress: DecodingProgress
+            var failure: (order: Int, error: SoundFontError)?
+        }
+        let nextJob = Atomic<Int>(0)
+        let failed = Atomic<Bool>(false)
+        let state: Mutex<State>
+        init(progress: DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
+    }
+
+    /// One SF3 stream's decoding, as each thread runs it: read from the file (`pread`, safe from any
+    /// thread), decoded into the stream's own slot.
+    private struct DecodingJob: @unchecked Sendable {
+        let indices: [Int]
+        let hydra: Hydra
+        let file: SoundFontFile
+        let streams: [Int: Range<Int>]
+        let pool: SamplePool
+        let slots: [Int]
+
+        /// Decodes sample `index`; returns the bytes of its stream, for the progress.
+        func decode(_ index: Int) throws(SoundFontError) -> Int {
+            let sample = hydra.samples[index]
+            guard let stream = streams[index] else { return 0 }
+            let subject = "sample \(index) '\(sample.name)'"
+            let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
+            let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
+            do {
+                try bytes.withUnsafeBytes { bytes in
+                    try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
+                                                   frameCount: sample.end - sample.start)
+                }
+            } catch let error as AudioFileError {
+                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(error.reason))")
+            } catch {
+                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(error))")
+            }
+            return stream.count
+        }
+    }
+
+    /// Copies `sample`'s frames from smpl into `slot`: 16-bit words as they are, or with sm24 the
+    /// 24-bit value (word << 8 | low byte) / 8388608 as a Float. The range was validated against
+    /// smpl (and sm24 has smpl's frame count), and the chunk checks it again.
+    private static func copy(_ sample: Hydra.SampleHeader, from file: SoundFontFile, into slot: UnsafeMutableRawPointer,
+                             encoding: SampleEncoding) throws(SoundFontError) {
+        let frames = sample.end - sample.start
+        guard frames > 0 else { return }
+        guard encoding == .float32, let sm24 = file.sm24 else {
+            try file.smpl.read(sample.start * 2, frames * 2, into: slot)
+            #if _endian(big)
+            let words = slot.assumingMemoryBound(to: Int16.self)
+            for frame in 0..<frames { words[frame] = Int16(littleEndian: words[frame]) }
+            #endif
+            return
+        }
+        // Plain pointer loops: per-element buffer checks and iterators would make debug builds
+        // (the tests) crawl.
+        let words = try file.smpl.bytes(sample.start * 2, frames * 2)
+        let low = try sm24.bytes(sample.start, frames)
+        let floats = slot.assumingMemoryBound(to: Float.self)
+        words.withUnsafeBytes { words in
             var frame = 0
             while frame < frames {
-                // slot holds word / 2^15; the 24-bit value is (word × 256 + low) / 2^23.
-                slot[frame] += Float(Int(low[frame])) * (1 / 8_388_608)
+                let word = Int16(littleEndian: words.loadUnaligned(fromByteOffset: 2 * frame, as: Int16.self))
+                // The 24-bit value is (word × 256 + low) / 2^23.
+                floats[frame] = Float(Int(word)) * (1 / 32_768) + Float(Int(low[frame])) * (1 / 8_388_608)
                 frame += 1
             }
         }
@@ -336,7 +424,7 @@ public enum SoundFontLoader {
 
     /// `SampleBank.init` traps on a region outside the pool; the construction above cannot
     /// produce one, and this makes sure a loader bug becomes an error, not a crash.
-    private static func checkBankInvariants(regions: [SamplerRegion], poolSize: Int,
+    private static func checkBankInvariants(regions: UnsafeBufferPointer<SamplerRegion>, poolSize: Int,
                                             presets: [SampleBank.Preset], name: String) throws(SoundFontError) {
         for region in regions {
             guard region.start >= 0, region.start <= region.end, region.end <= poolSize,
@@ -363,29 +451,18 @@ public enum SoundFontLoader {
 
     /// How much of a font's sample data is decoded, for `Options.progress`: smpl bytes, a
     /// compressed sample counting its Ogg Vorbis stream and a plain one its 16-bit words.
-    struct DecodingProgress {
+    struct DecodingProgress: Sendable {
         private let report: (@Sendable (Double) -> Void)?
-        private let compressedBytes: Int
-        /// Every plain sample's words until the regions say which are used.
-        private var plainBytes: Int
+        /// The bytes of the samples that are decoded (those some region plays).
+        var totalBytes = 0
         private var doneBytes = 0
 
-        init(hydra: Hydra, report: (@Sendable (Double) -> Void)?) {
-            self.report = report
-            let samples = hydra.samples.dropLast().filter { !$0.isROM }
-            compressedBytes = samples.filter(\.isCompressed).reduce(0) { $0 + $1.end - $1.start }
-            plainBytes = samples.filter { !$0.isCompressed }.reduce(0) { $0 + 2 * ($1.end - $1.start) }
-        }
-
-        /// Only `used` plain samples are decoded: the total shrinks to them.
-        mutating func countPlainSamples(_ used: [Hydra.SampleHeader]) {
-            plainBytes = used.filter { !$0.isCompressed }.reduce(0) { $0 + 2 * ($1.end - $1.start) }
-        }
+        init(report: (@Sendable (Double) -> Void)?) { self.report = report }
 
         mutating func advance(_ byteCount: Int) {
             guard let report else { return }
             doneBytes += byteCount
-            report(min(1, Double(doneBytes) / Double(max(1, compressedBytes + plainBytes))))
+            report(min(1, Double(doneBytes) / Double(max(1, totalBytes))))
         }
 
         func finish() { report?(1) }
@@ -394,34 +471,9 @@ public enum SoundFontLoader {
     private static func fileName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
-
-    /// The whole file, or an error naming it. Reads with POSIX calls to report errno's reason.
-    static func readFile(_ path: String, name: String) throws(SoundFontError) -> [UInt8] {
-        func failure(_ action: String) -> SoundFontError {
-            SoundFontError(file: path, reason: "cannot \(action): \(String(cString: strerror(errno)))")
-        }
-        if let reason = FileKind.notRegularFileReason(path) {
-            throw SoundFontError(file: path, reason: reason)
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("open") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure("stat") }
-        let size = Int(status.st_size)
-        try requireMemory(size, for: name, "to read the file")
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            initialized = 0
-            guard let base = buffer.baseAddress else { return }
-            while initialized < size {
-                let count = read(descriptor, base + initialized, size - initialized)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { failed = count < 0; break }
-                initialized += count
-            }
-        }
-        if failed { throw failure("read") }
-        return bytes
-    }
 }
+
+/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not bring in): hands the free pages
+/// of the heap back to the system. Returns 1 when some were.
+@_silgen_name("malloc_trim")
+private func releaseFreedHeapMemory(_ pad: Int) -> Int32

@@ -108,7 +108,7 @@ enum InstrumentInfo {
                 "presets": contents.presets.map { ["bank": $0.bank, "program": $0.program, "name": $0.name] as [String: Any] },
                 "instruments": contents.instrumentCount, "samples": contents.sampleCount,
                 "compressed_samples": contents.compressedSampleCount, "sample_data_bytes": contents.sampleDataBytes,
-                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.count, "regions": bank.regions.count,
+                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.frameCount, "regions": bank.regions.count,
             ])
             return
         }
@@ -118,7 +118,7 @@ enum InstrumentInfo {
         print("instruments: \(contents.instrumentCount)")
         print("samples: \(contents.sampleCount) (\(contents.compressedSampleCount) Ogg Vorbis compressed)")
         print("sample data: \(contents.sampleDataBytes) bytes")
-        print("loaded: \(loaded) bytes (\(bank.samples.count) sample frames as float, \(bank.regions.count) regions)")
+        print("loaded: \(loaded) bytes (\(bank.samples.frameCount) sample frames as float, \(bank.regions.count) regions)")
         print("presets: \(contents.presets.count)")
         for preset in contents.presets { print("  \(preset.bank):\(preset.program) \(preset.name)") }
     }
@@ -179,7 +179,7 @@ enum InstrumentInfo {
                     return entry
                 },
                 "files": facts.count, "sample_frames": total.frames, "file_bytes": total.fileBytes,
-                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.count, "loaded_sample_rate": rate, "regions": bank.regions.count,
+                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.frameCount, "loaded_sample_rate": rate, "regions": bank.regions.count,
             ])
             return
         }
@@ -191,7 +191,7 @@ enum InstrumentInfo {
                   + "\(file): \(facts[note.path]?.line ?? "")")
         }
         print("sample data: \(total.frames) frames in \(facts.count) file\(facts.count == 1 ? "" : "s"), \(total.fileBytes) bytes on disk")
-        print("loaded: \(loaded) bytes (\(bank.samples.count) mono sample frames as float at \(rate) Hz, \(bank.regions.count) regions)")
+        print("loaded: \(loaded) bytes (\(bank.samples.frameCount) mono sample frames as float at \(rate) Hz, \(bank.regions.count) regions)")
     }
 
     static func describeDrumKit(_ path: String, json: Bool) throws {

@@ -83,7 +83,7 @@ final class VoicePoolTests: XCTestCase {
                 let key = UInt8(60 + generator.next(4))
                 region.attenuationCentibels = Float(generator.next(400))
                 withUnsafePointer(to: region) { region in
-                    acquired.voice.pointee.start(region: region, samples: samples, modulators: context.modulators, key: key,
+                    acquired.voice.pointee.start(region: region, samples: SampleFrames(base: samples, encoding: .float32), modulators: context.modulators, key: key,
                                                  velocity: UInt8(1 + generator.next(127)), channel: channel,
                                                  state: context.channel, engineRate: rate)
                 }
@@ -139,7 +139,7 @@ final class VoicePoolTests: XCTestCase {
         defer { samples.deallocate() }
         let context = VoiceStartContext()
         withUnsafePointer(to: region) {
-            voice.start(region: $0, samples: samples, modulators: context.modulators, key: 60, velocity: 100, channel: 0,
+            voice.start(region: $0, samples: SampleFrames(base: samples, encoding: .float32), modulators: context.modulators, key: 60, velocity: 100, channel: 0,
                         state: context.channel, engineRate: 48_000)
         }
         XCTAssertEqual(voice.currentLevel, 0)
@@ -232,7 +232,7 @@ final class VoicePoolTests: XCTestCase {
         middle.lowVelocity = 60
         middle.highVelocity = 70
         middle.lowKey = 60
-        let bank = SampleBank(name: "layers", samples: Array(sine.samples), regions: [soft, loud, middle],
+        let bank = SampleBank(name: "layers", samples: sine.samples[0..<sine.samples.frameCount], regions: [soft, loud, middle],
                               presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: 3)], presetNames: ["Layers"])
         for (key, velocity, voices) in [(69, 1, 1), (69, 59, 1), (69, 60, 2), (69, 63, 2), (69, 64, 2), (69, 70, 2), (69, 71, 1), (69, 127, 1), (59, 62, 1)] {
             let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false, songGainDecibels: 0)))

@@ -70,7 +70,7 @@ final class SampleSetLoaderTests: XCTestCase {
             XCTAssertTrue(bank.samples[region.end ..< region.end + guardFrames].allSatisfy { $0 == 0 }, "guard after")
         }
         XCTAssertEqual(bank.regions[0].start, SampleBank.guardFrameCount)
-        XCTAssertEqual(bank.samples.count, bank.regions.last!.end + SampleBank.guardFrameCount)
+        XCTAssertEqual(bank.samples.frameCount, bank.regions.last!.end + SampleBank.guardFrameCount)
     }
 
     func testResampledSinesKeepTheirPitch() throws {

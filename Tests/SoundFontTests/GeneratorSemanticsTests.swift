@@ -306,11 +306,14 @@ final class GeneratorSemanticsTests: XCTestCase {
         let expected: [Float] = [0x80, 0x1FF, -0xFF, -0x800000].map { Float($0) / 8_388_608 }
         var bank = try load(builder)
         XCTAssertEqual(Array(bank.samples[bank.regions[0].start..<bank.regions[0].end]), expected)
+        XCTAssertEqual(bank.samples.encoding, .float32, "24 bits need more than a word; a Float holds them exactly")
 
         // Before version 2.04, sm24 is ignored (SF2 2.04 §6.2).
         builder.version = (2, 1)
         bank = try load(builder)
         XCTAssertEqual(Array(bank.samples[bank.regions[0].start..<bank.regions[0].end]), [0, 1, -1, -32_768].map { Float($0) / 32_768 })
+        XCTAssertEqual(bank.samples.encoding, .int16, "16-bit samples stay words")
+        XCTAssertEqual(bank.sampleByteCount, 2 * bank.samples.frameCount)
     }
 
     func testSM24OfTheWrongSizeIsIgnored() throws {
@@ -374,7 +377,7 @@ final class GeneratorSemanticsTests: XCTestCase {
         builder.instruments[0].zones = [[range(Op.keyRange, 0, 60), gen(Op.sampleID, 0)], [range(Op.keyRange, 61, 127), gen(Op.sampleID, 2)]]
         let bank = try load(builder)
         let guardFrames = SampleBank.guardFrameCount
-        XCTAssertEqual(bank.samples.count, guardFrames + 1_000 + guardFrames + 300 + guardFrames)
+        XCTAssertEqual(bank.samples.frameCount, guardFrames + 1_000 + guardFrames + 300 + guardFrames)
         for region in bank.regions {
             XCTAssertTrue(bank.samples[(region.start - guardFrames)..<region.start].allSatisfy { $0 == 0 })
             XCTAssertTrue(bank.samples[region.end..<(region.end + guardFrames)].allSatisfy { $0 == 0 })

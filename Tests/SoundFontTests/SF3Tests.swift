@@ -1,3 +1,4 @@
+import AudioFile
 import Engine
 import Foundation
 import Render
@@ -95,6 +96,91 @@ final class SF3Tests: XCTestCase {
             XCTAssertTrue(error.description.hasPrefix("broken.sf3: chunk 'sdta/smpl' at byte "), error.description)
             XCTAssertTrue(error.description.contains("sample 1 'Broken sine': the Ogg Vorbis data does not decode"), error.description)
             XCTAssertFalse(error.description.contains("\n"), error.description)
+        }
+    }
+
+    /// A font of `count` compressed sines, each on its own part of the keyboard.
+    static func sines(_ count: Int) throws -> SF2Builder {
+        var builder = SF2Builder()
+        builder.version = (3, 1)
+        builder.samples = try (0..<count).map { try SF2Builder.compressed(Self.sineSample(name: "Sine \($0)")) }
+        let width = 128 / count
+        builder.instruments = [SF2Builder.Instrument(name: "Instrument", zones: (0..<count).map {
+            [SF2Builder.range(Op.keyRange, UInt8($0 * width), UInt8($0 * width + width - 1)), SF2Builder.gen(Op.sampleID, $0)]
+        })]
+        builder.presets = [SF2Builder.Preset(name: "Preset", zones: [[SF2Builder.gen(Op.instrument, 0)]])]
+        return builder
+    }
+
+    /// Where each Ogg stream of `bytes` begins: its first page, flagged beginning-of-stream.
+    static func streamStarts(_ bytes: [UInt8]) -> [Int] {
+        let magic = Array("OggS".utf8)
+        return (0..<(bytes.count - 27)).filter { Array(bytes[$0..<($0 + 4)]) == magic && bytes[$0 + 5] & 0x02 != 0 }
+    }
+
+    func testCompressedSamplesDecodeToWordsAsFluidSynthsDo() throws {
+        let sample = try SF2Builder.compressed(Self.sineSample())
+        let bank = try SoundFontLoader.load(bytes: Self.font([sample]).build(), name: "sine.sf3", sampleRate: 48_000)
+        XCTAssertEqual(bank.samples.encoding, .int16, "an SF3 is decoded to 16 bits")
+        XCTAssertEqual(bank.sampleByteCount, 2 * bank.samples.frameCount)
+        // Lossy, but close: within a few per cent of full scale of the words encoded, frame for frame.
+        let region = try XCTUnwrap(bank.regions.first)
+        let decoded = bank.samples[region.start..<region.end]
+        let error = zip(decoded, sample.frames).map { abs($0 - Float($1) / 32_768) }.max() ?? 1
+        XCTAssertLessThan(error, 0.03)
+        // The stream's length comes from its last page, before anything is decoded.
+        let stream = try XCTUnwrap(sample.vorbisBytes)
+        XCTAssertEqual(stream.withUnsafeBytes { AudioFileReader.oggFrameCount($0) }, sample.frames.count)
+        XCTAssertNil(stream.dropLast().withUnsafeBytes { AudioFileReader.oggFrameCount(UnsafeRawBufferPointer($0)) },
+                     "a stream cut short ends without a whole page")
+    }
+
+    func testOvershootPastFullScaleIsClippedNotWrapped() throws {
+        // A full-scale square: the lossy codec rings past full scale at every edge. Converted to
+        // words without clipping, each overshoot would wrap round to the opposite sign.
+        var square = Self.sineSample(name: "Square")
+        square.frames = (0..<22_050).map { ($0 / 50) % 2 == 0 ? 32_767 : -32_768 }
+        let bank = try SoundFontLoader.load(bytes: Self.font([try SF2Builder.compressed(square)]).build(),
+                                            name: "square.sf3", sampleRate: 48_000)
+        let region = try XCTUnwrap(bank.regions.first)
+        let decoded = bank.samples[region.start..<region.end]
+        XCTAssertGreaterThan(decoded.filter { $0 == 32_767.0 / 32_768 }.count, 100, "the overshoot is clipped at full scale")
+        for (frame, value) in decoded.enumerated() where (frame % 50) > 5 && (frame % 50) < 45 && frame > 100 && frame < 22_000 {
+            let positive = (frame / 50) % 2 == 0
+            XCTAssertEqual(value > 0, positive, "frame \(frame): \(value) has the sign of its half-cycle")
+            if (value > 0) != positive { break }
+        }
+    }
+
+    func testStreamsDecodeInParallelAndTheFirstFailureInFileOrderIsReported() throws {
+        let builder = try Self.sines(4)
+        let whole = try SoundFontLoader.load(bytes: builder.build(), name: "four.sf3", sampleRate: 48_000)
+        XCTAssertEqual(whole.regions.count, 4)
+        for region in whole.regions {
+            XCTAssertEqual(Double(SignalAnalysis.largestAbs(ArraySlice(whole.samples[region.start..<region.end]))), 16_000.0 / 32_768,
+                           accuracy: 0.02, "every stream decoded into its own slot")
+        }
+        // Streams 1 and 3 damaged: whichever thread fails first, the report names stream 1.
+        var bytes = builder.build()
+        let starts = Self.streamStarts(bytes)
+        XCTAssertEqual(starts.count, 4)
+        for stream in [1, 3] { for index in (starts[stream] + 28)..<(starts[stream] + 58) { bytes[index] ^= 0x5A } }
+        for _ in 0..<5 {
+            XCTAssertThrowsError(try SoundFontLoader.load(bytes: bytes, name: "damaged.sf3", sampleRate: 48_000)) {
+                XCTAssertTrue("\($0)".contains("sample 1 'Sine 1': the Ogg Vorbis data does not decode"), "\($0)")
+            }
+        }
+    }
+
+    func testAStreamWithoutAWholeLastPageIsOneLineNamingTheSample() throws {
+        var bytes = try Self.sines(2).build()
+        let starts = Self.streamStarts(bytes)
+        // The last page of stream 0 ends where stream 1 begins: garble its capture pattern.
+        let lastPage = try XCTUnwrap((starts[0]..<starts[1]).last { Array(bytes[$0..<($0 + 4)]) == Array("OggS".utf8) })
+        bytes[lastPage] = 0
+        XCTAssertThrowsError(try SoundFontLoader.load(bytes: bytes, name: "cut.sf3", sampleRate: 48_000)) {
+            XCTAssertTrue("\($0)".hasPrefix("cut.sf3: chunk 'sdta/smpl' at byte "), "\($0)")
+            XCTAssertTrue("\($0)".contains("sample 0 'Sine 0': the Ogg Vorbis data does not end with a whole Ogg page"), "\($0)")
         }
     }
 

@@ -40,11 +40,11 @@ final class ShippedFontTests: XCTestCase {
             XCTAssertLessThanOrEqual(region.loopEnd, region.end, file: file, line: line)
             if region.loopMode != .none { XCTAssertLessThan(region.loopStart, region.loopEnd, file: file, line: line) }
         }
-        XCTAssertTrue(bank.samples.prefix(guardFrames).allSatisfy { $0 == 0 }, file: file, line: line)
-        XCTAssertTrue(bank.samples.suffix(guardFrames).allSatisfy { $0 == 0 }, file: file, line: line)
+        XCTAssertTrue(bank.samples[0..<guardFrames].allSatisfy { $0 == 0 }, file: file, line: line)
+        XCTAssertTrue(bank.samples[(bank.samples.frameCount - guardFrames)..<bank.samples.frameCount].allSatisfy { $0 == 0 }, file: file, line: line)
         for (end, start) in slotStart {
             XCTAssertGreaterThanOrEqual(start, guardFrames, file: file, line: line)
-            XCTAssertLessThanOrEqual(end + guardFrames, bank.samples.count, file: file, line: line)
+            XCTAssertLessThanOrEqual(end + guardFrames, bank.samples.frameCount, file: file, line: line)
             XCTAssertTrue(bank.samples[(start - guardFrames)..<start].allSatisfy { $0 == 0 }, "guard before \(start)", file: file, line: line)
             XCTAssertTrue(bank.samples[end..<(end + guardFrames)].allSatisfy { $0 == 0 }, "guard after \(end)", file: file, line: line)
         }

@@ -56,8 +56,11 @@ struct EffectsSends {
         chorus = Chorus(sampleRate: sampleRate, level: Self.chorusLevel)
         reverbGate = IdleGate(idleFrameCount: Int(Self.reverbIdleSeconds * sampleRate))
         chorusGate = IdleGate(idleFrameCount: chorus.idleFrameCount)
+        // Written now, so that no page of them is first touched (faulted in) on the audio thread.
         fadingLeft = .allocate(capacity: maxFrameCount)
+        fadingLeft.initialize(repeating: 0, count: maxFrameCount)
         fadingRight = .allocate(capacity: maxFrameCount)
+        fadingRight.initialize(repeating: 0, count: maxFrameCount)
         fadeFrameCount = max(1, Int(Self.fadeSeconds * sampleRate))
     }
 

@@ -1,4 +1,5 @@
-/// A loaded sampled instrument set: one pool of decoded mono float samples and the presets that
+/// A loaded sampled instrument set: one pool of mono samples (`SamplePool`, at their stored width)
+/// and the presets that
 /// play from it. Built whole on the control thread (by the SoundFont or sample-set loader), then
 /// swapped into the renderer by pointer; never changed after that. When the renderer lets go of a
 /// bank it goes back on the return ring and is freed on the control thread.
@@ -64,8 +65,8 @@ public final class SampleBank: @unchecked Sendable {
 
     /// Where the bank came from, for messages.
     public let name: String
-    /// Mono float samples, every sample surrounded by `guardFrameCount` zero frames.
-    public let samples: UnsafeBufferPointer<Float>
+    /// Mono samples, every sample surrounded by `guardFrameCount` zero frames.
+    public let samples: SamplePool
     public let regions: UnsafeBufferPointer<SamplerRegion>
     public let presets: UnsafeBufferPointer<Preset>
     /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
@@ -88,7 +89,7 @@ public final class SampleBank: @unchecked Sendable {
 
     /// Where a bank's data is, as trivially copyable pointers.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
-        public let samples: UnsafeBufferPointer<Float>
+        public let samples: SampleFrames
         public let regions: UnsafeBufferPointer<SamplerRegion>
         public let presets: UnsafeBufferPointer<Preset>
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
@@ -108,34 +109,47 @@ public final class SampleBank: @unchecked Sendable {
         }
     }
 
-    /// Copies `samples` into a buffer of its own, then as `init(name:takingSamples:...)`: for tests
-    /// and small banks, where a second copy of the pool costs nothing worth avoiding.
+    /// Copies `samples` into a Float pool of its own, then as `init(name:takingSamples:...)`: for
+    /// tests and small banks, where a second copy of the pool costs nothing worth avoiding.
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
                             modulators: [SamplerModulator] = SamplerModulator.defaults) {
-        self.init(name: name, takingSamples: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(samples)),
+        self.init(name: name, takingSamples: SamplePool.copying(samples),
                   regions: regions, presets: presets, presetNames: presetNames, modulators: modulators)
     }
 
-    /// Takes over `samples` as the bank's pool, without copying it (a large font's pool is hundreds
-    /// of megabytes; a copy would hold it twice while loading), and copies the other arrays into
-    /// buffers the audio thread can read without reference counting. `modulators` is the table the
-    /// regions' modulator ranges index, starting with the defaults.
-    /// - Parameter samples: allocated with `UnsafeMutableBufferPointer.allocate` (its base address
-    ///   is the allocation's, never nil) and fully initialized; from here on the bank owns it and
-    ///   deallocates it in `deinit`, so the caller must neither free nor write it again.
+    /// Takes over `samples` as the bank's pool, and copies `regions` into a buffer of its own, then
+    /// as `init(name:takingSamples:takingRegions:...)`.
+    /// - Thread: control. Not real-time safe: allocates.
+    public convenience init(name: String, takingSamples samples: SamplePool, regions: [SamplerRegion],
+                            presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults) {
+        self.init(name: name, takingSamples: samples, takingRegions: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(regions)),
+                  presets: presets, presetNames: presetNames, modulators: modulators)
+    }
+
+    /// Takes over `samples` as the bank's pool and `regions` as its region table, without copying
+    /// either (a large font's pool is hundreds of megabytes, and its regions a few hundred bytes
+    /// each, tens of thousands of them; a copy would hold them twice while loading), and copies the
+    /// other arrays into buffers the audio thread can read without reference counting.
+    /// `modulators` is the table the regions' modulator ranges index, starting with the defaults.
+    /// - Parameters:
+    ///   - samples: every frame written; from here on the bank owns the pool and frees it in
+    ///     `deinit`, so the caller must neither free nor write it again.
+    ///   - regions: allocated with `UnsafeMutableBufferPointer.allocate` (at least one slot, so its
+    ///     base address is the allocation's) and every region initialized; owned by the bank from
+    ///     here on, as `samples`.
     /// - Precondition: every region's sample indices lie inside `samples` and its modulators inside
     ///   `modulators`; every preset's regions lie inside `regions`. Loaders validate before calling;
     ///   this checks again.
     /// - Thread: control. Not real-time safe: allocates.
-    public init(name: String, takingSamples samples: UnsafeMutableBufferPointer<Float>, regions: [SamplerRegion],
+    public init(name: String, takingSamples samples: SamplePool, takingRegions regions: UnsafeMutableBufferPointer<SamplerRegion>,
                 presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults) {
-        precondition(samples.baseAddress != nil, "the sample pool must be an allocated buffer")
+        precondition(regions.baseAddress != nil, "the region table must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
         for region in regions {
-            precondition(region.start >= 0 && region.start <= region.end && region.end <= samples.count
-                         && region.loopStart >= region.start && region.loopEnd <= samples.count,
+            precondition(region.start >= 0 && region.start <= region.end && region.end <= samples.frameCount
+                         && region.loopStart >= region.start && region.loopEnd <= samples.frameCount,
                          "region outside the sample pool")
             precondition(region.firstModulator >= 0 && region.modulatorCount >= 0
                          && Int(region.firstModulator) + Int(region.modulatorCount) <= modulators.count,
@@ -145,29 +159,40 @@ public final class SampleBank: @unchecked Sendable {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
         }
         self.name = name
-        self.samples = UnsafeBufferPointer(samples)
-        self.regions = UnsafeBufferPointer.copying(regions)
+        self.samples = samples
+        self.regions = UnsafeBufferPointer(regions)
         self.presets = UnsafeBufferPointer.copying(presets)
-        var starts: [Int32] = []
-        starts.reserveCapacity(presets.count * 128 + 1)
-        var keyRegions: [Int32] = []
+        // Counted, then written in place: grown as arrays and copied, the entries (a few hundred
+        // thousand in a GM font) would be held two or three times over while the bank is built.
+        var entryCount = 0
         for preset in presets {
+            for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
+                where regions[index].lowKey <= regions[index].highKey && regions[index].lowKey < 128 {
+                entryCount += Int(min(regions[index].highKey, 127)) - Int(regions[index].lowKey) + 1
+            }
+        }
+        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: presets.count * 128 + 1)
+        let keyRegions = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, 2 * entryCount))
+        var entry = 0
+        for (presetIndex, preset) in presets.enumerated() {
             for key in 0..<128 {
-                starts.append(Int32(keyRegions.count / 2))
+                starts[presetIndex * 128 + key] = Int32(entry)
                 for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
                     where Int(regions[index].lowKey) <= key && key <= Int(regions[index].highKey) {
-                    keyRegions.append(Int32(index))
-                    keyRegions.append(Layout.velocityRange(low: regions[index].lowVelocity, high: regions[index].highVelocity))
+                    keyRegions[2 * entry] = Int32(index)
+                    keyRegions[2 * entry + 1] = Layout.velocityRange(low: regions[index].lowVelocity, high: regions[index].highVelocity)
+                    entry += 1
                 }
             }
         }
-        starts.append(Int32(keyRegions.count / 2))
-        keyRegionStarts = UnsafeBufferPointer.copying(starts)
-        self.keyRegions = UnsafeBufferPointer.copying(keyRegions)
+        precondition(entry == entryCount)
+        starts[presets.count * 128] = Int32(entry)
+        keyRegionStarts = UnsafeBufferPointer(starts)
+        self.keyRegions = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
         self.presetNames = presetNames
         self.modulators = UnsafeBufferPointer.copying(modulators)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
-        layout.initialize(to: Layout(samples: self.samples, regions: self.regions, presets: self.presets,
+        layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
                                    modulators: self.modulators))
         self.layout = UnsafePointer(layout)
@@ -194,5 +219,6 @@ public final class SampleBank: @unchecked Sendable {
     }
 
     /// Bytes of sample memory held (for reports).
-    public var sampleByteCount: Int { samples.count * MemoryLayout<Float>.stride }
+    /// - Thread: any.
+    public var sampleByteCount: Int { samples.byteCount }
 }

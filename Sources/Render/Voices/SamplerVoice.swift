@@ -53,7 +53,7 @@ struct SamplerVoice {
     var heldReleaseFrame = FrameTime.max
 
     // Sample playback
-    var samples: UnsafePointer<Float>? = nil
+    var samples: SampleFrames? = nil
     var position: Double = 0
     var end = 0
     var loopStart = 0
@@ -135,7 +135,7 @@ struct SamplerVoice {
     /// `modulators`) and the note, on `channel` whose controllers are `state`. `engineRate` is the
     /// output rate.
     @_noAllocation @_noLocks
-    mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: UnsafePointer<Float>,
+    mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: SampleFrames,
                         modulators: UnsafePointer<SamplerModulator>, key: UInt8, velocity: UInt8,
                         channel: UInt8, state: UnsafePointer<ChannelState>, engineRate: Double) {
         // Read in place: the region is a few hundred bytes, and a burst starts thousands of voices.
@@ -434,7 +434,7 @@ struct SamplerVoice {
 
     /// A sample read near the loop end: frames at or past `loopEnd` come from the loop start.
     @_noAllocation @_noLocks
-    func sampleAcrossLoop(_ samples: UnsafePointer<Float>, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
+    func sampleAcrossLoop(_ samples: SampleFrames, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
         func at(_ frame: Int) -> Float {
             isLooping && frame >= loopEnd ? samples[loopStart + (frame - loopEnd)] : samples[frame]
         }
