@@ -33,7 +33,7 @@ final class ModulatorTests: XCTestCase {
                                                                                            howlGuard: false, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         for action in before { engine.send(action) }
-        engine.send(.noteOn(channel: 0, key: 60, velocity: velocity))
+        engine.send(midi: .noteOn(channel: 0, key: 60, velocity: velocity))
         _ = engine.renderOffline(frameCount: 4_800, blockFrameCount: 64)
         for action in during { engine.send(action) }
         return SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 9_600, blockFrameCount: 64), channelCount: 2)
@@ -41,7 +41,9 @@ final class ModulatorTests: XCTestCase {
 
     func decibels(_ level: Float, over reference: Float) -> Double { 20 * log10(Double(level) / Double(reference)) }
 
-    func cc(_ number: UInt8, _ value: UInt8) -> RenderCommand.Action { .controlChange(channel: 0, controller: number, value: value) }
+    func cc(_ number: UInt8, _ value: UInt8) -> RenderCommand.Action { .midi(.controlChange(channel: 0, controller: number, value: value)) }
+    func channelPressure(_ pressure: UInt8) -> RenderCommand.Action { .midi(.channelPressure(channel: 0, pressure: pressure)) }
+    func polyPressure(_ key: UInt8, _ pressure: UInt8) -> RenderCommand.Action { .midi(.polyPressure(channel: 0, key: key, pressure: pressure)) }
 
     /// One looped instrument zone with `modulators` (and `generators`), one plain preset zone.
     func font(generators: [SF2Builder.Generator] = [], modulators: [Modulator] = [], presetModulators: [Modulator] = []) -> SF2Builder {
@@ -96,6 +98,23 @@ final class ModulatorTests: XCTestCase {
                                        "curve \(curve) bipolar \(bipolar) negative \(negative) CC1 \(value)")
                     }
                 }
+            }
+        }
+    }
+
+    /// SF2 §8.2.1 general controller indices (CC flag clear).
+    static let channelPressureSource: UInt16 = 13
+
+    /// Polyphonic key pressure is its own message: it moves the pressure of its key, never the
+    /// channel's, so a voice whose level follows channel pressure keeps it.
+    func testPolyPressureLeavesTheChannelPressureAlone() throws {
+        let followsChannelPressure = font(modulators: [(Self.channelPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let pressed = try level(followsChannelPressure, before: [channelPressure(127)])
+        XCTAssertEqual(decibels(pressed, over: try level(font())), -47.625, accuracy: 0.05, "the modulator reads the channel's pressure")
+        for pressure: UInt8 in [0, 64, 127] {
+            for key: UInt8 in [60, 61] {
+                let afterPolyPressure = try level(followsChannelPressure, before: [channelPressure(127)], during: [polyPressure(key, pressure)])
+                XCTAssertEqual(decibels(afterPolyPressure, over: pressed), 0, accuracy: 0.05, "poly pressure \(pressure) on key \(key)")
             }
         }
     }

@@ -7,10 +7,6 @@ struct ChannelState {
     static var count: Int {
         @_noAllocation @_noLocks get { 16 }
     }
-    /// GM's percussion channel (channel 10, index 9) plays bank 128.
-    static var percussionChannel: UInt8 {
-        @_noAllocation @_noLocks get { 9 }
-    }
     /// Continuous controllers a channel keeps, one per MIDI controller number.
     static var controllerCount: Int {
         @_noAllocation @_noLocks get { 128 }
@@ -48,7 +44,7 @@ struct ChannelState {
 
     @_noAllocation @_noLocks
     init(index: UInt8, controllers: UnsafeMutablePointer<UInt8>) {
-        isPercussion = index == Self.percussionChannel
+        isPercussion = index == GeneralMIDI.percussionChannel
         self.controllers = controllers
         controllers.initialize(repeating: 0, count: Self.controllerCount)
         // Power-on values (GM; FluidSynth's too): volume 100, pan centre, expression full, reverb 40.
