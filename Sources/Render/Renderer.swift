@@ -315,10 +315,8 @@ public final class Renderer: @unchecked Sendable {
             sampler.pitchBend(channel: channel, value: value)
         case let .channelPressure(channel, pressure):
             sampler.channelPressure(channel: channel, pressure: pressure)
-        case .polyPressure:
-            // Its own message, never the channel's pressure: the sampler has no per-key pressure
-            // for a modulator to read yet, so it changes nothing.
-            break
+        case let .polyPressure(channel, key, pressure):
+            sampler.polyPressure(channel: channel, key: key, pressure: pressure)
         case .system(.systemReset):
             // Every sound stops, the channels go back to the General MIDI defaults, and the song's
             // master volume to full.

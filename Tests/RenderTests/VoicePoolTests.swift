@@ -253,6 +253,7 @@ final class VoicePoolTests: XCTestCase {
 final class VoiceStartContext {
     let modulators: UnsafePointer<SamplerModulator>
     let controllers = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.controllerCount)
+    let keyPressures = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.keyCount)
     let state = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
     var channel: UnsafePointer<ChannelState> { UnsafePointer(state) }
 
@@ -260,12 +261,13 @@ final class VoiceStartContext {
         let table = UnsafeMutablePointer<SamplerModulator>.allocate(capacity: SamplerModulator.defaults.count)
         table.initialize(from: SamplerModulator.defaults, count: SamplerModulator.defaults.count)
         modulators = UnsafePointer(table)
-        state.initialize(to: ChannelState(index: 0, controllers: controllers))
+        state.initialize(to: ChannelState(index: 0, controllers: controllers, keyPressures: keyPressures))
     }
 
     deinit {
         UnsafeMutablePointer(mutating: modulators).deallocate()
         state.deallocate()
         controllers.deallocate()
+        keyPressures.deallocate()
     }
 }

@@ -103,7 +103,7 @@ final class ModulatorTests: XCTestCase {
     }
 
     /// SF2 §8.2.1 general controller indices (CC flag clear).
-    static let channelPressureSource: UInt16 = 13
+    static let polyPressureSource: UInt16 = 10, channelPressureSource: UInt16 = 13
 
     /// Polyphonic key pressure is its own message: it moves the pressure of its key, never the
     /// channel's, so a voice whose level follows channel pressure keeps it.
@@ -117,6 +117,32 @@ final class ModulatorTests: XCTestCase {
                 XCTAssertEqual(decibels(afterPolyPressure, over: pressed), 0, accuracy: 0.05, "poly pressure \(pressure) on key \(key)")
             }
         }
+    }
+
+    /// A modulator reading polyphonic key pressure (SF2 §8.2.1 index 10) follows the pressure of
+    /// the voice's own key, as FluidSynth applies it: another key's pressure, or the channel's,
+    /// changes nothing, and Reset All Controllers takes it back to 0.
+    func testPolyPressureModulatesTheVoicesOfItsKey() throws {
+        let followsKeyPressure = font(modulators: [(Self.polyPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let reference = try level(font())
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127)]), over: reference), -47.625, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 64)]), over: reference), -24, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(followsKeyPressure, before: [polyPressure(60, 127)]), over: reference), -47.625, accuracy: 0.05,
+                       "a note started on a pressed key reads its pressure at note-on")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(61, 127)]), over: reference), 0, accuracy: 0.05,
+                       "another key's pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127), polyPressure(61, 0)]), over: reference),
+                       -47.625, accuracy: 0.05, "another key's release of pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [channelPressure(127)]), over: reference),
+                       0, accuracy: 0.05, "the channel's pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127), cc(121, 0)]), over: reference),
+                       0, accuracy: 0.05, "Reset All Controllers")
+        // A zone with a fixed keynum plays key 60 as 72: the pressure that counts is still the
+        // pressed key's (FluidSynth reads the voice's note key, not the keynum).
+        let fixedKey = font(generators: [gen(Op.keynum, 72)], modulators: [(Self.polyPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let fixedReference = try level(font(generators: [gen(Op.keynum, 72)]))
+        XCTAssertEqual(decibels(try level(fixedKey, during: [polyPressure(60, 127)]), over: fixedReference), -47.625, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(fixedKey, during: [polyPressure(72, 127)]), over: fixedReference), 0, accuracy: 0.05)
     }
 
     func testAnInstrumentModulatorIdenticalToADefaultReplacesIt() throws {
