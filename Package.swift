@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The real-time boundary is a module boundary: `Lockfree`, `DSP` and `Render` import no Foundation and
-// hold everything the audio thread runs. `Engine`, `AudioFile` and `AudioIO` are control-thread code.
+// The real-time boundary is a module boundary: `Lockfree`, `DSP`, `MIDIVocabulary` and `Render` import
+// no Foundation and hold everything the audio thread runs. `Engine`, `AudioFile` and `AudioIO` are control-thread code.
 let realtimeSettings: [SwiftSetting] = [
     // Dynamic exclusivity checks are not allocations, but they are code with a worst case we do not
     // want on the audio thread; the render modules are written so static checking suffices.
@@ -26,7 +26,7 @@ let avx2Settings: [SwiftSetting] = {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "AudioIO", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -40,12 +40,15 @@ let package = Package(
         .target(name: "CPUFeatures"),
         .target(name: "SamplerKernels", dependencies: ["DSP"], swiftSettings: realtimeSettings),
         .target(name: "SamplerKernelsAVX2", dependencies: ["DSP"], swiftSettings: avx2Settings),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2"],
+        // What MIDI says (messages, controller numbers, note names), one vocabulary for the readers
+        // that make messages and the renderer that acts on them; both re-export it.
+        .target(name: "MIDIVocabulary", swiftSettings: realtimeSettings),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary"],
                 swiftSettings: realtimeSettings),
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         .target(name: "FileChecks"),
         .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"]),
-        .target(name: "MIDI", dependencies: ["FileChecks"]),
+        .target(name: "MIDI", dependencies: ["MIDIVocabulary", "FileChecks"]),
         // Spectrograms and level measures for comparing renders (staccato-bench compare, the
         // FluidSynth reference tests); optimised in debug builds too, or a test's FFTs of whole
         // songs take minutes.
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
-        .target(name: "SampleSet", dependencies: ["Render", "AudioFile", "ManifestSupport"],
+        .target(name: "SampleSet", dependencies: ["Render", "MIDIVocabulary", "AudioFile", "ManifestSupport"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
@@ -73,6 +76,7 @@ let package = Package(
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport", "AudioAnalysis"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis"]),
+        .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),

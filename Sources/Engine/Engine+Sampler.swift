@@ -27,30 +27,13 @@ extension Engine {
         return false
     }
 
-    /// Queues a MIDI message (a channel message, or a recognised SysEx) at `frameTime`. Returns
-    /// false when the command ring is full.
+    /// Queues a MIDI message (a channel message, or a recognised SysEx) at `frameTime`, as
+    /// `send(.midi(message))` does. Returns false when the command ring is full (releases are kept:
+    /// see `send(_:at:)`).
     /// - Thread: control.
     @discardableResult
     public func send(midi message: MIDIMessage, at frameTime: FrameTime = 0) -> Bool {
-        send(Self.action(for: message), at: frameTime)
-    }
-
-    /// The render command for a MIDI message.
-    /// - Thread: any.
-    public static func action(for message: MIDIMessage) -> RenderCommand.Action {
-        switch message {
-        case let .noteOn(channel, key, velocity): .noteOn(channel: channel, key: key, velocity: velocity)
-        case let .noteOff(channel, key, _): .noteOff(channel: channel, key: key)
-        case let .controlChange(channel, controller, value): .controlChange(channel: channel, controller: controller, value: value)
-        case let .programChange(channel, program): .programChange(channel: channel, program: program)
-        case let .pitchBend(channel, value): .pitchBend(channel: channel, value: value)
-        case let .channelPressure(channel, pressure): .channelPressure(channel: channel, pressure: pressure)
-        // Polyphonic aftertouch has no SF2 default modulator; it changes nothing audible.
-        case let .polyPressure(channel, _, _): .channelPressure(channel: channel, pressure: 0)
-        case .system(.systemReset): .systemReset
-        case let .system(.rhythmPart(channel, isDrum)): .rhythmPart(channel: channel, isDrum: isDrum)
-        case let .system(.masterVolume(value)): .songVolume(value)
-        }
+        send(.midi(message), at: frameTime)
     }
 
     /// Sends All Notes Off and resets the pedals on every channel: what every exit path does, so
@@ -58,8 +41,8 @@ extension Engine {
     /// - Thread: control.
     public func releaseAllNotes(at frameTime: FrameTime = 0) {
         for channel in 0..<16 {
-            send(.controlChange(channel: UInt8(channel), controller: MIDIController.sustainPedal.rawValue, value: 0), at: frameTime)
-            send(.controlChange(channel: UInt8(channel), controller: MIDIController.allNotesOff.rawValue, value: 0), at: frameTime)
+            send(midi: .controlChange(channel: UInt8(channel), controller: MIDIController.sustainPedal.rawValue, value: 0), at: frameTime)
+            send(midi: .controlChange(channel: UInt8(channel), controller: MIDIController.allNotesOff.rawValue, value: 0), at: frameTime)
         }
     }
 }

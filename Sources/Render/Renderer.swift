@@ -283,25 +283,8 @@ public final class Renderer: @unchecked Sendable {
             sampler.allSoundOff(channel: nil)
             drums.fadeAll()
             sends.fadeOut(from: sampler.now)
-        case let .noteOn(channel, key, velocity):
-            // With a kit installed, channel 10 is the kit's (one-shots: note-offs do not matter).
-            let kitPlays = drums.hasKit
-            if kitPlays, channel == ChannelState.percussionChannel {
-                if velocity > 0 { _ = drums.hit(note: key, velocity: velocity) }
-            } else {
-                sampler.noteOn(channel: channel, key: key, velocity: velocity)
-            }
-        case let .noteOff(channel, key):
-            sampler.noteOff(channel: channel, key: key)
-        case let .controlChange(channel, controller, value):
-            if channel == ChannelState.percussionChannel, controller == 120 { drums.fadeAll() }
-            sampler.controlChange(channel: channel, controller: controller, value: value)
-        case let .programChange(channel, program):
-            sampler.programChange(channel: channel, program: program)
-        case let .pitchBend(channel, value):
-            sampler.pitchBend(channel: channel, value: value)
-        case let .channelPressure(channel, pressure):
-            sampler.channelPressure(channel: channel, pressure: pressure)
+        case let .midi(message):
+            apply(message)
         case let .installBank(bank, layout):
             return sampler.install(bank, layout: layout)
         case let .installKit(kit, layout):
@@ -310,16 +293,48 @@ public final class Renderer: @unchecked Sendable {
             chain.setReverbPreset(preset)
         case let .mute(muted):
             chain.setMuted(muted)
-        case .systemReset:
+        }
+        return true
+    }
+
+    /// Acts on a MIDI message: the sampler's channels, the drum kit on channel 10, the song's volume.
+    @_noAllocation @_noLocks
+    func apply(_ message: MIDIMessage) {
+        switch message {
+        case let .noteOn(channel, key, velocity):
+            // With a kit installed, channel 10 is the kit's (one-shots: note-offs do not matter).
+            let kitPlays = drums.hasKit
+            if kitPlays, channel == GeneralMIDI.percussionChannel {
+                if velocity > 0 { _ = drums.hit(note: key, velocity: velocity) }
+            } else {
+                sampler.noteOn(channel: channel, key: key, velocity: velocity)
+            }
+        case let .noteOff(channel, key, _):
+            sampler.noteOff(channel: channel, key: key)
+        case let .controlChange(channel, controller, value):
+            if channel == GeneralMIDI.percussionChannel, case .allSoundOff? = MIDIController.named(controller) { drums.fadeAll() }
+            sampler.controlChange(channel: channel, controller: controller, value: value)
+        case let .programChange(channel, program):
+            sampler.programChange(channel: channel, program: program)
+        case let .pitchBend(channel, value):
+            sampler.pitchBend(channel: channel, value: value)
+        case let .channelPressure(channel, pressure):
+            sampler.channelPressure(channel: channel, pressure: pressure)
+        case let .polyPressure(channel, key, pressure):
+            sampler.polyPressure(channel: channel, key: key, pressure: pressure)
+        case .system(.systemReset):
+            // Every sound stops, the channels go back to the General MIDI defaults, and the song's
+            // master volume to full.
             sampler.systemReset()
             drums.fadeAll()
             songVolume.move(to: songGain)
-        case let .rhythmPart(channel, isDrum):
+        case let .system(.rhythmPart(channel, isDrum)):
             sampler.setRhythmPart(channel: channel, isDrum: isDrum)
-        case let .songVolume(value):
+        case let .system(.masterVolume(value)):
+            // A linear gain on every MIDI instrument, ramped over 5 ms; it multiplies the
+            // listener's `masterVolume` knob, which it leaves alone.
             songVolume.move(to: songGain * Float(min(value, 16_383)) / 16_383)
         }
-        return true
     }
 
     /// De-interleaves the microphone block onto the (empty) mix bus, where the input chain runs.

@@ -37,6 +37,8 @@ struct Sampler {
     let channels: UnsafeMutablePointer<ChannelState>
     /// Every channel's controller values, `ChannelState.controllerCount` per channel.
     let controllerValues: UnsafeMutablePointer<UInt8>
+    /// Every channel's polyphonic key pressures, `ChannelState.keyCount` per channel.
+    let keyPressureValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
     /// One control block of interleaved lanes: the voices being rendered together.
     let scratch: UnsafeMutablePointer<Lanes>
@@ -101,9 +103,11 @@ struct Sampler {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: ChannelState.count)
         controllerValues = .allocate(capacity: ChannelState.count * ChannelState.controllerCount)
+        keyPressureValues = .allocate(capacity: ChannelState.count * ChannelState.keyCount)
         for index in 0..<ChannelState.count {
             (channels + index).initialize(to: ChannelState(index: UInt8(index),
-                                                           controllers: controllerValues + index * ChannelState.controllerCount))
+                                                           controllers: controllerValues + index * ChannelState.controllerCount,
+                                                           keyPressures: keyPressureValues + index * ChannelState.keyCount))
         }
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
@@ -147,6 +151,7 @@ struct Sampler {
         channels.deinitialize(count: ChannelState.count)
         channels.deallocate()
         controllerValues.deallocate()
+        keyPressureValues.deallocate()
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
         pool.deallocate()
@@ -355,6 +360,17 @@ struct Sampler {
         channels[Int(channel)].noteSourceChange()
     }
 
+    /// Polyphonic key pressure: the pressure of `key` alone, which the voices played on that key
+    /// read through a poly-pressure modulator source (FluidSynth's `polyPressure`); the channel's
+    /// own pressure stays where it is. Every voice of the channel re-evaluates its modulators, as
+    /// for channel pressure: the others' come out unchanged.
+    @_noAllocation @_noLocks
+    mutating func polyPressure(channel: UInt8, key: UInt8, pressure: UInt8) {
+        guard Int(channel) < ChannelState.count, Int(key) < ChannelState.keyCount else { return }
+        channels[Int(channel)].keyPressures[Int(key)] = min(pressure, 127)
+        channels[Int(channel)].noteSourceChange()
+    }
+
     /// Releases every note of `channel`, pedal-held ones included: All Notes Off is the message
     /// front ends send on every exit path, so it must leave nothing sounding. A note younger than
     /// the minimum note length sounds that long first, as FluidSynth's all-notes-off does.
@@ -381,7 +397,8 @@ struct Sampler {
     mutating func systemReset() {
         allSoundOff(channel: nil)
         for index in 0..<ChannelState.count {
-            channels[index] = ChannelState(index: UInt8(index), controllers: channels[index].controllers)
+            channels[index] = ChannelState(index: UInt8(index), controllers: channels[index].controllers,
+                                           keyPressures: channels[index].keyPressures)
             selectPreset(channel: index)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ManifestSupport
+import MIDIVocabulary
 
 /// The optional `samples.json` beside the samples (format: see `SampleSetLoader`), validated
 /// field by field so every mistake is reported with the field's path (`samples[2].root`) and the

@@ -73,7 +73,7 @@ extension Commands {
                 if character == "q" || byte == 27 || byte == 3 { quit = true; continue }
                 let lower = Character(character.lowercased())
                 guard let index = keyed.firstIndex(where: { $0.key == lower }) else { continue }
-                engine.send(.noteOn(channel: 9, key: keyed[index].note, velocity: character.isUppercase ? 127 : 100))
+                engine.send(midi: .noteOn(channel: GeneralMIDI.percussionChannel, key: keyed[index].note, velocity: character.isUppercase ? 127 : 100))
                 lit[index] = MonotonicClock.seconds() + 0.15
                 changed = true
             }

@@ -150,7 +150,7 @@ enum InstrumentInfo {
     }
 
     /// `C4 (60)`.
-    static func noteName(_ key: UInt8) -> String { "\(NoteNames.name(of: key, ascii: true)) (\(key))" }
+    static func noteName(_ key: UInt8) -> String { "\(NoteName.name(of: key, ascii: true)) (\(key))" }
 
     /// Sums over distinct files: frames, bytes on disk.
     static func totals(_ facts: [String: AudioFacts]) -> (frames: Int, fileBytes: Int) {
@@ -171,7 +171,7 @@ enum InstrumentInfo {
                 "path": path, "format": "sample set", "folder": folder, "name": contents.name,
                 "manifest": contents.manifest ?? NSNull(),
                 "notes": contents.notes.map { note -> [String: Any] in
-                    var entry: [String: Any] = ["name": NoteNames.name(of: note.root, ascii: true), "number": Int(note.root),
+                    var entry: [String: Any] = ["name": NoteName.name(of: note.root, ascii: true), "number": Int(note.root),
                                                 "low_key": Int(note.keys.low), "high_key": Int(note.keys.high),
                                                 "low_velocity": Int(note.velocities.lowerBound), "high_velocity": Int(note.velocities.upperBound),
                                                 "file": note.path]
@@ -210,7 +210,7 @@ enum InstrumentInfo {
                 "pads": contents.pads.map { pad -> [String: Any] in
                     var entry: [String: Any] = ["name": pad.name, "file": pad.path, "gain_db": pad.gainDecibels, "voices": pad.voiceCount,
                                                 "choke_group": Int(pad.chokeGroup),
-                                                "notes": pad.notes.map { ["name": NoteNames.name(of: $0, ascii: true), "number": Int($0)] as [String: Any] }]
+                                                "notes": pad.notes.map { ["name": NoteName.name(of: $0, ascii: true), "number": Int($0)] as [String: Any] }]
                     entry.merge(facts[pad.path]?.json ?? [:]) { $1 }
                     return entry
                 },

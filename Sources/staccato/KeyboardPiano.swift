@@ -46,7 +46,7 @@ final class KeyboardPiano {
     private var columns = TerminalSize.fallbackColumns
 
     /// `kit`: the drum kit on channel 10, which adds the drums to the instruments Tab goes through.
-    init(engine: Engine, stream: PlaybackStream, bankName: String, kit: DrumKit?, style: NoteNames.NoteNameStyle,
+    init(engine: Engine, stream: PlaybackStream, bankName: String, kit: DrumKit?, style: NoteName.Style,
          releaseMode: String, holdSeconds: Double) {
         self.engine = engine
         self.stream = stream
@@ -65,7 +65,7 @@ final class KeyboardPiano {
         if usesReleaseEvents { Terminal.enableKittyKeyReleases() }
         TerminalSize.watchResizes()
         columns = TerminalSize.columns()
-        engine.send(.programChange(channel: 0, program: 0))
+        engine.send(midi: .programChange(channel: 0, program: 0))
         // No redraw after the stream ends: the summary and any error are printed below the screen.
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick() }
         releaseEverything()
@@ -107,12 +107,12 @@ final class KeyboardPiano {
         case .arrowDown: velocity = UInt8(max(10, Int(velocity) - 10)); needsDrawing = true
         case .space:
             sustain.toggle()
-            engine.send(.controlChange(channel: instrument.channel, controller: MIDIController.sustainPedal.rawValue, value: sustain ? 127 : 0))
+            engine.send(midi: .controlChange(channel: instrument.channel, controller: MIDIController.sustainPedal.rawValue, value: sustain ? 127 : 0))
             needsDrawing = true
         case .tab:
             releaseEverything()
             instrument = instruments[(instruments.firstIndex(of: instrument)! + 1) % instruments.count]
-            if instrument != .drums { engine.send(.programChange(channel: 0, program: instrument == .xylophone ? 13 : 0)) }
+            if instrument != .drums { engine.send(midi: .programChange(channel: 0, program: instrument == .xylophone ? 13 : 0)) }
             needsDrawing = true
         case .backtick:
             drawing.showBlackNames.toggle()
@@ -149,13 +149,13 @@ final class KeyboardPiano {
     }
 
     private func noteOn(_ key: Int) {
-        engine.send(.noteOn(channel: instrument.channel, key: UInt8(key), velocity: velocity))
+        engine.send(midi: .noteOn(channel: instrument.channel, key: UInt8(key), velocity: velocity))
         needsDrawing = true
     }
 
     private func noteOff(_ key: Int) {
         sounding[key] = nil
-        engine.send(.noteOff(channel: instrument.channel, key: UInt8(key)))
+        engine.send(midi: .noteOff(channel: instrument.channel, key: UInt8(key), velocity: 64))
         needsDrawing = true
     }
 
@@ -214,11 +214,11 @@ struct KeyboardScreen {
         if let drumPads {
             lines += TextFitting.lines(drumPads.entries(baseKey: baseKey, sounding: sounding), separator: "   ", columns: columns)
             var seen = Set<String>()
-            names = sounding.sorted().map { drumPads.padName(forNote: $0) ?? NoteNames.name(of: UInt8($0), style: drawing.style) }
+            names = sounding.sorted().map { drumPads.padName(forNote: $0) ?? NoteName.name(of: UInt8($0), style: drawing.style) }
                 .filter { seen.insert($0).inserted }
         } else {
             lines += drawing.draw(baseKey: baseKey, sounding: sounding, whiteWidth: whiteWidth)
-            names = sounding.sorted().map { NoteNames.name(of: UInt8($0), style: drawing.style) }
+            names = sounding.sorted().map { NoteName.name(of: UInt8($0), style: drawing.style) }
         }
         lines.append("")
         lines += TextFitting.wrapped("sounding: \(names.isEmpty ? "-" : names.joined(separator: " "))", columns: columns)

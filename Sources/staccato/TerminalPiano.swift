@@ -114,7 +114,7 @@ struct KeyDecoder {
 /// 80-column terminals), then 3 (58); a name that does not fit its key loses its octave (the
 /// line above the piano says the octave), then its tail.
 struct PianoDrawing {
-    var style: NoteNames.NoteNameStyle = .letters
+    var style: NoteName.Style = .letters
     var showBlackNames = false
 
     /// Columns per white key, widest first.
@@ -124,7 +124,7 @@ struct PianoDrawing {
     static let minimumColumns = 60
 
     /// White keys in the drawn range (the base is always a C, so the pattern is the same).
-    static let whiteKeyCount = (0..<PianoLayout.semitoneSpan).filter { !NoteNames.isBlackKey(UInt8($0)) }.count
+    static let whiteKeyCount = (0..<PianoLayout.semitoneSpan).filter { !NoteName.isBlackKey(UInt8($0)) }.count
 
     /// Columns of the piano drawn with `whiteWidth`-column white keys.
     static func columns(whiteWidth: Int) -> Int { whiteKeyCount * whiteWidth + 1 }
@@ -143,11 +143,11 @@ struct PianoDrawing {
             let key = baseKey + semitone
             guard (0...127).contains(key) else { continue }
             let lit = sounding.contains(key)
-            if NoteNames.isBlackKey(UInt8(key)) {
+            if NoteName.isBlackKey(UInt8(key)) {
                 // Without the octave: the white key below says it, and "Sol♯3La♯3" would touch.
                 // Two neighbouring black keys are one white key apart: a label a column narrower
                 // keeps a space between them.
-                let name = NoteNames.name(of: UInt8(key), style: style, octave: false)
+                let name = NoteName.name(of: UInt8(key), style: style, octave: false)
                 let fitted = name.count < whiteWidth ? name : String(name.dropLast().prefix(whiteWidth - 2)) + "♯"
                 // Centred on the boundary between the two white keys.
                 let label = showBlackNames ? fitted : "▌▐"
@@ -165,10 +165,10 @@ struct PianoDrawing {
     }
 
     /// A white key's name in `width` columns: with its octave if that fits, else without, else cut.
-    static func whiteLabel(_ key: UInt8, style: NoteNames.NoteNameStyle, width: Int) -> String {
-        let full = NoteNames.name(of: key, style: style)
+    static func whiteLabel(_ key: UInt8, style: NoteName.Style, width: Int) -> String {
+        let full = NoteName.name(of: key, style: style)
         if full.count <= width { return full }
-        return String(NoteNames.name(of: key, style: style, octave: false).prefix(width))
+        return String(NoteName.name(of: key, style: style, octave: false).prefix(width))
     }
 }
 

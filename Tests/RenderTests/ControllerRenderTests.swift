@@ -23,7 +23,7 @@ final class ControllerRenderTests: XCTestCase {
     }
 
     func cc(_ channel: UInt8, _ controller: MIDIController, _ value: UInt8) -> RenderCommand.Action {
-        .controlChange(channel: channel, controller: controller.rawValue, value: value)
+        .midi(.controlChange(channel: channel, controller: controller.rawValue, value: value))
     }
 
     func cents(_ measured: Double, from expected: Double) -> Double { 1_200 * log2(measured / expected) }
@@ -34,32 +34,32 @@ final class ControllerRenderTests: XCTestCase {
         for block in [1, 64, 1_000] {
             // A note-off on the note-on's frame is held 10 ms (480 frames), then released...
             let held = engine()
-            held.send(.noteOn(channel: 0, key: 69, velocity: 127), at: 100)
-            held.send(.noteOff(channel: 0, key: 69), at: 100)
+            held.send(midi: .noteOn(channel: 0, key: 69, velocity: 127), at: 100)
+            held.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 100)
             let heldOutput = left(held, frames: 24_000, block: block)
             XCTAssertGreaterThan(SignalAnalysis.largestAbs(heldOutput[100 ..< 580]), 0.1, "block \(block)")
             // ...exactly as a note-off sent for that frame releases it, whatever the block size.
             let explicit = engine(minimumNoteSeconds: 0)
-            explicit.send(.noteOn(channel: 0, key: 69, velocity: 127), at: 100)
-            explicit.send(.noteOff(channel: 0, key: 69), at: 580)
+            explicit.send(midi: .noteOn(channel: 0, key: 69, velocity: 127), at: 100)
+            explicit.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 580)
             XCTAssertEqual(heldOutput, left(explicit, frames: 24_000, block: block), "block \(block)")
         }
     }
 
     func testNoteLongerThanTheMinimumIsReleasedWhenItsNoteOffSays() {
         let late = engine()
-        late.send(.noteOn(channel: 0, key: 69, velocity: 127))
-        late.send(.noteOff(channel: 0, key: 69), at: 1_000)
+        late.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
+        late.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 1_000)
         let unheld = engine(minimumNoteSeconds: 0)
-        unheld.send(.noteOn(channel: 0, key: 69, velocity: 127))
-        unheld.send(.noteOff(channel: 0, key: 69), at: 1_000)
+        unheld.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
+        unheld.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 1_000)
         XCTAssertEqual(left(late, frames: 9_600), left(unheld, frames: 9_600))
     }
 
     func testMinimumNoteLengthOfZeroLosesTheNoteAsBefore() {
         let engine = engine(minimumNoteSeconds: 0)
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127), at: 100)
-        engine.send(.noteOff(channel: 0, key: 69), at: 100)
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127), at: 100)
+        engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 100)
         XCTAssertLessThan(SignalAnalysis.largestAbs(left(engine, frames: 4_800)[...]), 1e-3)
     }
 
@@ -68,7 +68,7 @@ final class ControllerRenderTests: XCTestCase {
     func pitch(after actions: [RenderCommand.Action]) -> Double {
         let engine = engine()
         for action in actions { engine.send(action) }
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         return SignalAnalysis.frequency(of: left(engine, frames: 48_000)[4_800...], sampleRate: rate)!
     }
 
@@ -94,7 +94,7 @@ final class ControllerRenderTests: XCTestCase {
         // LSB back to 0: the range is 2 semitones again.
         let bent = pitch(after: [cc(0, .registeredParameterMSB, 0), cc(0, .registeredParameterLSB, 0),
                                  cc(0, .dataEntry, 2), cc(0, .dataEntryLSB, 120), cc(0, .dataEntryLSB, 0),
-                                 .pitchBend(channel: 0, value: 16_383)])
+                                 .midi(.pitchBend(channel: 0, value: 16_383))])
         XCTAssertEqual(cents(bent, from: reference), 200 * 8_191 / 8_192, accuracy: 0.5)
     }
 
@@ -102,11 +102,11 @@ final class ControllerRenderTests: XCTestCase {
 
     func testSostenutoHoldsExactlyTheNotesDownWhenItWentDown() {
         let engine = engine()
-        engine.send(.noteOn(channel: 0, key: 60, velocity: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 60, velocity: 127))
         engine.send(cc(0, .sostenutoPedal, 127), at: 480)
-        engine.send(.noteOn(channel: 0, key: 72, velocity: 127), at: 960)
-        engine.send(.noteOff(channel: 0, key: 60), at: 4_800)
-        engine.send(.noteOff(channel: 0, key: 72), at: 4_800)
+        engine.send(midi: .noteOn(channel: 0, key: 72, velocity: 127), at: 960)
+        engine.send(midi: .noteOff(channel: 0, key: 60, velocity: 64), at: 4_800)
+        engine.send(midi: .noteOff(channel: 0, key: 72, velocity: 64), at: 4_800)
         engine.send(cc(0, .sostenutoPedal, 127), at: 9_600)  // still down: catches nothing new
         let held = left(engine, frames: 48_000)
         // Key 72 has released (0.3 s) by 0.6 s; key 60 (261.6 Hz) sounds on alone.
@@ -119,8 +119,8 @@ final class ControllerRenderTests: XCTestCase {
 
     func testModeMessagesCutNotesOnlyOnTheBasicChannel() {
         let engine = engine()
-        for key: UInt8 in [60, 64, 67] { engine.send(.noteOn(channel: 2, key: key, velocity: 100)) }
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 100))
+        for key: UInt8 in [60, 64, 67] { engine.send(midi: .noteOn(channel: 2, key: key, velocity: 100)) }
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100))
         // All Notes Off on channel 2 is channel 2's; the mode messages on channels 2 and 3 (not
         // the basic channel) mean nothing.
         engine.send(cc(1, .allNotesOff, 0), at: 480)
@@ -132,7 +132,7 @@ final class ControllerRenderTests: XCTestCase {
         // Channel 3's chord alone sounds on: C major, no A 440.
         XCTAssertGreaterThan(SignalAnalysis.rms(samples[38_400...]), 0.1)
         let chordOnly = self.engine()
-        for key: UInt8 in [60, 64, 67] { chordOnly.send(.noteOn(channel: 2, key: key, velocity: 100)) }
+        for key: UInt8 in [60, 64, 67] { chordOnly.send(midi: .noteOn(channel: 2, key: key, velocity: 100)) }
         let expected = left(chordOnly, frames: 48_000)
         XCTAssertTrue(samples[38_400...] == expected[38_400...], "channel 3's chord is not all that sounds")
     }
@@ -182,7 +182,7 @@ final class ControllerRenderTests: XCTestCase {
         parser.feed([0xB0, 7, 20] + SMF.gmSystemOn + [0x90, 69, 127]) { engine.send(midi: $0) }
         let live = SignalAnalysis.largestAbs(left(engine, frames: 9_600)[...])
         let reference = self.engine()
-        reference.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        reference.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         XCTAssertEqual(live, SignalAnalysis.largestAbs(left(reference, frames: 9_600)[...]))
     }
 }

@@ -60,7 +60,7 @@ final class DrumRenderTests: XCTestCase {
         let (kit, snare) = Self.kit()
         let engine = engine(with: kit)
         let spacing = Int(0.020 * Self.rate)
-        for hit in 0..<4 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(100 + hit * spacing)) }
+        for hit in 0..<4 { engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(100 + hit * spacing)) }
         let rendered = left(engine, frames: 30_000)
         var reference = [Float](repeating: 0, count: 30_000)
         for hit in 0..<4 {
@@ -77,7 +77,7 @@ final class DrumRenderTests: XCTestCase {
         let (kit, snare) = Self.kit()
         let engine = engine(with: kit)
         let spacing = 960  // 20 ms: all five overlap (the sample lasts 500 ms)
-        for hit in 0..<5 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
+        for hit in 0..<5 { engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
         let rendered = left(engine, frames: 30_000)
         XCTAssertEqual(engine.renderer.statistics.drumRecycles, 1, "only the fifth hit recycles")
         // Hits 2–5 ring untouched: after the 5 ms fade, the output is exactly those four copies.
@@ -95,8 +95,8 @@ final class DrumRenderTests: XCTestCase {
     func testClosedHiHatChokesTheOpenOneWithAFade() {
         let (kit, _) = Self.kit()
         let engine = engine(with: kit)
-        engine.send(.noteOn(channel: 9, key: 46, velocity: 127), at: 0)
-        engine.send(.noteOn(channel: 9, key: 42, velocity: 1), at: 4_800)  // nearly silent closed hat
+        engine.send(midi: .noteOn(channel: 9, key: 46, velocity: 127), at: 0)
+        engine.send(midi: .noteOn(channel: 9, key: 42, velocity: 1), at: 4_800)  // nearly silent closed hat
         let rendered = left(engine, frames: 12_000)
         XCTAssertEqual(engine.renderer.statistics.drumChokes, 1)
         XCTAssertGreaterThan(SignalAnalysis.rms(rendered[4_700..<4_800]), 0.05, "open hat rings before the choke")
@@ -109,7 +109,7 @@ final class DrumRenderTests: XCTestCase {
         let (kit, snare) = Self.kit()
         for (velocity, onset) in [(127, 0), (64, 37), (32, 101)] {
             let engine = engine(with: kit)
-            engine.send(.noteOn(channel: 9, key: 38, velocity: UInt8(velocity)), at: FrameTime(onset))
+            engine.send(midi: .noteOn(channel: 9, key: 38, velocity: UInt8(velocity)), at: FrameTime(onset))
             let rendered = left(engine, frames: 2_000)
             XCTAssertEqual(rendered.firstIndex { $0 != 0 }, onset + (snare.firstIndex { $0 != 0 } ?? 0), "velocity \(velocity)")
             let expectedGain = pow(Float(velocity) / 127, 2)
@@ -120,8 +120,8 @@ final class DrumRenderTests: XCTestCase {
     func testWithoutAKitChannelTenGoesToTheSamplerAndUnknownNotesAreCounted() {
         let (kit, _) = Self.kit()
         let engine = engine(with: kit)
-        engine.send(.noteOn(channel: 9, key: 60, velocity: 100))  // no pad
-        engine.send(.noteOn(channel: 0, key: 38, velocity: 100))  // melodic channel: not the kit
+        engine.send(midi: .noteOn(channel: 9, key: 60, velocity: 100))  // no pad
+        engine.send(midi: .noteOn(channel: 0, key: 38, velocity: 100))  // melodic channel: not the kit
         _ = left(engine, frames: 1_000)
         XCTAssertEqual(engine.renderer.statistics.unmappedHits, 1)
         XCTAssertEqual(engine.renderer.statistics.drumHits, 0)
@@ -136,7 +136,7 @@ final class DrumRenderTests: XCTestCase {
             watch.kit = first
             engine = self.engine(with: first)
         }
-        engine.send(.noteOn(channel: 9, key: 38, velocity: 127))
+        engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127))
         _ = left(engine, frames: 4_800)
         XCTAssertTrue(engine.install(Self.kit().kit))
         _ = left(engine, frames: 4_800)

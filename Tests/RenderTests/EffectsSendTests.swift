@@ -18,7 +18,7 @@ final class EffectsSendTests: XCTestCase {
     }
 
     func cc(_ controller: MIDIController, _ value: UInt8) -> RenderCommand.Action {
-        .controlChange(channel: 0, controller: controller.rawValue, value: value)
+        .midi(.controlChange(channel: 0, controller: controller.rawValue, value: value))
     }
 
     /// Renders `blocks` blocks of 64 frames, returning the left output and the two send buses of
@@ -43,7 +43,7 @@ final class EffectsSendTests: XCTestCase {
             for engine in [wet, dry] {
                 engine.send(cc(.reverbSend, 127))
                 engine.send(cc(.chorusSend, 64))
-                engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+                engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
             }
             let sent = lastBlock(wet, blocks: 20), alone = lastBlock(dry, blocks: 20)
             let reverbShare = 0.2 * 127 / 128 + Double(regionReverb), chorusShare = 0.2 * 64 / 128 + 0.05
@@ -62,8 +62,8 @@ final class EffectsSendTests: XCTestCase {
         let wet = renderer(), dry = renderer(effects: false)
         for engine in [wet, dry] {
             engine.send(cc(.reverbSend, 0))
-            engine.send(.noteOn(channel: 0, key: 69, velocity: 100))
-            engine.send(.noteOff(channel: 0, key: 69), at: 9_600)
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100))
+            engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 9_600)
         }
         XCTAssertEqual(wet.renderOffline(frameCount: 48_000), dry.renderOffline(frameCount: 48_000))
     }
@@ -73,8 +73,8 @@ final class EffectsSendTests: XCTestCase {
     func testTheReverbRingsOnAfterTheNote() {
         let wet = renderer(), dry = renderer(effects: false)
         for engine in [wet, dry] {
-            engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
-            engine.send(.noteOff(channel: 0, key: 69), at: 4_800)
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
+            engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 4_800)
         }
         let wetOutput = SignalAnalysis.channel(0, of: wet.renderOffline(frameCount: 48_000), channelCount: 2)
         let dryOutput = SignalAnalysis.channel(0, of: dry.renderOffline(frameCount: 48_000), channelCount: 2)
@@ -93,7 +93,7 @@ final class EffectsSendTests: XCTestCase {
             let engine = renderer()
             engine.send(cc(.reverbSend, 127))
             engine.send(cc(.chorusSend, 127))
-            engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
             engine.send(.allSoundOff, at: 24_017)
             let output = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 36_000, blockFrameCount: block), channelCount: 2)
             XCTAssertGreaterThan(SignalAnalysis.largestAbs(output[23_000 ..< 24_017]), 0.1)

@@ -25,19 +25,19 @@ final class NoteBurstTimingTests: XCTestCase {
                                                                                            outputLimiter: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         let melodic: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
-        for channel in melodic { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
+        for channel in melodic { engine.send(midi: .controlChange(channel: channel, controller: 64, value: 127)) }
         let output = UnsafeMutablePointer<Float>.allocate(capacity: Self.block * 2)
         defer { output.deallocate() }
         // A full pool before the burst: steals hit audible voices, as in a dense piece.
         for index in 0..<200 {
-            engine.send(.noteOn(channel: melodic[index % 15], key: UInt8(21 + (index * 7) % 88), velocity: 90))
+            engine.send(midi: .noteOn(channel: melodic[index % 15], key: UInt8(21 + (index * 7) % 88), velocity: 90))
         }
         for _ in 0..<100 { engine.renderer.render(into: output, frameCount: Self.block) }
         let at = engine.renderedFrameTime
         // Every (channel, key) pair distinct up to 1,320 notes; beyond that keys repeat, as a
         // retriggered note would.
         for index in 0..<noteCount {
-            engine.send(.noteOn(channel: melodic[index % 15], key: UInt8(21 + (index / 15) % 88), velocity: UInt8(40 + index % 88)), at: at)
+            engine.send(midi: .noteOn(channel: melodic[index % 15], key: UInt8(21 + (index / 15) % 88), velocity: UInt8(40 + index % 88)), at: at)
         }
         var worst: UInt64 = 0
         for _ in 0..<16 {

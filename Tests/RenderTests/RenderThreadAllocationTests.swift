@@ -75,15 +75,15 @@ final class RenderThreadAllocationTests: XCTestCase {
             // The sampler: notes (enough to make it steal), pedal, bend, controllers, bank swaps.
             let channel = UInt8(sent % 3)
             for chord in 0..<4 {
-                engine.send(.noteOn(channel: channel, key: UInt8(30 + (sent * 4 + chord) % 60), velocity: UInt8(1 + sent % 127)), at: frame)
+                engine.send(midi: .noteOn(channel: channel, key: UInt8(30 + (sent * 4 + chord) % 60), velocity: UInt8(1 + sent % 127)), at: frame)
             }
-            engine.send(.noteOff(channel: channel, key: UInt8(30 + (sent + 40) % 60)), at: frame + 5)
-            engine.send(.controlChange(channel: channel, controller: 64, value: sent % 7 == 0 ? 127 : 0), at: frame + 7)
-            engine.send(.pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)
-            engine.send(.controlChange(channel: channel, controller: 1, value: UInt8(sent % 128)), at: frame + 11)
+            engine.send(midi: .noteOff(channel: channel, key: UInt8(30 + (sent + 40) % 60), velocity: 64), at: frame + 5)
+            engine.send(midi: .controlChange(channel: channel, controller: 64, value: sent % 7 == 0 ? 127 : 0), at: frame + 7)
+            engine.send(midi: .pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)
+            engine.send(midi: .controlChange(channel: channel, controller: 1, value: UInt8(sent % 128)), at: frame + 11)
             if sent % 500 == 0 { engine.install(banks[(sent / 500) % 2], at: frame + 13) }
             // Drums: rolls fast enough to recycle, hi-hats that choke, kit swaps.
-            engine.send(.noteOn(channel: 9, key: [38, 42, 46][sent % 3], velocity: UInt8(1 + sent % 127)), at: frame + 3)
+            engine.send(midi: .noteOn(channel: 9, key: [38, 42, 46][sent % 3], velocity: UInt8(1 + sent % 127)), at: frame + 3)
             if sent % 700 == 0 { engine.install(kits[(sent / 700) % 2], at: frame + 15) }
             engine.masterVolume.set(Float(sent % 10) / 10)
             // The effects: every knob moves, the reverb switches rooms and mutes come and go.

@@ -44,7 +44,7 @@ final class RenderThreadPageFaultTests: XCTestCase {
                                                                                            maxFrameCount: 512, voiceCount: 256)))
         XCTAssertTrue(engine.install(bank))
         let first = bank.presets[0]
-        XCTAssertTrue(engine.send(.noteOn(channel: first.bank == 128 ? 9 : 0, key: 60, velocity: 100)))
+        XCTAssertTrue(engine.send(midi: .noteOn(channel: first.bank == 128 ? 9 : 0, key: 60, velocity: 100)))
         let renderer = engine.renderer
         let outcome = Outcome()
         let warmedUp = DispatchSemaphore(value: 0)
@@ -90,7 +90,7 @@ final class RenderThreadPageFaultTests: XCTestCase {
                 let start = engine.renderedFrameTime + 64
                 for key in chord..<chord + 8 {
                     send(engine, .noteOn(channel: channel, key: UInt8(key), velocity: 100), at: start)
-                    send(engine, .noteOff(channel: channel, key: UInt8(key)), at: start + 4 * 64)
+                    send(engine, .noteOff(channel: channel, key: UInt8(key), velocity: 64), at: start + 4 * 64)
                 }
                 while engine.renderedFrameTime < start + 4 * 64 { usleep(100) }
                 engine.processEvents()
@@ -102,9 +102,9 @@ final class RenderThreadPageFaultTests: XCTestCase {
         return outcome
     }
 
-    /// Sends `action`, waiting while the command ring is full (the render thread drains it).
-    private func send(_ engine: Engine, _ action: RenderCommand.Action, at frame: FrameTime = 0) {
-        while !engine.send(action, at: frame) { usleep(100) }
+    /// Sends `message`, waiting while the command ring is full (the render thread drains it).
+    private func send(_ engine: Engine, _ message: MIDIMessage, at frame: FrameTime = 0) {
+        while !engine.send(midi: message, at: frame) { usleep(100) }
     }
 
     /// The count must see a fault on its thread, or the test above could not fail: fresh pages,

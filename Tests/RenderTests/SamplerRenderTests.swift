@@ -22,7 +22,7 @@ final class SamplerRenderTests: XCTestCase {
     func testPitchWithinOneCentAtAndBetweenRoots() {
         for key: UInt8 in [69, 70, 64, 76, 57, 81] {
             let engine = engine(bank: SyntheticBank.sine(frequency: 440, rootKey: 69))
-            engine.send(.noteOn(channel: 0, key: key, velocity: 127))
+            engine.send(midi: .noteOn(channel: 0, key: key, velocity: 127))
             let samples = left(engine, frames: 48_000)
             let expected = 440 * pow(2, (Double(key) - 69) / 12)
             let measured = SignalAnalysis.frequency(of: samples[4_800...], sampleRate: rate)!
@@ -32,7 +32,7 @@ final class SamplerRenderTests: XCTestCase {
 
     func testLoopHasNoDiscontinuity() {
         let engine = engine(bank: SyntheticBank.sine(frequency: 440, rootKey: 69, cycles: 20))
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         let samples = left(engine, frames: 48_000)  // the 20-cycle loop wraps ~20 times
         let ownStep = SignalAnalysis.largestStep(samples[2_000..<3_000])
         XCTAssertLessThanOrEqual(SignalAnalysis.largestStep(samples[2_000...]), ownStep * 1.02)
@@ -48,8 +48,8 @@ final class SamplerRenderTests: XCTestCase {
             region.volumeEnvelope.release = 0.5      // 100 dB per 0.5 s
         }
         let engine = engine(bank: bank)
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
-        engine.send(.noteOff(channel: 0, key: 69), at: 24_000)
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 24_000)
         let samples = left(engine, frames: 48_000)
         // Peak level per 1 ms (48-frame) window.
         let envelope = stride(from: 0, to: samples.count - 48, by: 48).map { SignalAnalysis.largestAbs(samples[$0 ..< $0 + 48]) }
@@ -70,8 +70,8 @@ final class SamplerRenderTests: XCTestCase {
 
     func testNoteOffReleasesRatherThanCuts() {
         let engine = engine(bank: SyntheticBank.sine(frequency: 440, rootKey: 69))
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
-        engine.send(.noteOff(channel: 0, key: 69), at: 9_600)
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 9_600)
         let samples = left(engine, frames: 48_000)
         let before = SignalAnalysis.rms(samples[8_000..<9_600])
         XCTAssertGreaterThan(SignalAnalysis.rms(samples[9_600..<10_080]), before * 0.5, "still sounding 10 ms after note-off")
@@ -83,12 +83,12 @@ final class SamplerRenderTests: XCTestCase {
     func testThousandNoteBurstDropsNothingAndNeverClicks() {
         let engine = engine(voices: 256, bank: SyntheticBank.sine(frequency: 220, rootKey: 57) { $0.volumeEnvelope.attack = 0.005 })
         // A chord is already ringing, so steals hit audible voices too.
-        for key in 40..<100 { engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 60)) }
+        for key in 40..<100 { engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 60)) }
         var samples = left(engine, frames: 4_800)
         // The 15 melodic channels × up to 69 keys: every note distinct, so none is a same-note retrigger.
         let melodic: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
         for index in 0..<1_024 {
-            engine.send(.noteOn(channel: melodic[index % 15], key: UInt8(30 + index / 15), velocity: UInt8(1 + index % 127)), at: 4_810)
+            engine.send(midi: .noteOn(channel: melodic[index % 15], key: UInt8(30 + index / 15), velocity: UInt8(1 + index % 127)), at: 4_810)
         }
         samples += left(engine, frames: 9_600)
         let stats = engine.renderer.statistics
@@ -105,10 +105,10 @@ final class SamplerRenderTests: XCTestCase {
 
     func testSustainPedalHoldsUntilReleased() {
         let engine = engine(bank: SyntheticBank.sine())
-        engine.send(.controlChange(channel: 0, controller: 64, value: 127))
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 100))
-        engine.send(.noteOff(channel: 0, key: 69), at: 4_800)
-        engine.send(.controlChange(channel: 0, controller: 64, value: 0), at: 24_000)
+        engine.send(midi: .controlChange(channel: 0, controller: 64, value: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100))
+        engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64), at: 4_800)
+        engine.send(midi: .controlChange(channel: 0, controller: 64, value: 0), at: 24_000)
         let samples = left(engine, frames: 48_000)
         XCTAssertEqual(SignalAnalysis.rms(samples[20_000..<24_000]), SignalAnalysis.rms(samples[2_000..<4_800]), accuracy: 0.01, "held by the pedal")
         XCTAssertLessThan(SignalAnalysis.rms(samples[47_000...]), 0.001, "released with the pedal")
@@ -119,18 +119,18 @@ final class SamplerRenderTests: XCTestCase {
     /// first voice, and ends at all-notes-off.
     func testVoiceAtTheEndOfThePoolSoundsAfterTheOthersEnd() {
         let engine = engine(voices: 8, bank: SyntheticBank.sine(frequency: 440, rootKey: 69))
-        for key in 60..<68 { engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100)) }
+        for key in 60..<68 { engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100)) }
         _ = left(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 8)
-        for key in 60..<67 { engine.send(.noteOff(channel: 0, key: UInt8(key))) }
+        for key in 60..<67 { engine.send(midi: .noteOff(channel: 0, key: UInt8(key), velocity: 64)) }
         _ = left(engine, frames: 48_000)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 1, "the last voice of the pool still sounds")
         let lastNote = left(engine, frames: 9_600)
         XCTAssertEqual(SignalAnalysis.frequency(of: lastNote[...], sampleRate: rate)!, 440 * pow(2, -2.0 / 12), accuracy: 1, "key 67")
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 100))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100))
         _ = left(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 2, "a new note in the first voice, beside the last")
-        engine.send(.controlChange(channel: 0, controller: 123, value: 0))
+        engine.send(midi: .controlChange(channel: 0, controller: 123, value: 0))
         let tail = left(engine, frames: 48_000)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 0)
         XCTAssertLessThan(SignalAnalysis.rms(tail[40_000...]), 0.001, "nothing left sounding")
@@ -138,20 +138,20 @@ final class SamplerRenderTests: XCTestCase {
 
     func testAllNotesOffAllSoundOffAndResetControllers() {
         let engine = engine(bank: SyntheticBank.sine())
-        engine.send(.controlChange(channel: 0, controller: 64, value: 127))
-        for key in [60, 64, 67] { engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100)) }
-        engine.send(.controlChange(channel: 0, controller: 123, value: 0), at: 4_800)
+        engine.send(midi: .controlChange(channel: 0, controller: 64, value: 127))
+        for key in [60, 64, 67] { engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100)) }
+        engine.send(midi: .controlChange(channel: 0, controller: 123, value: 0), at: 4_800)
         var samples = left(engine, frames: 48_000)
         XCTAssertLessThan(SignalAnalysis.rms(samples[40_000...]), 0.001, "all notes off ends even pedal-held notes")
 
-        for key in [60, 64, 67] { engine.send(.noteOn(channel: 1, key: UInt8(key), velocity: 100)) }
-        engine.send(.controlChange(channel: 1, controller: 120, value: 0), at: engine.renderedFrameTime + 4_800)
+        for key in [60, 64, 67] { engine.send(midi: .noteOn(channel: 1, key: UInt8(key), velocity: 100)) }
+        engine.send(midi: .controlChange(channel: 1, controller: 120, value: 0), at: engine.renderedFrameTime + 4_800)
         samples = left(engine, frames: 9_600)
         XCTAssertEqual(SignalAnalysis.rms(samples[5_100...]), 0, "all sound off: silent 5 ms later")
 
-        engine.send(.pitchBend(channel: 2, value: 16_383))
-        engine.send(.controlChange(channel: 2, controller: 121, value: 0))
-        engine.send(.noteOn(channel: 2, key: 69, velocity: 127))
+        engine.send(midi: .pitchBend(channel: 2, value: 16_383))
+        engine.send(midi: .controlChange(channel: 2, controller: 121, value: 0))
+        engine.send(midi: .noteOn(channel: 2, key: 69, velocity: 127))
         samples = left(engine, frames: 24_000)
         XCTAssertEqual(SignalAnalysis.frequency(of: samples[4_800...], sampleRate: rate)!, 440, accuracy: 0.3, "reset controllers centred the bend")
     }
@@ -159,10 +159,10 @@ final class SamplerRenderTests: XCTestCase {
     func testPitchBendFollowsRPNZeroRange() {
         let engine = engine(bank: SyntheticBank.sine())
         for (controller, value) in [(101, 0), (100, 0), (6, 12), (38, 0)] {
-            engine.send(.controlChange(channel: 0, controller: UInt8(controller), value: UInt8(value)))
+            engine.send(midi: .controlChange(channel: 0, controller: UInt8(controller), value: UInt8(value)))
         }
-        engine.send(.pitchBend(channel: 0, value: 16_383))
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .pitchBend(channel: 0, value: 16_383))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         let samples = left(engine, frames: 24_000)
         let measured = SignalAnalysis.frequency(of: samples[4_800...], sampleRate: rate)!
         let expected = 440 * pow(2, (12 * 8_191.0 / 8_192) / 12)
@@ -178,11 +178,11 @@ final class SamplerRenderTests: XCTestCase {
             watch.bank = first
             engine = self.engine(bank: first)
         }
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         _ = left(engine, frames: 4_800)
         XCTAssertNotNil(watch.bank, "the renderer holds the installed bank")
         XCTAssertTrue(engine.install(SyntheticBank.sine(frequency: 330)))
-        engine.send(.noteOff(channel: 0, key: 69))
+        engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 64))
         _ = left(engine, frames: 4_800)
         XCTAssertNotNil(watch.bank, "still ringing out on the old bank")
         _ = left(engine, frames: 48_000)
@@ -190,7 +190,7 @@ final class SamplerRenderTests: XCTestCase {
 
         // The drum channel in a bank without kits: no preset, so nothing sounds and nothing sticks
         // (a missing melodic program falls back to 0:0: PresetFallbackTests).
-        engine.send(.noteOn(channel: 9, key: 69, velocity: 127))
+        engine.send(midi: .noteOn(channel: 9, key: 69, velocity: 127))
         XCTAssertEqual(SignalAnalysis.rms(left(engine, frames: 4_800)[...]), 0)
         XCTAssertEqual(engine.renderer.statistics.unmappedNotes, 1)
     }
@@ -198,7 +198,7 @@ final class SamplerRenderTests: XCTestCase {
     func testSampleAccurateNoteTiming() {
         for onset in [0, 1, 63, 100, 1_000] {
             let engine = engine(bank: SyntheticBank.sine())
-            engine.send(.noteOn(channel: 0, key: 69, velocity: 127), at: FrameTime(onset))
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127), at: FrameTime(onset))
             let samples = left(engine, frames: 2_048)
             XCTAssertEqual(samples.firstIndex { $0 != 0 }, onset + 1, "onset \(onset)")
         }
@@ -211,7 +211,7 @@ final class SamplerRenderTests: XCTestCase {
             region.filterResonanceCentibels = resonance
         }
         let engine = engine(bank: bank)
-        engine.send(.noteOn(channel: 0, key: 69, velocity: 127))
+        engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127))
         return 20 * log10(Double(SignalAnalysis.rms(left(engine, frames: 24_000)[4_800...])))
     }
 

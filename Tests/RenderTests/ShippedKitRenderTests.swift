@@ -19,7 +19,7 @@ final class ShippedKitRenderTests: XCTestCase {
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(try Self.kit.get()))
         let spacing = Int(0.020 * Self.rate)
-        for hit in 0..<4 { engine.send(.noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
+        for hit in 0..<4 { engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
         let rendered = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 48_000), channelCount: 2)
         XCTAssertEqual(engine.renderer.statistics.drumHits, 4)
         XCTAssertEqual(engine.renderer.statistics.drumRecycles, 0, "four voices: none recycled")

@@ -177,20 +177,20 @@ final class VoicePoolTests: XCTestCase {
 
     func testNoteOffOfAnEndedNoteLeavesTheVoiceThatReplacedItAlone() {
         let engine = engine(voices: 2)
-        engine.send(.noteOn(channel: 0, key: 60, velocity: 100))
-        engine.send(.noteOn(channel: 0, key: 61, velocity: 100))
+        engine.send(midi: .noteOn(channel: 0, key: 60, velocity: 100))
+        engine.send(midi: .noteOn(channel: 0, key: 61, velocity: 100))
         render(engine, frames: 640)
-        engine.send(.noteOff(channel: 0, key: 60))
+        engine.send(midi: .noteOff(channel: 0, key: 60, velocity: 64))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 1, "60 ended after its release")
         // 62 takes 60's voice; a second note-off of 60 must not find it.
-        engine.send(.noteOn(channel: 0, key: 62, velocity: 100))
+        engine.send(midi: .noteOn(channel: 0, key: 62, velocity: 100))
         render(engine, frames: 640)
-        engine.send(.noteOff(channel: 0, key: 60))
+        engine.send(midi: .noteOff(channel: 0, key: 60, velocity: 64))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 2)
-        engine.send(.noteOff(channel: 0, key: 62))
-        engine.send(.noteOff(channel: 0, key: 61))
+        engine.send(midi: .noteOff(channel: 0, key: 62, velocity: 64))
+        engine.send(midi: .noteOff(channel: 0, key: 61, velocity: 64))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 0)
         XCTAssertEqual(engine.renderer.statistics.stolenVoices, 0)
@@ -198,26 +198,26 @@ final class VoicePoolTests: XCTestCase {
 
     func testRetriggerReleasesTheOldVoiceAndNoteOffReleasesBoth() {
         let engine = engine(voices: 8)
-        engine.send(.controlChange(channel: 1, controller: 64, value: 127))
-        engine.send(.noteOn(channel: 1, key: 60, velocity: 100))
-        engine.send(.noteOn(channel: 2, key: 60, velocity: 100))
+        engine.send(midi: .controlChange(channel: 1, controller: 64, value: 127))
+        engine.send(midi: .noteOn(channel: 1, key: 60, velocity: 100))
+        engine.send(midi: .noteOn(channel: 2, key: 60, velocity: 100))
         render(engine, frames: 640)
-        engine.send(.noteOff(channel: 1, key: 60))
+        engine.send(midi: .noteOff(channel: 1, key: 60, velocity: 64))
         // Struck again while the pedal holds it: the held voice releases and rings out.
-        engine.send(.noteOn(channel: 1, key: 60, velocity: 100))
+        engine.send(midi: .noteOn(channel: 1, key: 60, velocity: 100))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 2, "the old voice of channel 1 ended; channel 2's is another note")
-        engine.send(.noteOn(channel: 1, key: 60, velocity: 100))
+        engine.send(midi: .noteOn(channel: 1, key: 60, velocity: 100))
         render(engine, frames: 64)
-        engine.send(.noteOn(channel: 1, key: 60, velocity: 100))
+        engine.send(midi: .noteOn(channel: 1, key: 60, velocity: 100))
         render(engine, frames: 64)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 4, "two retriggers: two voices releasing, one sounding")
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 2)
-        engine.send(.noteOff(channel: 1, key: 60))
+        engine.send(midi: .noteOff(channel: 1, key: 60, velocity: 64))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 2, "the pedal holds it")
-        engine.send(.controlChange(channel: 1, controller: 64, value: 0))
+        engine.send(midi: .controlChange(channel: 1, controller: 64, value: 0))
         render(engine, frames: 4_800)
         XCTAssertEqual(engine.renderer.statistics.activeVoices, 1, "only channel 2's note is left")
     }
@@ -237,7 +237,7 @@ final class VoicePoolTests: XCTestCase {
         for (key, velocity, voices) in [(69, 1, 1), (69, 59, 1), (69, 60, 2), (69, 63, 2), (69, 64, 2), (69, 70, 2), (69, 71, 1), (69, 127, 1), (59, 62, 1)] {
             let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: SyntheticBank.rate, outputLimiter: false, songGainDecibels: 0)))
             XCTAssertTrue(engine.install(bank))
-            engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: UInt8(velocity)))
+            engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: UInt8(velocity)))
             let samples = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 9_600, blockFrameCount: 64), channelCount: 2)
             XCTAssertEqual(engine.renderer.statistics.activeVoices, voices, "key \(key), velocity \(velocity)")
             if voices == 1 && key == 69 {
@@ -253,6 +253,7 @@ final class VoicePoolTests: XCTestCase {
 final class VoiceStartContext {
     let modulators: UnsafePointer<SamplerModulator>
     let controllers = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.controllerCount)
+    let keyPressures = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.keyCount)
     let state = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
     var channel: UnsafePointer<ChannelState> { UnsafePointer(state) }
 
@@ -260,12 +261,13 @@ final class VoiceStartContext {
         let table = UnsafeMutablePointer<SamplerModulator>.allocate(capacity: SamplerModulator.defaults.count)
         table.initialize(from: SamplerModulator.defaults, count: SamplerModulator.defaults.count)
         modulators = UnsafePointer(table)
-        state.initialize(to: ChannelState(index: 0, controllers: controllers))
+        state.initialize(to: ChannelState(index: 0, controllers: controllers, keyPressures: keyPressures))
     }
 
     deinit {
         UnsafeMutablePointer(mutating: modulators).deallocate()
         state.deallocate()
         controllers.deallocate()
+        keyPressures.deallocate()
     }
 }

@@ -33,7 +33,7 @@ final class ModulatorTests: XCTestCase {
                                                                                            howlGuard: false, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         for action in before { engine.send(action) }
-        engine.send(.noteOn(channel: 0, key: 60, velocity: velocity))
+        engine.send(midi: .noteOn(channel: 0, key: 60, velocity: velocity))
         _ = engine.renderOffline(frameCount: 4_800, blockFrameCount: 64)
         for action in during { engine.send(action) }
         return SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 9_600, blockFrameCount: 64), channelCount: 2)
@@ -41,7 +41,9 @@ final class ModulatorTests: XCTestCase {
 
     func decibels(_ level: Float, over reference: Float) -> Double { 20 * log10(Double(level) / Double(reference)) }
 
-    func cc(_ number: UInt8, _ value: UInt8) -> RenderCommand.Action { .controlChange(channel: 0, controller: number, value: value) }
+    func cc(_ number: UInt8, _ value: UInt8) -> RenderCommand.Action { .midi(.controlChange(channel: 0, controller: number, value: value)) }
+    func channelPressure(_ pressure: UInt8) -> RenderCommand.Action { .midi(.channelPressure(channel: 0, pressure: pressure)) }
+    func polyPressure(_ key: UInt8, _ pressure: UInt8) -> RenderCommand.Action { .midi(.polyPressure(channel: 0, key: key, pressure: pressure)) }
 
     /// One looped instrument zone with `modulators` (and `generators`), one plain preset zone.
     func font(generators: [SF2Builder.Generator] = [], modulators: [Modulator] = [], presetModulators: [Modulator] = []) -> SF2Builder {
@@ -98,6 +100,49 @@ final class ModulatorTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// SF2 §8.2.1 general controller indices (CC flag clear).
+    static let polyPressureSource: UInt16 = 10, channelPressureSource: UInt16 = 13
+
+    /// Polyphonic key pressure is its own message: it moves the pressure of its key, never the
+    /// channel's, so a voice whose level follows channel pressure keeps it.
+    func testPolyPressureLeavesTheChannelPressureAlone() throws {
+        let followsChannelPressure = font(modulators: [(Self.channelPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let pressed = try level(followsChannelPressure, before: [channelPressure(127)])
+        XCTAssertEqual(decibels(pressed, over: try level(font())), -47.625, accuracy: 0.05, "the modulator reads the channel's pressure")
+        for pressure: UInt8 in [0, 64, 127] {
+            for key: UInt8 in [60, 61] {
+                let afterPolyPressure = try level(followsChannelPressure, before: [channelPressure(127)], during: [polyPressure(key, pressure)])
+                XCTAssertEqual(decibels(afterPolyPressure, over: pressed), 0, accuracy: 0.05, "poly pressure \(pressure) on key \(key)")
+            }
+        }
+    }
+
+    /// A modulator reading polyphonic key pressure (SF2 §8.2.1 index 10) follows the pressure of
+    /// the voice's own key, as FluidSynth applies it: another key's pressure, or the channel's,
+    /// changes nothing, and Reset All Controllers takes it back to 0.
+    func testPolyPressureModulatesTheVoicesOfItsKey() throws {
+        let followsKeyPressure = font(modulators: [(Self.polyPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let reference = try level(font())
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127)]), over: reference), -47.625, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 64)]), over: reference), -24, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(followsKeyPressure, before: [polyPressure(60, 127)]), over: reference), -47.625, accuracy: 0.05,
+                       "a note started on a pressed key reads its pressure at note-on")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(61, 127)]), over: reference), 0, accuracy: 0.05,
+                       "another key's pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127), polyPressure(61, 0)]), over: reference),
+                       -47.625, accuracy: 0.05, "another key's release of pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [channelPressure(127)]), over: reference),
+                       0, accuracy: 0.05, "the channel's pressure")
+        XCTAssertEqual(decibels(try level(followsKeyPressure, during: [polyPressure(60, 127), cc(121, 0)]), over: reference),
+                       0, accuracy: 0.05, "Reset All Controllers")
+        // A zone with a fixed keynum plays key 60 as 72: the pressure that counts is still the
+        // pressed key's (FluidSynth reads the voice's note key, not the keynum).
+        let fixedKey = font(generators: [gen(Op.keynum, 72)], modulators: [(Self.polyPressureSource, Op.initialAttenuation, 480, 0, 0)])
+        let fixedReference = try level(font(generators: [gen(Op.keynum, 72)]))
+        XCTAssertEqual(decibels(try level(fixedKey, during: [polyPressure(60, 127)]), over: fixedReference), -47.625, accuracy: 0.05)
+        XCTAssertEqual(decibels(try level(fixedKey, during: [polyPressure(72, 127)]), over: fixedReference), 0, accuracy: 0.05)
     }
 
     func testAnInstrumentModulatorIdenticalToADefaultReplacesIt() throws {

@@ -53,7 +53,7 @@ final class SF3Tests: XCTestCase {
         let rate = 48_000.0
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, songGainDecibels: 0)))
         engine.install(bank)
-        XCTAssertTrue(engine.send(.noteOn(channel: 0, key: 69, velocity: 127)))
+        XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127)))
         let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: Int(2 * rate)), channelCount: 2)
         let held = left[Int(0.3 * rate)..<Int(1.95 * rate)]
         let frequency = try XCTUnwrap(SignalAnalysis.frequency(of: held, sampleRate: rate))

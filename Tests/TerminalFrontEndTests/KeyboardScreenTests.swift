@@ -4,7 +4,7 @@ import XCTest
 
 /// The keyboard piano's screen laid out for a terminal's width, as `staccato play` draws it.
 final class KeyboardScreenTests: XCTestCase {
-    private func screen(style: NoteNames.NoteNameStyle = .letters, blackNames: Bool = false, baseKey: Int = 48,
+    private func screen(style: NoteName.Style = .letters, blackNames: Bool = false, baseKey: Int = 48,
                         sounding: Set<Int> = [], drumPads: DrumPadLabels? = nil) -> KeyboardScreen {
         var drawing = PianoDrawing(style: style)
         drawing.showBlackNames = blackNames
@@ -21,7 +21,7 @@ final class KeyboardScreenTests: XCTestCase {
 
     func testEveryLineFitsTheTerminalAt80_100And60Columns() {
         for columns in [80, 100, 60] {
-            for style in [NoteNames.NoteNameStyle.letters, .solfege] {
+            for style in [NoteName.Style.letters, .solfege] {
                 for blackNames in [false, true] {
                     let lines = screen(style: style, blackNames: blackNames, sounding: [48, 61, 79]).lines(columns: columns)
                     assertFits(lines, columns)
@@ -39,8 +39,8 @@ final class KeyboardScreenTests: XCTestCase {
         let (blackKeys, blackNames, whiteNames, whiteKeys) = (Array(lines[top]), Array(lines[top + 1]), Array(lines[top + 2]), Array(lines[top + 3]))
         for (character, semitone) in PianoLayout.semitones {
             let key = UInt8(48 + semitone)
-            let isBlack = NoteNames.isBlackKey(key)
-            let name = NoteNames.name(of: key, octave: !isBlack)
+            let isBlack = NoteName.isBlackKey(key)
+            let name = NoteName.name(of: key, octave: !isBlack)
             let (names, keys) = isBlack ? (blackNames, blackKeys) : (whiteNames, whiteKeys)
             // Black-key names have no octave: the name of the n-th octave's key is the n-th one.
             let label = isBlack ? name : "│" + name

@@ -29,7 +29,7 @@ enum DrumBenchmark {
                 var voices = 0
                 for block in 0..<blocks {
                     for hit in 0..<hitsPerBlock {
-                        engine.send(.noteOn(channel: 9, key: notes[next % notes.count], velocity: 100),
+                        engine.send(midi: .noteOn(channel: 9, key: notes[next % notes.count], velocity: 100),
                                     at: FrameTime(block * 64 + hit * 64 / hitsPerBlock))
                         next += 1
                     }

@@ -24,7 +24,7 @@ struct HeldNotes {
         var voices = Array(repeating: 0, count: 128)
         for key in 0..<128 {
             let before = engine.renderer.statistics.activeVoices
-            engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100))
+            engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100))
             engine.renderer.render(into: buffer, frameCount: 64)
             voices[key] = engine.renderer.statistics.activeVoices - before
         }
@@ -48,7 +48,7 @@ struct HeldNotes {
 
     /// Sustain pedal down on every melodic channel, so held notes ring as long as the samples do.
     static func pressPedals(_ engine: Engine) {
-        for channel in melodicChannels { engine.send(.controlChange(channel: channel, controller: 64, value: 127)) }
+        for channel in melodicChannels { engine.send(midi: .controlChange(channel: channel, controller: 64, value: 127)) }
     }
 
     /// Queues note-ons for notes `indices` at velocity 100 (the SF2 velocity-to-filter modulator
@@ -58,7 +58,7 @@ struct HeldNotes {
         var refused = 0
         for index in indices {
             let (channel, key) = note(index)
-            if !engine.send(.noteOn(channel: channel, key: key, velocity: 100)) { refused += 1 }
+            if !engine.send(midi: .noteOn(channel: channel, key: key, velocity: 100)) { refused += 1 }
         }
         return refused
     }

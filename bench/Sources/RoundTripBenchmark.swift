@@ -63,7 +63,7 @@ enum RoundTripBenchmark {
                     var at = 4_800
                     var next = 0
                     while at < frames - 4_800 {
-                        engine.send(.noteOn(channel: 9, key: pads[next % pads.count], velocity: 110), at: FrameTime(at))
+                        engine.send(midi: .noteOn(channel: 9, key: pads[next % pads.count], velocity: 110), at: FrameTime(at))
                         next += 1
                         at += Int.random(in: 1_500...6_000, using: &generator)
                     }

@@ -52,10 +52,10 @@ enum Soak {
             case 0..<3: storm(engine, now: now, rate: rate)
             case 3..<8:
                 let channel = melodicChannels.randomElement(using: &generator)!
-                engine.send(.controlChange(channel: channel, controller: 64, value: Bool.random(using: &generator) ? 127 : 0))
+                engine.send(midi: .controlChange(channel: channel, controller: 64, value: Bool.random(using: &generator) ? 127 : 0))
                 gestures["pedal", default: 0] += 1
             case 8..<11:
-                engine.send(.programChange(channel: melodicChannels.randomElement(using: &generator)!,
+                engine.send(midi: .programChange(channel: melodicChannels.randomElement(using: &generator)!,
                                            program: programs.randomElement(using: &generator)!))
                 gestures["program change", default: 0] += 1
             case 11..<14 where now >= drumRollEnd:
@@ -74,7 +74,7 @@ enum Soak {
             }
             // A roll: 15-30 hits a second on one or two pads, accents at random.
             while !drumKeys.isEmpty, now < drumRollEnd, nextDrumHit <= now + FrameTime(rate / 50) {
-                engine.send(.noteOn(channel: drumChannel, key: drumKeys.randomElement(using: &generator)!,
+                engine.send(midi: .noteOn(channel: drumChannel, key: drumKeys.randomElement(using: &generator)!,
                                     velocity: UInt8.random(in: 40...127, using: &generator)), at: nextDrumHit)
                 nextDrumHit += FrameTime(rate / Double.random(in: 15...30, using: &generator))
             }
@@ -87,7 +87,7 @@ enum Soak {
                 let start = now + FrameTime(Double.random(in: 0...0.1, using: &generator) * rate)
                 let channel = melodicChannels.randomElement(using: &generator)!
                 let key = UInt8.random(in: 24...108, using: &generator)
-                engine.send(.noteOn(channel: channel, key: key, velocity: UInt8.random(in: 20...127, using: &generator)), at: start)
+                engine.send(midi: .noteOn(channel: channel, key: key, velocity: UInt8.random(in: 20...127, using: &generator)), at: start)
                 owed.append(PendingNoteOff(dueFrame: start + FrameTime(Double.random(in: 0.03...2, using: &generator) * rate),
                                            channel: channel, key: key))
             }
@@ -100,7 +100,7 @@ enum Soak {
         mutating func sendDueNoteOffs(_ engine: Engine, before frame: FrameTime) {
             var sent = 0
             while sent < owed.count, owed[sent].dueFrame < frame {
-                engine.send(.noteOff(channel: owed[sent].channel, key: owed[sent].key), at: owed[sent].dueFrame)
+                engine.send(midi: .noteOff(channel: owed[sent].channel, key: owed[sent].key, velocity: 64), at: owed[sent].dueFrame)
                 sent += 1
             }
             owed.removeFirst(sent)

@@ -7,12 +7,12 @@ struct ChannelState {
     static var count: Int {
         @_noAllocation @_noLocks get { 16 }
     }
-    /// GM's percussion channel (channel 10, index 9) plays bank 128.
-    static var percussionChannel: UInt8 {
-        @_noAllocation @_noLocks get { 9 }
-    }
     /// Continuous controllers a channel keeps, one per MIDI controller number.
     static var controllerCount: Int {
+        @_noAllocation @_noLocks get { 128 }
+    }
+    /// MIDI keys, 0…127: the polyphonic key pressures a channel keeps, one per key.
+    static var keyCount: Int {
         @_noAllocation @_noLocks get { 128 }
     }
 
@@ -25,6 +25,8 @@ struct ChannelState {
     /// RPN 0: pitch-bend range in semitones (+ cents / 100).
     var bendRangeSemitones: Float = 2
     var registeredParameter: (msb: UInt8, lsb: UInt8) = (127, 127)
+    /// Channel pressure (aftertouch for the whole channel); polyphonic key pressure is per key,
+    /// in `keyPressures`, and never moves it.
     var channelPressure: UInt8 = 0
     var sustainPedal = false
     /// CC66 is down: the notes it caught (`SamplerVoice.isCaughtBySostenuto`) are held.
@@ -41,16 +43,21 @@ struct ChannelState {
     /// The last value of every controller (`controllerCount`), what CC modulator sources read;
     /// owned by the sampler.
     let controllers: UnsafeMutablePointer<UInt8>
-    /// Moves on every change a modulator source can see (controllers, pitch wheel, pressure).
+    /// The polyphonic key pressure of every key (`keyCount`), what the poly-pressure modulator
+    /// source reads; owned by the sampler.
+    let keyPressures: UnsafeMutablePointer<UInt8>
+    /// Moves on every change a modulator source can see (controllers, pitch wheel, pressures).
     var controllerSerial: UInt32 = 0
 
     var isPercussion: Bool = false
 
     @_noAllocation @_noLocks
-    init(index: UInt8, controllers: UnsafeMutablePointer<UInt8>) {
-        isPercussion = index == Self.percussionChannel
+    init(index: UInt8, controllers: UnsafeMutablePointer<UInt8>, keyPressures: UnsafeMutablePointer<UInt8>) {
+        isPercussion = index == GeneralMIDI.percussionChannel
         self.controllers = controllers
+        self.keyPressures = keyPressures
         controllers.initialize(repeating: 0, count: Self.controllerCount)
+        keyPressures.initialize(repeating: 0, count: Self.keyCount)
         // Power-on values (GM; FluidSynth's too): volume 100, pan centre, expression full, reverb 40.
         controllers[MIDIController.volume.index] = 100
         controllers[MIDIController.pan.index] = 64
@@ -69,12 +76,14 @@ struct ChannelState {
     @_noAllocation @_noLocks
     mutating func noteSourceChange() { controllerSerial &+= 1 }
 
-    /// What this channel's voices' modulators read, for a note of `key` and `velocity`.
+    /// What this channel's voices' modulators read, for a note of `key` and `velocity` (after the
+    /// zone's keynum and velocity generators) played on `pressedKey`, the MIDI key whose
+    /// polyphonic pressure it follows (FluidSynth reads the played key's too, not the keynum's).
     @_noAllocation @_noLocks
-    func modulatorSources(key: UInt8, velocity: UInt8) -> ModulatorSourceValues {
+    func modulatorSources(key: UInt8, velocity: UInt8, pressedKey: UInt8) -> ModulatorSourceValues {
         ModulatorSourceValues(key: key, velocity: velocity, controllers: UnsafePointer(controllers),
-                              channelPressure: channelPressure, pitchBend: pitchBend,
-                              pitchBendRangeSemitones: bendRangeSemitones)
+                              keyPressure: keyPressures[Int(pressedKey & 0x7F)], channelPressure: channelPressure,
+                              pitchBend: pitchBend, pitchBendRangeSemitones: bendRangeSemitones)
     }
 
     /// Reset All Controllers (CC121), as the MIDI RP-015 recommended practice lists it.
@@ -84,6 +93,7 @@ struct ChannelState {
         controllers[MIDIController.expression.index] = 127
         pitchBend = 8_192
         channelPressure = 0
+        keyPressures.update(repeating: 0, count: Self.keyCount)
         sustainPedal = false
         sostenutoPedal = false
         controllers[MIDIController.sustainPedal.index] = 0

@@ -80,12 +80,16 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
 }
 
 /// What a modulator reads when a voice evaluates it: the note's key and velocity (after the
-/// zone's keynum/velocity generators, as FluidSynth does) and the voice's channel.
+/// zone's keynum/velocity generators, as FluidSynth does), the pressure of the key it was played
+/// on, and the voice's channel.
+/// - Thread: audio | control.
 public struct ModulatorSourceValues {
     public var key: UInt8
     public var velocity: UInt8
     /// 128 continuous-controller values, 0…127.
     public var controllers: UnsafePointer<UInt8>
+    /// The polyphonic key pressure of the key the note was played on.
+    public var keyPressure: UInt8
     public var channelPressure: UInt8
     /// 0…16383, centre 8192.
     public var pitchBend: UInt16
@@ -94,11 +98,12 @@ public struct ModulatorSourceValues {
 
     /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
-    public init(key: UInt8, velocity: UInt8, controllers: UnsafePointer<UInt8>, channelPressure: UInt8,
+    public init(key: UInt8, velocity: UInt8, controllers: UnsafePointer<UInt8>, keyPressure: UInt8, channelPressure: UInt8,
                 pitchBend: UInt16, pitchBendRangeSemitones: Float) {
         self.key = key
         self.velocity = velocity
         self.controllers = controllers
+        self.keyPressure = keyPressure
         self.channelPressure = channelPressure
         self.pitchBend = pitchBend
         self.pitchBendRangeSemitones = pitchBendRangeSemitones
@@ -207,8 +212,7 @@ public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
             case General.none.rawValue: return 1
             case General.velocity.rawValue: normalized = Float(sources.velocity) * (1 / 128)
             case General.key.rawValue: normalized = Float(sources.key) * (1 / 128)
-            // No poly-pressure message reaches the sampler: it reads 0.
-            case General.polyPressure.rawValue: normalized = 0
+            case General.polyPressure.rawValue: normalized = Float(sources.keyPressure) * (1 / 128)
             case General.channelPressure.rawValue: normalized = Float(sources.channelPressure) * (1 / 128)
             case General.pitchWheel.rawValue: normalized = Float(sources.pitchBend) * (1 / 16_384)
             case General.pitchWheelSensitivity.rawValue: normalized = sources.pitchBendRangeSemitones * (1 / 127)

@@ -1,4 +1,7 @@
 import DSP
+// Commands carry MIDI messages as the vocabulary has them: whoever speaks to the renderer speaks
+// MIDIVocabulary, and gets it with this module.
+@_exported import MIDIVocabulary
 
 /// What the control thread asks of the audio thread. Fixed-size and trivially copyable, so it
 /// travels through an `SPSCRing` by value; nothing in it is allocated or reference-counted.
@@ -7,15 +10,20 @@ import DSP
 /// sample-accurate and never snaps to the period. A command whose frame has already passed takes
 /// effect at the start of the next block. The ring is first in, first out, so the control thread
 /// sends commands in frame order.
+///
+/// - Thread: any: made on the control thread, read on the audio thread.
 public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
     public var frameTime: FrameTime
     public var action: Action
 
+    /// - Thread: any.
     public init(at frameTime: FrameTime, _ action: Action) {
         self.frameTime = frameTime
         self.action = action
     }
 
+    /// What the command does: a MIDI message, or something only the engine asks for.
+    /// - Thread: any.
     public enum Action: @unchecked Sendable, BitwiseCopyable, Equatable {
         /// Starts (or retunes, without a phase jump) test tone `slot` with a short fade-in.
         case toneOn(slot: UInt8, frequency: Float, amplitude: Float)
@@ -23,16 +31,11 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         case toneOff(slot: UInt8)
         /// Fades every sounding voice out at once: the panic button.
         case allSoundOff
-        /// MIDI note-on (velocity 0 is a note-off).
-        case noteOn(channel: UInt8, key: UInt8, velocity: UInt8)
-        case noteOff(channel: UInt8, key: UInt8)
-        /// MIDI control change, including bank select, sustain, RPN data and the channel-mode
-        /// messages (all sound off, reset controllers, all notes off).
-        case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
-        case programChange(channel: UInt8, program: UInt8)
-        /// 14-bit pitch wheel, 8192 = centre.
-        case pitchBend(channel: UInt8, value: UInt16)
-        case channelPressure(channel: UInt8, pressure: UInt8)
+        /// A MIDI message, acted on as the message says: channel messages go to the sampler (channel
+        /// 10's notes to the drum kit when one is installed), and the recognised SysEx messages
+        /// reset the channels, assign rhythm parts or set the song's master volume
+        /// (`SystemExclusive`). A note-on of velocity 0 is a note-off.
+        case midi(MIDIMessage)
         /// Makes a `SampleBank` current; the renderer takes over the retain in `bank`, and hands the
         /// bank back as `.retired` when its last voice has ended after a later switch.
         case installBank(RetainedObject, layout: UnsafePointer<SampleBank.Layout>)
@@ -42,16 +45,19 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         case reverbPreset(ReverbPreset)
         /// Fades the output out (true) or back in (false), leaving every knob where it is.
         case mute(Bool)
-        /// A MIDI system reset (GM, GM2, GS, XG System On): every sound stops, and every channel's
-        /// controllers, program and bank go back to the General MIDI defaults, with channel 10 the
-        /// only drum channel and the song's master volume full.
-        case systemReset
-        /// Makes `channel` a drum channel playing bank 128 (`isDrum`) or a melodic one, its
-        /// controllers reset and program 0 selected (GS "use for rhythm part").
-        case rhythmPart(channel: UInt8, isDrum: Bool)
-        /// The song's master volume (MIDI Master Volume): 0 ... 16383, a linear gain on every MIDI
-        /// instrument, ramped over 5 ms. It multiplies the listener's `masterVolume` knob, which it
-        /// leaves alone.
-        case songVolume(UInt16)
+    }
+}
+
+extension RenderCommand.Action {
+    /// Whether losing this action would leave something sounding: the MIDI messages that end
+    /// sound (`MIDIMessage.endsSound`), tone-offs, all-sound-off and mute.
+    /// - Thread: any
+    public var endsSound: Bool {
+        switch self {
+        case let .midi(message): message.endsSound
+        case .toneOff, .allSoundOff: true
+        case let .mute(muted): muted
+        default: false
+        }
     }
 }

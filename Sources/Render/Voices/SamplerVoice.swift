@@ -218,7 +218,7 @@ struct SamplerVoice {
         controllerSerial = state.pointee.controllerSerial
         guard let region, let modulators else { return ModulatorSums() }
         let sums = ModulatorSums(modulators, count: modulatorCount,
-                                 sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity))
+                                 sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity, pressedKey: key))
         let base = region
         // The SF2 ranges (§8.1.3), applied to the sums as FluidSynth applies them.
         attenuationCentibels = min(max(base.pointee.attenuationCentibels + sums.attenuation, 0), 1_440)

@@ -2,12 +2,16 @@
 /// messages it recognises (`SystemExclusive`). Channels are 0-based as on the wire (the General
 /// MIDI drum channel "10" is 9); data values are 7-bit.
 ///
-/// - Thread: control, where the reader makes it. A plain, trivially copyable value, so it can
-///   travel to the audio thread by value and be read there.
+/// The one vocabulary from the readers to the voices: the file and stream parsers make these, and
+/// the renderer acts on them as they are (`RenderCommand.Action.midi`).
+///
+/// - Thread: any: made on the control thread, where the readers run. A plain, trivially copyable
+///   value, so it travels to the audio thread by value and is read there.
 public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
-    /// A key pressed. The reader never produces velocity 0: it turns those into `noteOff`.
+    /// A key pressed. The readers never produce velocity 0: they turn those into `noteOff`; the
+    /// renderer takes a velocity 0 sent by other code as a note-off too.
     case noteOn(channel: UInt8, key: UInt8, velocity: UInt8)
-    /// A key released, with its release velocity.
+    /// A key released, with its release velocity (which the renderer does not use).
     case noteOff(channel: UInt8, key: UInt8, velocity: UInt8)
     /// A controller moved: sustain pedal (64), volume (7), bank select (0, 32), ...
     case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
@@ -17,7 +21,8 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
     case pitchBend(channel: UInt8, value: UInt16)
     /// Aftertouch for the whole channel.
     case channelPressure(channel: UInt8, pressure: UInt8)
-    /// Aftertouch for one key.
+    /// Aftertouch for one key (polyphonic key pressure): that key's own pressure, apart from the
+    /// channel's.
     case polyPressure(channel: UInt8, key: UInt8, pressure: UInt8)
     /// A recognised SysEx message: a system reset, a GS rhythm-part assignment, master volume.
     case system(SystemExclusive)
@@ -35,24 +40,21 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
             message.channel
         }
     }
-}
 
-/// One channel message of a file, placed on the file's timeline.
-///
-/// - Thread: control, for every member. Produced by `MIDIFile.timedMessages()`.
-public struct TimedMIDIMessage: Sendable, Equatable {
-    /// From the start of the file, through the tempo map.
-    public var seconds: Double
-    /// Index into `MIDIFile.tracks` of the track the message came from.
-    public var track: Int
-    /// What to do at `seconds`.
-    public var message: MIDIMessage
-
-    /// A message placed `seconds` into the file.
-    /// - Thread: control.
-    public init(seconds: Double, track: Int, message: MIDIMessage) {
-        self.seconds = seconds
-        self.track = track
-        self.message = message
+    /// Whether losing this message would leave something sounding: note-offs (and note-ons of
+    /// velocity 0), pedal-ups, the channel-mode messages that stop notes, and system resets.
+    /// - Thread: any: a pure function of the value.
+    public var endsSound: Bool {
+        switch self {
+        case .noteOff, .system(.systemReset): true
+        case let .noteOn(_, _, velocity): velocity == 0
+        case let .controlChange(_, controller, value):
+            switch MIDIController.named(controller) {
+            case .sustainPedal?, .sostenutoPedal?: !MIDIController.isDown(pedalValue: value)
+            case .allSoundOff?, .resetAllControllers?, .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: true
+            default: false
+            }
+        default: false
+        }
     }
 }

@@ -2,8 +2,15 @@
 ///
 /// - Thread: any, for every member.
 public enum GeneralMIDI {
-    /// Channel 10 (index 9): GM's percussion channel, which plays drum kits.
-    public static let percussionChannel: UInt8 = 9
+    /// Channel 10 (index 9): GM's percussion channel, which plays drum kits (bank 128, or an
+    /// installed kit).
+    /// - Thread: any.
+    @inlinable
+    public static var percussionChannel: UInt8 {
+        // Computed, not stored: the audio thread reads it, and a global would be initialised lazily
+        // behind a lock the performance checker rejects.
+        @_noAllocation @_noLocks get { 9 }
+    }
 
     /// The GM Level 1 name of melodic `program` (0-127), e.g. 40 is "Violin".
     /// - Thread: any.

@@ -1,7 +1,9 @@
 /// The MIDI 1.0 controller numbers the renderer acts on, named once for the sampler that interprets
 /// them and for the control-thread code that sends them or must not lose them. Other numbers are
 /// accepted and ignored.
-public enum MIDIController: UInt8 {
+///
+/// - Thread: any, for every member: a plain value.
+public enum MIDIController: UInt8, Sendable {
     case bankSelect = 0
     case modulationWheel = 1
     /// Data entry for the selected registered parameter: its MSB (RPN 0: pitch-bend range in
@@ -62,25 +64,5 @@ public enum MIDIController: UInt8 {
         // and the performance checker sees it through; unoptimised ones call it out of line, where
         // the checker cannot look, so it is vouched for here.
         _unsafePerformance { MIDIController(rawValue: number) }
-    }
-}
-
-extension RenderCommand.Action {
-    /// Whether losing this action would leave something sounding: note-offs, pedal-ups, the
-    /// channel-mode messages that stop notes, tone-offs, all-sound-off and mute.
-    /// - Thread: any
-    public var endsSound: Bool {
-        switch self {
-        case .noteOff, .toneOff, .allSoundOff, .systemReset: true
-        case let .noteOn(_, _, velocity): velocity == 0
-        case let .mute(muted): muted
-        case let .controlChange(_, controller, value):
-            switch MIDIController.named(controller) {
-            case .sustainPedal?, .sostenutoPedal?: !MIDIController.isDown(pedalValue: value)
-            case .allSoundOff?, .resetAllControllers?, .allNotesOff?, .omniOff?, .omniOn?, .monoOn?, .polyOn?: true
-            default: false
-            }
-        default: false
-        }
     }
 }

@@ -1,12 +1,48 @@
-/// MIDI keys from note names (`C4`, `Db3`, `F#2`, `c#-1`) and from sample file names.
+/// Note names and MIDI keys, both ways: the names printed for people (`C4`, `F♯2`, `Sol4`) and
+/// the keys read from manifests and sample file names (`C4`, `Db3`, `F#2`, `c#-1`).
 ///
-/// Scientific pitch notation with MIDI 60 = C4: a letter A–G in either case, an optional accidental
-/// (`#` or `s` for sharp, `b` for flat), and an octave from -1 to 9. Enharmonic spellings across an
-/// octave boundary count the way they sound (`Cb4` = 59, `B#3` = 60); anything outside 0…127
-/// (`G#9`, `Cb-1`) is not a key.
+/// Scientific pitch notation with MIDI 60 = C4, so key 0 is C-1, 21 is A0 and 127 is G9. Reading
+/// takes a letter A–G in either case, an optional accidental (`#` or `s` for sharp, `b` for flat),
+/// and an octave from -1 to 9. Enharmonic spellings across an octave boundary count the way they
+/// sound (`Cb4` = 59, `B#3` = 60); anything outside 0…127 (`G#9`, `Cb-1`) is not a key. Printing
+/// spells black keys as sharps (a key alone says nothing about the key signature), and reading
+/// takes back every letter name it prints: `midiKey(parsing: name(of: k, ascii: true))` is `k`.
 ///
 /// - Thread: any. Pure functions.
 public enum NoteName {
+    /// How to name the seven natural notes.
+    /// - Thread: any.
+    public enum Style: Sendable {
+        /// C D E F G A B, as in English.
+        case letters
+        /// Do Re Mi Fa Sol La Si, fixed-do, as in French, Italian and Spanish.
+        case solfege
+    }
+
+    /// The natural note at or just below each pitch class; black keys add a sharp to it.
+    private static let letterNames = ["C", "C", "D", "D", "E", "F", "F", "G", "G", "A", "A", "B"]
+    private static let solfegeNames = ["Do", "Do", "Re", "Re", "Mi", "Fa", "Fa", "Sol", "Sol", "La", "La", "Si"]
+
+    /// The name of `key`: `C4`, `C♯4` (`C#4` with `ascii`), `Do♯4` in solfège, `C♯` without the
+    /// octave. Keys above 127 are not MIDI keys; they get the name the numbering extends to.
+    /// - Thread: any.
+    public static func name(of key: UInt8, style: Style = .letters, ascii: Bool = false, octave: Bool = true) -> String {
+        let pitchClass = Int(key % 12)
+        var name = style == .letters ? letterNames[pitchClass] : solfegeNames[pitchClass]
+        if isBlackKey(key) { name += ascii ? "#" : "♯" }
+        if octave { name += String(Int(key / 12) - 1) }
+        return name
+    }
+
+    /// Whether `key` is one of the piano's black keys (C♯, D♯, F♯, G♯, A♯ in any octave).
+    /// - Thread: any.
+    public static func isBlackKey(_ key: UInt8) -> Bool {
+        switch key % 12 {
+        case 1, 3, 6, 8, 10: true
+        default: false
+        }
+    }
+
     /// The key a sample's file name gives as its root.
     ///
     /// The directory and extension are ignored. The last note name in the name wins
@@ -18,6 +54,7 @@ public enum NoteName {
     /// - Returns: `nil` when the name has neither, or when the part it has is out of range
     ///   (`G#9.wav`, `piano_200.wav`): a wrong root would play every key out of tune, so a name that
     ///   almost says something does not fall back to a guess.
+    /// - Thread: any.
     public static func midiKey(fromFileName fileName: String) -> UInt8? {
         var name = Substring(fileName)
         if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
@@ -45,6 +82,7 @@ public enum NoteName {
 
     /// The key `text` names as a whole: a note name (`C4`, `Bb-1`) or a decimal MIDI key number
     /// (`60`). Used for manifest fields, where a string must be exactly one of the two.
+    /// - Thread: any.
     public static func midiKey(parsing text: String) -> UInt8? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return nil }
