@@ -91,8 +91,13 @@ public enum AudioFileReader {
                 }
                 if wordsNotFloats {
                     let words = target.assumingMemoryBound(to: Int16.self) + done
+                    // Rounded to nearest, ties to even, as lrintf rounds: adding and taking away
+                    // 1.5 × 2^23 leaves a value under 2^22 at its nearest integer. Plain arithmetic,
+                    // which the compiler vectorises; rounded() would call the C library per sample.
+                    let roundingOffset: Float = 12_582_912
                     for index in 0..<read {
-                        words[index] = Int16(max(-32_768, min(32_767, (block[index] * 32_767).rounded(.toNearestOrEven))))
+                        let scaled = max(-32_768, min(32_767, block[index] * 32_767))
+                        words[index] = Int16(truncatingIfNeeded: Int32((scaled + roundingOffset) - roundingOffset))
                     }
                 } else {
                     let floats = target.assumingMemoryBound(to: Float.self) + done

@@ -75,6 +75,11 @@ struct Sampler {
     let passthrough: UnsafeMutablePointer<LowPassFilter>
     /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
     let filterOffset: Int
+    /// Byte offsets of the three vectors in `LanePositions`: a lane's numbers are stored one by one
+    /// as plain scalars, which the reader then loads whole.
+    let fractionOffset: Int
+    let fractionStepOffset: Int
+    let wholeStepOffset: Int
     var currentBank = -1
     var pool: VoicePool
     let sampleRate: Double
@@ -142,6 +147,9 @@ struct Sampler {
         laneFilters = .allocate(capacity: Self.laneCount)
         laneFilters.initialize(repeating: passthrough, count: Self.laneCount)
         filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
+        fractionOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fraction)!
+        fractionStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fractionStep)!
+        wholeStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wholeStep)!
     }
 
     /// Frees the pools and hands every bank still held to `release`.
@@ -559,6 +567,15 @@ struct Sampler {
         // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
         // accumulates: the Double position is advanced exactly at the end.
         lanePositions.pointee = LanePositions()
+        let positions = UnsafeMutableRawPointer(lanePositions)
+        // A lane's numbers, stored as scalars (a single lane written into a vector value goes
+        // through the stack and stalls on every write); a silent lane's stay zero, so it stands
+        // still on the silence rather than stepping past its eight frames.
+        func place(lane: Int, fraction: Float, fractionStep: Float, wholeStep: UInt32) {
+            positions.storeBytes(of: fraction, toByteOffset: fractionOffset + 4 * lane, as: Float.self)
+            positions.storeBytes(of: fractionStep, toByteOffset: fractionStepOffset + 4 * lane, as: Float.self)
+            positions.storeBytes(of: wholeStep, toByteOffset: wholeStepOffset + 4 * lane, as: UInt32.self)
+        }
         var wordLanes = 0, floatLanes = 0
         for lane in 0..<Self.laneCount {
             guard lane < count, groupBlocks[lane].isReading, let samples = group[lane].pointee.samples else {
@@ -569,10 +586,9 @@ struct Sampler {
             let start = Int(voice.pointee.position)
             laneBases[lane] = samples.address(ofFrame: start - 1)
             if samples.encoding == .int16 { wordLanes |= 1 << lane } else { floatLanes |= 1 << lane }
-            lanePositions.pointee.fraction[lane] = Float(voice.pointee.position - Double(start))
             let increment = voice.pointee.lastIncrement
-            lanePositions.pointee.wholeStep[lane] = UInt32(increment)
-            lanePositions.pointee.fractionStep[lane] = Float(increment - Double(UInt32(increment)))
+            place(lane: lane, fraction: Float(voice.pointee.position - Double(start)),
+                  fractionStep: Float(increment - Double(UInt32(increment))), wholeStep: UInt32(increment))
         }
         let output = scratch + from
         if floatLanes == 0 || wordLanes == 0 {
@@ -582,30 +598,21 @@ struct Sampler {
             // Voices of two banks stored at different widths (one ringing out after a switch): each
             // width is read in a pass of its own with the other's lanes silent, and the passes are
             // summed; a silent lane adds exact zeros, so every lane's frames are as one pass reads them.
-            // A silent lane stands still on the silence, or it would step past its eight frames.
-            let positions = lanePositions.pointee
-            var floatMask = SIMD8<Int32>()
-            var floatBases = SIMD8<UInt>()
-            for lane in 0..<Self.laneCount where floatLanes & (1 << lane) != 0 {
-                floatMask[lane] = -1
-                floatBases[lane] = UInt(bitPattern: laneBases[lane])
-                laneBases[lane] = UnsafeRawPointer(silence + 1)
+            let all = lanePositions.pointee
+            var bases = SIMD8<UInt>()
+            for lane in 0..<Self.laneCount { bases[lane] = UInt(bitPattern: laneBases[lane]) }
+            func silence(lanes: Int) {
+                for lane in 0..<Self.laneCount where lanes & (1 << lane) != 0 {
+                    laneBases[lane] = UnsafeRawPointer(self.silence + 1)
+                    place(lane: lane, fraction: 0, fractionStep: 0, wholeStep: 0)
+                }
             }
-            func standingStill(_ positions: LanePositions, where lanes: SIMDMask<SIMD8<Int32>>) -> LanePositions {
-                var still = positions
-                still.fraction.replace(with: 0, where: lanes)
-                still.fractionStep.replace(with: 0, where: lanes)
-                still.wholeStep.replace(with: 0, where: lanes)
-                return still
-            }
-            lanePositions.pointee = standingStill(positions, where: floatMask .== -1)
+            silence(lanes: floatLanes)
             kernel.readLanes(cubic: interpolation.isCubic, encoding: .int16, bases: laneBases, positions: lanePositions,
                              into: output, frameCount: frameCount)
-            for lane in 0..<Self.laneCount {
-                if let base = UnsafeRawPointer(bitPattern: floatBases[lane]) { laneBases[lane] = base }
-                else { laneBases[lane] = UnsafeRawPointer(silence + 1) }
-            }
-            lanePositions.pointee = standingStill(positions, where: floatMask .== 0)
+            lanePositions.pointee = all
+            for lane in 0..<Self.laneCount { laneBases[lane] = UnsafeRawPointer(bitPattern: bases[lane])! }
+            silence(lanes: wordLanes)
             kernel.readLanes(cubic: interpolation.isCubic, encoding: .float32, bases: laneBases, positions: lanePositions,
                              into: otherEncodingScratch, frameCount: frameCount)
             for frame in 0..<frameCount { output[frame] += otherEncodingScratch[frame] }
@@ -633,6 +640,18 @@ struct Sampler {
         gains.reverbStep = Lanes(b[0].reverbStep, b[1].reverbStep, b[2].reverbStep, b[3].reverbStep, b[4].reverbStep, b[5].reverbStep, b[6].reverbStep, b[7].reverbStep)
         gains.chorusStart = Lanes(b[0].chorusStart, b[1].chorusStart, b[2].chorusStart, b[3].chorusStart, b[4].chorusStart, b[5].chorusStart, b[6].chorusStart, b[7].chorusStart)
         gains.chorusStep = Lanes(b[0].chorusStep, b[1].chorusStep, b[2].chorusStep, b[3].chorusStep, b[4].chorusStep, b[5].chorusStep, b[6].chorusStep, b[7].chorusStep)
+        // The lanes hold frames at their pools' stored scale: each lane's gains carry its scale (a
+        // power of two, so the products are exact and the bits those of scaling every frame).
+        let scales = Lanes(b[0].sampleScale, b[1].sampleScale, b[2].sampleScale, b[3].sampleScale,
+                           b[4].sampleScale, b[5].sampleScale, b[6].sampleScale, b[7].sampleScale)
+        gains.leftStart *= scales
+        gains.leftStep *= scales
+        gains.rightStart *= scales
+        gains.rightStep *= scales
+        gains.reverbStart *= scales
+        gains.reverbStep *= scales
+        gains.chorusStart *= scales
+        gains.chorusStep *= scales
         laneGains.pointee = gains
         var sendsReverb = false, sendsChorus = false
         for lane in 0..<Self.laneCount {

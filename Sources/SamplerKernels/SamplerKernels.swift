@@ -32,8 +32,7 @@ func catmullRom<Lanes: SIMD>(_ ym1: Lanes, _ y0: Lanes, _ y1: Lanes, _ y2: Lanes
 }
 
 /// Four neighbouring frames of a pool stored as 16-bit words (`words`) or Floats, loaded as one
-/// vector from `base` and widened to Float at the stored scale (the reader scales the interpolated
-/// frame instead: `SampleEncoding.scale` is a power of two, so the bits are the same).
+/// vector from `base` and widened to Float at the stored scale.
 @_transparent
 func loadWindow(_ base: UnsafeRawPointer, words: Bool) -> SIMD4<Float> {
     words ? SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: base.loadUnaligned(as: SIMD4<Int16>.self)))
@@ -43,24 +42,54 @@ func loadWindow(_ base: UnsafeRawPointer, words: Bool) -> SIMD4<Float> {
 /// Reads `frameCount` interpolated frames of eight lanes into `output`: lane k from `bases[k]` (one
 /// frame before the first it interpolates from, in a pool stored as `encoding`) at `positions`. Each
 /// lane loads its four neighbouring samples as one vector; the vectors are transposed so that the
-/// interpolation runs across lanes. No lane may come within two frames of its sample's end or loop
-/// end (the caller checks).
+/// interpolation runs across lanes. The frames keep the stored scale (a 16-bit pool's reach ±32768):
+/// the caller folds `SampleEncoding.scale`, a power of two, into the lanes' gains, which gives the
+/// bits scaling each frame would, one multiply a block rather than one a frame. No lane may come
+/// within two frames of its sample's end or loop end (the caller checks).
 /// - Thread: audio
 @_noAllocation @_noLocks
 public func readLanes(cubic: Bool, encoding: SampleEncoding, bases: UnsafePointer<UnsafeRawPointer>,
                       positions: UnsafePointer<LanePositions>, into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     // One specialised loop per encoding and interpolation, so that none tests either per frame.
     switch (encoding, cubic) {
-    case (.int16, true): readLanes(words: true, cubic: true, bases, positions, output, frameCount)
-    case (.int16, false): readLanes(words: true, cubic: false, bases, positions, output, frameCount)
-    case (.float32, true): readLanes(words: false, cubic: true, bases, positions, output, frameCount)
-    case (.float32, false): readLanes(words: false, cubic: false, bases, positions, output, frameCount)
+    case (.int16, true): readWordLanesCubic(bases, positions, output, frameCount)
+    case (.int16, false): readWordLanesLinear(bases, positions, output, frameCount)
+    case (.float32, true): readFloatLanesCubic(bases, positions, output, frameCount)
+    case (.float32, false): readFloatLanesLinear(bases, positions, output, frameCount)
     }
 }
 
-@inline(__always) @_noAllocation @_noLocks
-func readLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-               _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+// The four loops, each a function of its own around one inlined copy of the reader with its two
+// flags constant. Inlined together into one caller, the optimiser stopped inlining them and merged
+// the calls into one, flags tested every frame.
+@inline(never) @_noAllocation @_noLocks
+func readWordLanesCubic(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+                        _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: true, bases, positions, output, frameCount)
+}
+
+@inline(never) @_noAllocation @_noLocks
+func readWordLanesLinear(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+                         _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: false, bases, positions, output, frameCount)
+}
+
+@inline(never) @_noAllocation @_noLocks
+func readFloatLanesCubic(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+                         _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: true, bases, positions, output, frameCount)
+}
+
+@inline(never) @_noAllocation @_noLocks
+func readFloatLanesLinear(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+                          _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: false, bases, positions, output, frameCount)
+}
+
+/// All eight lanes: one pass of 256-bit vectors, or two of 128-bit ones.
+@inline(__always)
+func readAllLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
+                  _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
     #if WIDE_VECTORS
     readEightLanes(words: words, cubic: cubic, bases: bases, positions: positions, into: output, frameCount: frameCount)
     #else
@@ -74,7 +103,7 @@ func readLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPointer
 /// other's flag every frame. It runs four lanes at a time (`half` 0: lanes 0–3, 1: lanes 4–7): eight
 /// lanes' bases, positions and samples at once overflow the registers, and the spills cost more than
 /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
-@inline(__always) @_noAllocation @_noLocks
+@inline(__always)
 func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
                                          positions: UnsafePointer<LanePositions>,
                                          into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
@@ -86,7 +115,6 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
     var whole = SIMD4<UInt32>()
     let one = SIMD4<Float>(repeating: 1)
     var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
-    let scale = SIMD4<Float>(repeating: SampleEncoding.int16.scale)
     let frameBytes = words ? 2 : 4
     @inline(__always) func window(_ base: UnsafeRawPointer, _ whole: UInt32) -> SIMD4<Float> {
         loadWindow(base + Int(whole) * frameBytes, words: words)
@@ -96,16 +124,13 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
         let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
         let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
         let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
-        var frame: SIMD4<Float>
         if cubic {
             let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
             let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
-            frame = catmullRom(ym1, y0, y1, y2, at: fraction)
+            lanes.pointee = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
-            frame = multiplyAdd(y1 - y0, fraction, y0)
+            lanes.pointee = multiplyAdd(y1 - y0, fraction, y0)
         }
-        if words { frame *= scale }
-        lanes.pointee = frame
         lanes += 2
         // Subtracting 1-or-0 rather than choosing between two results: fewer instructions
         // (SSE2 has no blend), and the same values.
@@ -121,7 +146,7 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
 /// The reader's loop for 256-bit vectors: all eight lanes in one pass. Lane k's window and lane k+4's
 /// share a register (one in each 128-bit half), so the transpose and the interpolation serve eight
 /// lanes for about the instructions four cost in the 128-bit loop.
-@inline(__always) @_noAllocation @_noLocks
+@inline(__always)
 func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPointer>,
                                           positions: UnsafePointer<LanePositions>,
                                           into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
@@ -132,7 +157,6 @@ func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPoin
     let wholeStep = positions.pointee.wholeStep
     var whole = SIMD8<UInt32>()
     let one = SIMD8<Float>(repeating: 1)
-    let scale = SIMD8<Float>(repeating: SampleEncoding.int16.scale)
     let frameBytes = words ? 2 : 4
     @inline(__always) func windows(_ low: UnsafeRawPointer, _ lowWhole: UInt32,
                                    _ high: UnsafeRawPointer, _ highWhole: UInt32) -> SIMD8<Float> {
@@ -147,16 +171,13 @@ func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPoin
     for frame in 0..<frameCount {
         let y0 = SIMD8(r0[1], r1[1], r2[1], r3[1], r0[5], r1[5], r2[5], r3[5])
         let y1 = SIMD8(r0[2], r1[2], r2[2], r3[2], r0[6], r1[6], r2[6], r3[6])
-        var value: SIMD8<Float>
         if cubic {
             let ym1 = SIMD8(r0[0], r1[0], r2[0], r3[0], r0[4], r1[4], r2[4], r3[4])
             let y2 = SIMD8(r0[3], r1[3], r2[3], r3[3], r0[7], r1[7], r2[7], r3[7])
-            value = catmullRom(ym1, y0, y1, y2, at: fraction)
+            output[frame] = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
-            value = multiplyAdd(y1 - y0, fraction, y0)
+            output[frame] = multiplyAdd(y1 - y0, fraction, y0)
         }
-        if words { value *= scale }
-        output[frame] = value
         fraction += fractionStep
         let carry = fraction .>= one
         fraction -= SIMD8<Float>().replacing(with: 1, where: carry)

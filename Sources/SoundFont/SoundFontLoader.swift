@@ -398,7 +398,7 @@ public enum SoundFontLoader {
                              encoding: SampleEncoding) throws(SoundFontError) {
         let frames = sample.end - sample.start
         guard frames > 0 else { return }
-        guard encoding == .float32, let sm24 = file.sm24 else {
+        guard encoding == .float32 else {
             try file.smpl.read(sample.start * 2, frames * 2, into: slot)
             #if _endian(big)
             let words = slot.assumingMemoryBound(to: Int16.self)
@@ -409,7 +409,7 @@ public enum SoundFontLoader {
         // Plain pointer loops: per-element buffer checks and iterators would make debug builds
         // (the tests) crawl.
         let words = try file.smpl.bytes(sample.start * 2, frames * 2)
-        let low = try sm24.bytes(sample.start, frames)
+        let low = try file.sm24.map { sm24 throws(SoundFontError) in try sm24.bytes(sample.start, frames) } ?? [UInt8](repeating: 0, count: frames)
         let floats = slot.assumingMemoryBound(to: Float.self)
         words.withUnsafeBytes { words in
             var frame = 0

@@ -53,9 +53,9 @@ final class SamplePoolTests: XCTestCase {
     /// Twelve notes a few semitones apart (twelve voices: a full group of eight and a partial one,
     /// each stepping through the sample at its own fractional rate), held, then released.
     func play(_ engine: Engine) -> [Float] {
-        for key in 48..<60 { XCTAssertTrue(engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100))) }
+        for key in 48..<60 { XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100))) }
         var output = engine.renderOffline(frameCount: 9_000)
-        for key in 48..<60 { XCTAssertTrue(engine.send(.noteOff(channel: 0, key: UInt8(key)))) }
+        for key in 48..<60 { XCTAssertTrue(engine.send(midi: .noteOff(channel: 0, key: UInt8(key), velocity: 64))) }
         output += engine.renderOffline(frameCount: 6_000)
         return output
     }
@@ -84,7 +84,7 @@ final class SamplePoolTests: XCTestCase {
         // Six notes of the 16-bit bank, then a switch to the Float bank and six notes of it while
         // the first six ring on: the first group of eight voices holds both widths.
         func notes(_ engine: Engine, _ keys: Range<Int>) {
-            for key in keys { XCTAssertTrue(engine.send(.noteOn(channel: 0, key: UInt8(key), velocity: 100))) }
+            for key in keys { XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100))) }
         }
         let inverted = Self.bank(SamplePool.copying(Self.padded(Self.words.map { -Float($0) / 65_536 })), name: "inverted")
         let mixed = engine(kernel: .fastestSupported, cubic: true)

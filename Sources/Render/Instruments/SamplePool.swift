@@ -17,9 +17,15 @@ public struct SampleFrames: @unchecked Sendable, BitwiseCopyable {
     /// Frame `frame`, converted to full scale 1 (exactly: see `SampleEncoding.scale`).
     /// - Thread: any.
     @inline(__always) @_noAllocation @_noLocks
-    public subscript(frame: Int) -> Float {
+    public subscript(frame: Int) -> Float { stored(frame) * encoding.scale }
+
+    /// Frame `frame` at the stored scale (a 16-bit pool's reach ±32768): what the sampler
+    /// interpolates, its lanes' gains carrying `SampleEncoding.scale`.
+    /// - Thread: any.
+    @inline(__always) @_noAllocation @_noLocks
+    public func stored(_ frame: Int) -> Float {
         switch encoding {
-        case .int16: Float(base.load(fromByteOffset: 2 * frame, as: Int16.self)) * SampleEncoding.int16.scale
+        case .int16: Float(base.load(fromByteOffset: 2 * frame, as: Int16.self))
         case .float32: base.load(fromByteOffset: 4 * frame, as: Float.self)
         }
     }

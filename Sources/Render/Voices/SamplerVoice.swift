@@ -277,6 +277,9 @@ struct SamplerVoice {
         var rightStart: Float = 0, rightStep: Float = 0
         var reverbStart: Float = 0, reverbStep: Float = 0
         var chorusStart: Float = 0, chorusStep: Float = 0
+        /// What the voice's frames are multiplied by to reach full scale: its pool's
+        /// `SampleEncoding.scale`, which the sampler folds into the lane's gains.
+        var sampleScale: Float = 1
         /// Whether the voice reaches the reverb or the chorus bus anywhere in the block.
         var sendsReverb: Bool { @_noAllocation @_noLocks get { reverbStart != 0 || reverbStep != 0 } }
         var sendsChorus: Bool { @_noAllocation @_noLocks get { chorusStart != 0 || chorusStep != 0 } }
@@ -294,8 +297,9 @@ struct SamplerVoice {
     mutating func prepare(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double,
                           sends: Bool, into block: inout ControlBlock) {
         block = ControlBlock()
-        guard samples != nil else { return }
+        guard let samples else { return }
         block.isReading = true
+        block.sampleScale = samples.encoding.scale
         if state.pointee.controllerSerial != controllerSerial { applyModulators(channel: state) }
         // Modulators with no destination are not stepped: most zones route none of them.
         var modulationDepth: Float = 0
@@ -384,8 +388,9 @@ struct SamplerVoice {
         return clear <= 0 ? 0 : min(limit, Int(clear))
     }
 
-    /// Reads up to `frameCount` interpolated frames into `output`; returns how many (fewer when an
-    /// unlooped sample ends).
+    /// Reads up to `frameCount` interpolated frames into `output`, at the pool's stored scale (as
+    /// the kernels read them: the sampler's gains carry `SampleEncoding.scale`); returns how many
+    /// (fewer when an unlooped sample ends).
     @_noAllocation @_noLocks
     mutating func readSample(into output: UnsafeMutablePointer<Float>, stride: Int, frameCount: Int, increment: Double,
                              interpolation: Interpolation) -> Int {
@@ -414,14 +419,15 @@ struct SamplerVoice {
                 for offset in index ..< index + run {
                     let whole = Int(truncatingIfNeeded: phase >> 32)
                     let fraction = Float(UInt32(truncatingIfNeeded: phase)) * scale
-                    output[offset * stride] = cubic(samples[whole - 1], samples[whole], samples[whole + 1], samples[whole + 2], fraction)
+                    output[offset * stride] = cubic(samples.stored(whole - 1), samples.stored(whole), samples.stored(whole + 1),
+                                                    samples.stored(whole + 2), fraction)
                     phase &+= step
                 }
             } else {
                 for offset in index ..< index + run {
                     let whole = Int(truncatingIfNeeded: phase >> 32)
                     let fraction = Float(UInt32(truncatingIfNeeded: phase)) * scale
-                    output[offset * stride] = samples[whole] + (samples[whole + 1] - samples[whole]) * fraction
+                    output[offset * stride] = samples.stored(whole) + (samples.stored(whole + 1) - samples.stored(whole)) * fraction
                     phase &+= step
                 }
             }
@@ -436,7 +442,7 @@ struct SamplerVoice {
     @_noAllocation @_noLocks
     func sampleAcrossLoop(_ samples: SampleFrames, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
         func at(_ frame: Int) -> Float {
-            isLooping && frame >= loopEnd ? samples[loopStart + (frame - loopEnd)] : samples[frame]
+            isLooping && frame >= loopEnd ? samples.stored(loopStart + (frame - loopEnd)) : samples.stored(frame)
         }
         if !interpolation.isCubic { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
         return cubic(at(whole - 1), at(whole), at(whole + 1), at(whole + 2), fraction)
