@@ -119,14 +119,33 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
     @inline(__always) func window(_ base: UnsafeRawPointer, _ whole: UInt32) -> SIMD4<Float> {
         loadWindow(base + Int(whole) * frameBytes, words: words)
     }
+    @inline(__always) func wordWindow(_ base: UnsafeRawPointer, _ whole: UInt32) -> SIMD4<Int16> {
+        (base + Int(whole) * 2).loadUnaligned(as: SIMD4<Int16>.self)
+    }
     for _ in 0..<frameCount {
         // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
-        let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
-        let y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
-        let y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
+        let ym1: SIMD4<Float>, y0: SIMD4<Float>, y1: SIMD4<Float>, y2: SIMD4<Float>
+        if words {
+            // Transposed as words by unpacking (SSE2 has no widening load, and widening each window
+            // first, then transposing Floats, takes a fifth more instructions), then widened.
+            let w0 = wordWindow(b0, whole[0]), w1 = wordWindow(b1, whole[1])
+            let w2 = wordWindow(b2, whole[2]), w3 = wordWindow(b3, whole[3])
+            let pairs01 = unsafeBitCast(SIMD8<Int16>(w0[0], w1[0], w0[1], w1[1], w0[2], w1[2], w0[3], w1[3]), to: SIMD4<Int32>.self)
+            let pairs23 = unsafeBitCast(SIMD8<Int16>(w2[0], w3[0], w2[1], w3[1], w2[2], w3[2], w2[3], w3[3]), to: SIMD4<Int32>.self)
+            let early = unsafeBitCast(SIMD4<Int32>(pairs01[0], pairs23[0], pairs01[1], pairs23[1]), to: SIMD8<Int16>.self)
+            let late = unsafeBitCast(SIMD4<Int32>(pairs01[2], pairs23[2], pairs01[3], pairs23[3]), to: SIMD8<Int16>.self)
+            ym1 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: early.lowHalf))
+            y0 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: early.highHalf))
+            y1 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: late.lowHalf))
+            y2 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: late.highHalf))
+        } else {
+            let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
+            ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
+            y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
+            y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
+            y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
+        }
         if cubic {
-            let ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
-            let y2 = SIMD4(r0[3], r1[3], r2[3], r3[3])
             lanes.pointee = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
             lanes.pointee = multiplyAdd(y1 - y0, fraction, y0)
