@@ -302,25 +302,24 @@ public enum SoundFontLoader {
         let frameBytes = encoding.bytesPerFrame
         func zero(_ frame: Int, _ count: Int) { (pool.storage + frame * frameBytes).initializeMemory(as: UInt8.self, repeating: 0, count: count * frameBytes) }
         zero(0, guardFrames)
-        var compressed: [Int] = []
+        var samples: [Int] = []
         for (index, sample) in hydra.samples.enumerated() where used[index] {
-            let frameCount = sample.end - sample.start
-            zero(slots[index] + frameCount, guardFrames)
-            guard streams[index] == nil else { compressed.append(index); continue }
-            try copy(sample, from: file, into: pool.storage + slots[index] * frameBytes, encoding: encoding)
-            progress.advance(2 * frameCount)
+            zero(slots[index] + sample.end - sample.start, guardFrames)
+            samples.append(index)
         }
-        try decodeCompressed(compressed, hydra: hydra, file: file, streams: streams, into: pool, slots: slots, progress: &progress)
+        try decodeInParallel(samples, hydra: hydra, file: file, streams: streams, into: pool, slots: slots, progress: &progress)
         progress.finish()
         filled = true
         return (pool, slots)
     }
 
-    /// Decodes the SF3 samples `indices` (file order) into their slots, on as many threads as
-    /// there are cores: a Vorbis decoder runs on one core, and a font's streams are independent
-    /// (each thread takes the next stream, and writes only that stream's slot). The first failure
-    /// in file order is thrown; the threads stop taking streams once one has failed.
-    private static func decodeCompressed(_ indices: [Int], hydra: Hydra, file: SoundFontFile, streams: [Int: Range<Int>],
+    /// Reads or decodes the samples `indices` (file order) into their slots, on as many threads as
+    /// there are cores: a Vorbis decoder runs on one core, and filling a large pool is mostly the
+    /// kernel making its pages resident, which two cores do in half the time. Each thread takes
+    /// the next sample in file order (so the file is still read front to back) and writes only that
+    /// sample's slot. The first failure in file order is thrown; the threads stop taking samples
+    /// once one has failed.
+    private static func decodeInParallel(_ indices: [Int], hydra: Hydra, file: SoundFontFile, streams: [Int: Range<Int>],
                                          into pool: SamplePool, slots: [Int], progress: inout DecodingProgress) throws(SoundFontError) {
         guard !indices.isEmpty else { return }
         let shared = SharedDecoding(progress: progress)
@@ -360,8 +359,8 @@ public enum SoundFontLoader {
         init(progress: DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
     }
 
-    /// One SF3 stream's decoding, as each thread runs it: read from the file (`pread`, safe from any
-    /// thread), decoded into the stream's own slot.
+    /// One sample's decoding, as each thread runs it: read from the file (`pread`, safe from any
+    /// thread) into the sample's own slot, an SF3 stream decoded there.
     private struct DecodingJob: @unchecked Sendable {
         let indices: [Int]
         let hydra: Hydra
@@ -370,13 +369,16 @@ public enum SoundFontLoader {
         let pool: SamplePool
         let slots: [Int]
 
-        /// Decodes sample `index`; returns the bytes of its stream, for the progress.
+        /// Decodes sample `index`; returns the bytes of smpl it took, for the progress.
         func decode(_ index: Int) throws(SoundFontError) -> Int {
             let sample = hydra.samples[index]
-            guard let stream = streams[index] else { return 0 }
+            let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
+            guard let stream = streams[index] else {
+                try SoundFontLoader.copy(sample, from: file, into: slot, encoding: pool.encoding)
+                return 2 * (sample.end - sample.start)
+            }
             let subject = "sample \(index) '\(sample.name)'"
             let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
-            let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
             do {
                 try bytes.withUnsafeBytes { bytes in
                     try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
