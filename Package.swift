@@ -47,7 +47,10 @@ let package = Package(
                 swiftSettings: realtimeSettings),
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         .target(name: "FileChecks"),
-        .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"]),
+        // Converting a decoded SF3's frames to words is a loop over every sample of the font:
+        // optimised in debug builds too, or a General MIDI SF3 takes 20 s to load in a debug test.
+        .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "MIDI", dependencies: ["MIDIVocabulary", "FileChecks"]),
         // Spectrograms and level measures for comparing renders (staccato-bench compare, the
         // FluidSynth reference tests); optimised in debug builds too, or a test's FFTs of whole

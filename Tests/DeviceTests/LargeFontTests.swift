@@ -2,11 +2,13 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The fonts users have are large: FluidR3_GM.sf2 is 148 MB (296 MB once decoded to float),
-/// MuseScore_General_Full.sf3 takes seconds to decode. Loading one that does not fit is one line,
+/// The fonts users have are large: FluidR3_GM.sf2 holds 148 MB of samples, MuseScore's General
+/// MIDI SF3 takes seconds to decode. Loading one that does not fit is one line,
 /// and a slow load shows its progress on a terminal only.
 final class LargeFontTests: XCTestCase {
     static let fluidR3 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+    /// Debian's MuseScore font (musescore-general-soundfont), whichever edition the system links.
+    static let museScore = "/usr/share/sounds/sf3/MuseScore_General.sf3"
 
     override func setUpWithError() throws {
         guard FileManager.default.isExecutableFile(atPath: CommandRunner.staccatoExecutable.path) else {
@@ -23,15 +25,14 @@ final class LargeFontTests: XCTestCase {
         return path
     }
 
-    /// Under a 500 MB address-space limit the file (148 MB) can be read, but its samples as float
-    /// (296 MB, and a reserve) cannot be had: one line and exit 1, not Swift's
-    /// "failed to allocate" abort.
+    /// Under a 250 MB address-space limit the samples (148 MB, and a reserve) cannot be had: one
+    /// line and exit 1, not Swift's "failed to allocate" abort.
     func testAFontLargerThanTheMemoryThatCanBeHadIsOneLine() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
         let song = try Self.oneNoteSong()
         let out = TestDevices.temporaryFile("too-large.wav")
         defer { unlink(song); unlink(out) }
-        let result = try CommandRunner.shell("ulimit -v \(500 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
+        let result = try CommandRunner.shell("ulimit -v \(250 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
                                              timeout: 60)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
@@ -41,45 +42,46 @@ final class LargeFontTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is rendered")
     }
 
-    /// The bank takes the loader's sample pool over rather than copying it, so the pool (296 MB)
-    /// is held once: under a 600 MB address-space limit FluidR3_GM.sf2 loads and plays, where
-    /// with a second copy of the pool it needed over 800 MB.
+    /// The samples go from the file straight into the pool, which the bank takes over rather than
+    /// copying, so the pool (148 MB) is held once: under a 350 MB address-space limit
+    /// FluidR3_GM.sf2 loads and plays (263 MB can be had), where holding the file's bytes or a
+    /// second copy of the pool would need over 360 MB.
     func testAFontsSamplePoolIsHeldOnceWhileLoading() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
         let song = try Self.oneNoteSong()
         let out = TestDevices.temporaryFile("held-once.wav")
         defer { unlink(song); unlink(out) }
-        let result = try CommandRunner.shell("ulimit -v \(600 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
+        let result = try CommandRunner.shell("ulimit -v \(350 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
                                              timeout: 60)
         XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines, [], result.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out), "the note is rendered")
     }
 
-    /// FluidR3_GM.sf2 takes over a second to load in a debug build: on a terminal (`script` gives
-    /// the command one) its progress is drawn in place and cleared before the render's report;
-    /// with standard error on a pipe not a byte of it is written.
+    /// MuseScore's SF3 takes seconds to decode: on a terminal (`script` gives the command one) its
+    /// progress is drawn in place and cleared before the render's report; with standard error on
+    /// a pipe not a byte of it is written.
     func testASlowLoadShowsItsProgressOnATerminalOnly() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.museScore), "no \(Self.museScore) (apt install musescore-general-soundfont)")
         try XCTSkipIf((try? CommandRunner.shell("command -v script >/dev/null").exitCode) != 0, "script (util-linux) is not installed")
         let song = try Self.oneNoteSong()
         let out = TestDevices.temporaryFile("progress.wav")
         defer { unlink(song); unlink(out) }
-        let command = "'\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'"
+        let command = "'\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.museScore) --out '\(out)'"
 
         let terminal = try CommandRunner.shell("script -qec \"\(command)\" /dev/null", timeout: 120)
         XCTAssertEqual(terminal.exitCode, 0, terminal.standardOutput)
         let screen = terminal.standardOutput
-        XCTAssertTrue(screen.contains("\rloading FluidR3_GM.sf2: "), screen)
+        XCTAssertTrue(screen.contains("\rloading MuseScore_General.sf3: "), screen)
         XCTAssertTrue(screen.contains(" %\u{1B}[K"), screen)
         let cleared = try XCTUnwrap(screen.range(of: "\r\u{1B}[K", options: .backwards), "the line is cleared")
         let report = try XCTUnwrap(screen.range(of: "rendered "), screen)
         XCTAssertLessThan(cleared.lowerBound, report.lowerBound, "cleared before the report")
-        XCTAssertFalse(screen[report.lowerBound...].contains("loading FluidR3"), screen)
+        XCTAssertFalse(screen[report.lowerBound...].contains("loading MuseScore"), screen)
 
         let piped = try CommandRunner.shell("\(command) 2>&1 | cat", timeout: 120)
         XCTAssertEqual(piped.exitCode, 0, piped.standardOutput)
-        XCTAssertFalse(piped.standardOutput.contains("loading FluidR3"), piped.standardOutput)
+        XCTAssertFalse(piped.standardOutput.contains("loading MuseScore"), piped.standardOutput)
         XCTAssertFalse(piped.standardOutput.contains("\r"), piped.standardOutput)
     }
 }
