@@ -28,8 +28,8 @@ public final class Engine {
     public private(set) var deferredReleaseCount = 0
     /// Releases still waiting for room in the ring; `processEvents()` retries them.
     public var pendingReleaseCount: Int { pendingReleases.count }
-    /// The latest frame any accepted command was stamped with: a command sent "now" takes effect
-    /// only after everything queued before it, so not before this frame.
+    /// The latest frame any accepted command was stamped with: a command stamped with this frame
+    /// takes effect after every command sent before it.
     public private(set) var latestCommandFrameTime: FrameTime = 0
     /// Xruns the audio thread reported, as drained by `processEvents()`.
     public private(set) var xrunCount = 0
@@ -59,11 +59,26 @@ public final class Engine {
     public var renderedFrameTime: FrameTime { renderer.renderedFrameTime }
 
     /// Queues `action` to take effect at `frameTime` (pass `renderedFrameTime` or 0 for "as soon as
-    /// possible"). Never waits. When the command ring is full, a release (note-off, pedal up, all
-    /// notes off, tone off, mute) is kept and retried in order by later sends and `processEvents()`, and
-    /// returns `true`: it will happen, late. Anything else returns `false` and counts the refusal.
-    /// While releases wait, newer commands queue behind them or are refused, so none overtakes
-    /// them (a note-on must not be silenced by an older note-off arriving after it).
+    /// possible"). Never waits.
+    ///
+    /// Commands take effect in the order of their frames, whatever order they are sent in; those
+    /// for the same frame in the order sent. A command for a frame already rendered takes effect
+    /// as soon as the audio thread reads it, after those sent before it, and is never held behind
+    /// one sent earlier for a later frame. A bank or kit install that has to wait for a free slot
+    /// holds every command due after it until it is done, so a note sent after an install plays
+    /// on the new instrument.
+    ///
+    /// The audio thread moves commands out of the ring into a store of its own, as large as the
+    /// ring, where they wait for their frames. While that store is full (as many commands as the
+    /// ring holds, all for later frames), the ring is not read: commands sent then wait in the
+    /// ring, behind one another, until a stored command's frame comes, and once the ring too is
+    /// full, sends find it full.
+    ///
+    /// When the command ring is full, a release (note-off, pedal up, all notes off, tone off, mute)
+    /// is kept and retried in order by later sends and `processEvents()`, and returns `true`: it
+    /// will happen, late. Anything else returns `false` and counts the refusal. While releases
+    /// wait, newer commands queue behind them or are refused, so none overtakes them (a note-on
+    /// must not be silenced by an older note-off arriving after it).
     @discardableResult
     public func send(_ action: RenderCommand.Action, at frameTime: FrameTime = 0) -> Bool {
         let command = RenderCommand(at: frameTime, action)

@@ -16,6 +16,9 @@ public final class Renderer: @unchecked Sendable {
     public var masterVolume: ParameterCell { effects.volume }
 
     var commands: SPSCRing<RenderCommand>.Consumer
+    /// Commands taken out of the ring and waiting for their frame, in the order they take effect;
+    /// as large as the ring.
+    var pending: PendingCommands
     var events: SPSCRing<RenderEvent>.Producer
     let tones: ToneBank
     var sampler: Sampler
@@ -74,6 +77,7 @@ public final class Renderer: @unchecked Sendable {
         precondition(configuration.sampleRate > 0 && configuration.channelCount > 0 && configuration.maxFrameCount > 0)
         self.configuration = configuration
         self.commands = commands
+        pending = PendingCommands(capacity: self.commands.capacity)
         self.events = events
         self.effects = effects
         self.outputTap = outputTap ?? OutputTap(channelCount: configuration.channelCount, capacityFrameCount: 0)
@@ -107,6 +111,9 @@ public final class Renderer: @unchecked Sendable {
     }
 
     deinit {
+        // Banks and kits sent but never installed go back to whoever else holds them.
+        while let command = commands.tryPop() { Self.releaseObject(of: command) }
+        pending.deallocate(discarding: Self.releaseObject(of:))
         tones.deallocate()
         sampler.deallocate { $0.release() }
         drums.deallocate { $0.release() }
@@ -254,20 +261,51 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// Applies every command due at `offset` and returns where the block must next be split: the
-    /// offset of the first command still in the future, or `frameCount`. A command that cannot be
-    /// applied yet (a bank install waiting for a free slot) stays queued, with everything behind it.
+    /// offset of the first command still in the future, or `frameCount`.
+    ///
+    /// Commands take effect in the order of their frames (at the same frame, in the order sent),
+    /// whatever order they were sent in: each call first moves what the ring holds into `pending`,
+    /// so a command for now is never held behind one sent earlier for later. A command stamped in
+    /// the past is due at the frame it is read at, after the commands sent before it.
+    ///
+    /// A command that cannot be applied yet (a bank or kit install waiting for a free slot) keeps
+    /// its place and is retried at the next call, and is a barrier: every command due after it
+    /// waits too, so a note-on sent after an install never sounds on the old bank, nor a note-off
+    /// overtakes its note-on. Commands due before it are not held by it.
+    ///
+    /// When `pending` is full, the ring is read no further until a pending command has been
+    /// applied: what is still in the ring waits there, in the order sent, and senders find the ring
+    /// full (`Engine.send`).
     @_noAllocation @_noLocks
     func applyCommands(dueBefore frameCount: Int, offset: Int) -> Int {
         let now = frameTime + FrameTime(offset)
-        while let command = commands.peek() {
+        while true {
+            takeQueuedCommands(arrivingAt: now)
+            guard let command = pending.first else { return frameCount }
             if command.frameTime > now {
                 let distance = command.frameTime - frameTime
                 return distance < FrameTime(frameCount) ? Int(distance) : frameCount
             }
             guard apply(command.action) else { return frameCount }
-            _ = commands.tryPop()
+            pending.removeFirst()
         }
-        return frameCount
+    }
+
+    /// Moves commands from the ring into `pending` while it has room.
+    @_noAllocation @_noLocks
+    func takeQueuedCommands(arrivingAt now: FrameTime) {
+        while !pending.isFull, let command = commands.tryPop() {
+            _ = pending.insert(command, dueNoEarlierThan: now)
+        }
+    }
+
+    /// Gives back the retain an install command carries (one that was never applied).
+    /// - Thread: stopped. Not real-time safe: may free.
+    static func releaseObject(of command: RenderCommand) {
+        switch command.action {
+        case let .installBank(object, _), let .installKit(object, _): object.release()
+        default: break
+        }
     }
 
     /// Returns false when the action must wait for a later block.

@@ -8,8 +8,9 @@ import DSP
 ///
 /// Commands take effect at `frameTime`: the renderer splits its block there, so timing is
 /// sample-accurate and never snaps to the period. A command whose frame has already passed takes
-/// effect at the start of the next block. The ring is first in, first out, so the control thread
-/// sends commands in frame order.
+/// effect as soon as the renderer reads it from the ring, usually at the start of the next block.
+/// Commands may be sent in any order: the renderer applies them in frame order, those for the
+/// same frame in the order sent (`Renderer.applyCommands`).
 ///
 /// - Thread: any: made on the control thread, read on the audio thread.
 public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
