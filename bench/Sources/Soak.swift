@@ -91,8 +91,7 @@ enum Soak {
                 owed.append(PendingNoteOff(dueFrame: start + FrameTime(Double.random(in: 0.03...2, using: &generator) * rate),
                                            channel: channel, key: key))
             }
-            // The ring is in frame order: the storm's notes go out stamped ahead, in order, so keep
-            // the owed note-offs sorted too.
+            // Kept sorted by due frame: the loop below sends, front first, those that fall due.
             owed.sort { $0.dueFrame < $1.dueFrame }
             gestures["note storm", default: 0] += 1
         }
