@@ -7,15 +7,17 @@ import Glibc
 /// other source; when a source unsubscribes or its client exits, `readAvailable` appends All
 /// Notes Off for every channel, so nothing it was holding stays stuck.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public final class SequencerInput {
     /// "client:port" of our port, for other programs to connect to.
+    /// - Thread: control.
     public let address: String
     private let handle: OpaquePointer
     private let decoder: OpaquePointer
 
     /// - Throws: `DeviceError`; where the sequencer is missing (no /dev/snd/seq) the message says
     ///   how to get it.
+    /// - Thread: control.
     public init(clientName: String, connectTo source: String?) throws(DeviceError) {
         LibraryDiagnostics.quietOnce()
         var sequencer: OpaquePointer?
@@ -75,6 +77,7 @@ public final class SequencerInput {
 
     /// The MIDI bytes of every event waiting now (never blocks). A source leaving adds All Notes
     /// Off and a sustain release on all 16 channels.
+    /// - Thread: control.
     public func readAvailable() -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)

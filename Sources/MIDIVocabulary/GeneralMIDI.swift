@@ -1,6 +1,6 @@
 /// What General MIDI fixes about channels and programs, for messages about what a song asks for.
 ///
-/// - Thread: any, for every member.
+/// - Thread: any. For every member.
 public enum GeneralMIDI {
     /// Channel 10 (index 9): GM's percussion channel, which plays drum kits (bank 128, or an
     /// installed kit).

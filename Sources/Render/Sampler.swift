@@ -153,7 +153,7 @@ struct Sampler {
     }
 
     /// Frees the pools and hands every bank still held to `release`.
-    /// - Thread: control, after the audio thread has stopped.
+    /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
         for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
         channels.deinitialize(count: ChannelState.count)

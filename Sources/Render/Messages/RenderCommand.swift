@@ -11,9 +11,11 @@ import DSP
 /// effect at the start of the next block. The ring is first in, first out, so the control thread
 /// sends commands in frame order.
 ///
-/// - Thread: any: made on the control thread, read on the audio thread.
+/// - Thread: any. Made on the control thread, read on the audio thread.
 public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
+    /// - Thread: any.
     public var frameTime: FrameTime
+    /// - Thread: any.
     public var action: Action
 
     /// - Thread: any.

@@ -48,7 +48,7 @@ struct DrumPlayer {
     }
 
     /// Frees the slots and hands every kit still held to `release`.
-    /// - Thread: control, after the audio thread has stopped.
+    /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
         for index in 0..<Self.kitSlotCount { if let handle = kits[index].handle { release(handle) } }
         kits.deinitialize(count: Self.kitSlotCount)
