@@ -107,6 +107,6 @@ public struct SafetyLimiter: Sendable {
     }
 
     /// Starts a new measurement of `deepestGain`.
-    /// - Thread: audio | control.
+    /// - Thread: audio. The thread that owns the limiter; real-time safe.
     public mutating func resetReduction() { deepest = 1; reducedFrames = 0 }
 }
