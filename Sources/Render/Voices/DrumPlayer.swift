@@ -12,10 +12,6 @@ struct DrumPlayer {
     static var kitSlotCount: Int {
         @_noAllocation @_noLocks get { 4 }
     }
-    /// Recycle and choke fade: 5 ms, long enough not to click, short enough to feel immediate.
-    static var fadeSeconds: Double {
-        @_noAllocation @_noLocks get { 0.005 }
-    }
 
     struct KitSlot {
         var handle: RetainedObject? = nil
@@ -44,7 +40,7 @@ struct DrumPlayer {
     init(sampleRate: Double) {
         kits = .allocate(capacity: Self.kitSlotCount)
         kits.initialize(repeating: KitSlot(), count: Self.kitSlotCount)
-        fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
+        fadeStep = -Float(1 / (ClickFreeFade.seconds * sampleRate))
     }
 
     /// Frees the slots and hands every kit still held to `release`.
