@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import MIDIVocabulary
 
 /// Live MIDI from the ALSA sequencer: a client with one writable port, subscribed to a source
 /// (`--connect CLIENT:PORT`) or to every hardware input. Events arrive as raw MIDI bytes (through
@@ -89,8 +90,8 @@ public final class SequencerInput {
             let type = Int32(event.pointee.type)
             if type == Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue) || type == Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue)
                 || type == Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue) {
-                for channel in 0..<16 {
-                    bytes += [0xB0 | UInt8(channel), 64, 0, 0xB0 | UInt8(channel), 123, 0]
+                for channel in 0..<UInt8(MIDILimits.channelCount) {
+                    bytes += [0xB0 | channel, MIDIController.sustainPedal.rawValue, 0, 0xB0 | channel, MIDIController.allNotesOff.rawValue, 0]
                 }
                 continue
             }

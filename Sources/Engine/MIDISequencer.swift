@@ -29,7 +29,7 @@ public final class MIDISequencer {
         var messages = file.timedMessages().map { (frame: FrameTime(max(0, ($0.seconds * sampleRate).rounded())), message: $0.message) }
         if let program {
             messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != GeneralMIDI.percussionChannel } else { false } }
-            let forced = (UInt8(0)..<16).filter { $0 != GeneralMIDI.percussionChannel }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: $0, program: program)) }
+            let forced = (UInt8(0)..<UInt8(MIDILimits.channelCount)).filter { $0 != GeneralMIDI.percussionChannel }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: $0, program: program)) }
             messages = forced + messages
         }
         self.messages = messages

@@ -89,13 +89,13 @@ extension MIDISequencer {
         var order: [PresetSubstitution.Number] = []
         for (_, message) in messages {
             switch message {
-            case let .controlChange(channel, 0, value) where channel < 16:
+            case let .controlChange(channel, 0, value) where channel < MIDILimits.channelCount:
                 bankSelect[Int(channel)] = min(value, 127)
-            case let .programChange(channel, program) where channel < 16:
+            case let .programChange(channel, program) where channel < MIDILimits.channelCount:
                 let percussion = channel == GeneralMIDI.percussionChannel
                 selected[Int(channel)] = PresetSubstitution.Number(
                     bank: percussion ? SampleBank.Preset.percussionBank : UInt16(bankSelect[Int(channel)]), program: min(program, 127))
-            case let .noteOn(channel, _, velocity) where channel < 16 && velocity > 0:
+            case let .noteOn(channel, _, velocity) where channel < MIDILimits.channelCount && velocity > 0:
                 if kitPlaysPercussion && channel == GeneralMIDI.percussionChannel { continue }
                 let number = selected[Int(channel)]
                 if asked[number] == nil { order.append(number) }

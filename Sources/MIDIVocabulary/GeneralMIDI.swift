@@ -12,6 +12,17 @@ public enum GeneralMIDI {
         @_noAllocation @_noLocks get { 9 }
     }
 
+    /// Program 0, "Acoustic Grand Piano": the keyboard's piano, in the shipped font and in any GM font.
+    /// - Thread: any.
+    @inlinable
+    public static var acousticGrandPianoProgram: UInt8 { 0 }
+
+    /// Program 13, "Xylophone": the keyboard's second instrument, in the shipped font and in any
+    /// GM font.
+    /// - Thread: any.
+    @inlinable
+    public static var xylophoneProgram: UInt8 { 13 }
+
     /// The GM Level 1 name of melodic `program` (0-127), e.g. 40 is "Violin".
     /// - Thread: any.
     public static func programName(_ program: UInt8) -> String {

@@ -20,7 +20,15 @@ final class KeyboardPiano {
             case .drums: "Drums"
             }
         }
-        var channel: UInt8 { self == .drums ? 9 : 0 }
+        var channel: UInt8 { self == .drums ? GeneralMIDI.percussionChannel : 0 }
+        /// The GM program a melodic instrument selects on its channel; drums select a kit, not a program.
+        var program: UInt8? {
+            switch self {
+            case .piano: GeneralMIDI.acousticGrandPianoProgram
+            case .xylophone: GeneralMIDI.xylophoneProgram
+            case .drums: nil
+            }
+        }
     }
 
     private let engine: Engine
@@ -65,7 +73,7 @@ final class KeyboardPiano {
         if usesReleaseEvents { Terminal.enableKittyKeyReleases() }
         TerminalSize.watchResizes()
         columns = TerminalSize.columns()
-        engine.send(midi: .programChange(channel: 0, program: 0))
+        engine.send(midi: .programChange(channel: Instrument.piano.channel, program: GeneralMIDI.acousticGrandPianoProgram))
         // No redraw after the stream ends: the summary and any error are printed below the screen.
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick() }
         releaseEverything()
@@ -112,7 +120,7 @@ final class KeyboardPiano {
         case .tab:
             releaseEverything()
             instrument = instruments[(instruments.firstIndex(of: instrument)! + 1) % instruments.count]
-            if instrument != .drums { engine.send(midi: .programChange(channel: 0, program: instrument == .xylophone ? 13 : 0)) }
+            if let program = instrument.program { engine.send(midi: .programChange(channel: instrument.channel, program: program)) }
             needsDrawing = true
         case .backtick:
             drawing.showBlackNames.toggle()

@@ -128,7 +128,7 @@ public final class DrumKit: @unchecked Sendable {
             placed[index].firstVoice = voiceTotal
             voiceTotal += placed[index].voiceCount
             for note in noteSets[index] {
-                precondition(note < 128 && table[Int(note)] < 0, "a note belongs to two pads")
+                precondition(Int(note) < MIDILimits.keyCount && table[Int(note)] < 0, "a note belongs to two pads")
                 table[Int(note)] = Int16(index)
             }
         }

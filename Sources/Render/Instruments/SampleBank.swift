@@ -189,16 +189,16 @@ public final class SampleBank: @unchecked Sendable {
         var entryCount = 0
         for preset in presets {
             for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
-                where regions[index].lowKey <= regions[index].highKey && regions[index].lowKey < 128 {
+                where regions[index].lowKey <= regions[index].highKey && Int(regions[index].lowKey) < MIDILimits.keyCount {
                 entryCount += Int(min(regions[index].highKey, 127)) - Int(regions[index].lowKey) + 1
             }
         }
-        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: presets.count * 128 + 1)
+        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: presets.count * MIDILimits.keyCount + 1)
         let keyRegions = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, 2 * entryCount))
         var entry = 0
         for (presetIndex, preset) in presets.enumerated() {
-            for key in 0..<128 {
-                starts[presetIndex * 128 + key] = Int32(entry)
+            for key in 0..<MIDILimits.keyCount {
+                starts[presetIndex * MIDILimits.keyCount + key] = Int32(entry)
                 for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
                     where Int(regions[index].lowKey) <= key && key <= Int(regions[index].highKey) {
                     keyRegions[2 * entry] = Int32(index)
@@ -208,7 +208,7 @@ public final class SampleBank: @unchecked Sendable {
             }
         }
         precondition(entry == entryCount)
-        starts[presets.count * 128] = Int32(entry)
+        starts[presets.count * MIDILimits.keyCount] = Int32(entry)
         keyRegionStarts = UnsafeBufferPointer(starts)
         self.keyRegions = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
         self.presetNames = presetNames

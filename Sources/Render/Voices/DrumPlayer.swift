@@ -81,7 +81,7 @@ struct DrumPlayer {
     /// Plays `note` at `velocity` on the current kit. Returns false when no pad plays the note.
     @_noAllocation @_noLocks
     mutating func hit(note: UInt8, velocity: UInt8) -> Bool {
-        guard currentKit >= 0, note < 128 else { return false }
+        guard currentKit >= 0, Int(note) < MIDILimits.keyCount else { return false }
         let kit = kits[currentKit]
         let padIndex = Int(kit.padForNote[Int(note)])
         guard padIndex >= 0 else { unmappedHitCount += 1; return false }
