@@ -2,7 +2,7 @@ import MIDI
 @testable import staccato
 import XCTest
 
-/// Options that take one of a few words (`play --release`, `play --names`) read as enum cases, with
+/// Options that take one of a few words (`play --release`, `play --names`, `render --interpolation`) read as enum cases, with
 /// one usage line that lists every spelling when the word is none of them.
 final class CommandLineChoiceTests: XCTestCase {
     private func playOptions(_ arguments: [String]) throws -> ParsedOptions {
@@ -19,6 +19,17 @@ final class CommandLineChoiceTests: XCTestCase {
     func testEachNoteNameStyleIsReadAsItsCase() throws {
         XCTAssertEqual(try playOptions(["--names", "solfege"]).choice("names", of: NoteName.Style.self), .solfege)
         XCTAssertEqual(try playOptions([]).choice("names", of: NoteName.Style.self), .letters, "the default")
+    }
+
+    func testEachInterpolationIsReadAsItsCase() throws {
+        let linear = try ParsedOptions(command: Commands.render, arguments: ["song.mid", "--out", "song.wav", "--interpolation", "linear"])
+        XCTAssertEqual(try linear.choice("interpolation", of: SampleInterpolation.self), .linear)
+        let byDefault = try ParsedOptions(command: Commands.render, arguments: ["song.mid", "--out", "song.wav"])
+        XCTAssertEqual(try byDefault.choice("interpolation", of: SampleInterpolation.self), .cubic, "the default")
+        XCTAssertThrowsError(try ParsedOptions(command: Commands.render, arguments: ["song.mid", "--out", "song.wav", "--interpolation", "sinc"])
+            .choice("interpolation", of: SampleInterpolation.self)) {
+            XCTAssertEqual("\($0)", "--interpolation must be cubic or linear, got 'sinc'")
+        }
     }
 
     func testAnUnknownWordNamesTheOptionAndEverySpelling() throws {
