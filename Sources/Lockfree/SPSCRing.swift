@@ -46,7 +46,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         /// - Thread: audio | control.
         public let second: UnsafeMutableBufferPointer<Element>
         /// Total number of slots in both regions.
-        /// - Thread: audio.
+        /// - Thread: audio | control. The thread holding the regions: the producer or the consumer.
         @inlinable public var count: Int { @_noAllocation @_noLocks get { first.count + second.count } }
 
         /// Copies `count` items from `source` into the regions, first then second.
