@@ -66,7 +66,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
-        .target(name: "AudioIO", dependencies: ["CALSA", "Render", "FileChecks"], swiftSettings: realtimeSettings),
+        .target(name: "AudioIO", dependencies: ["CALSA", "Render", "MIDIVocabulary", "FileChecks"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.

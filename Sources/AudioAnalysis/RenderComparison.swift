@@ -7,9 +7,10 @@ import Darwin
 /// Measures for comparing two renders of the same music: levels, loudness envelopes, the lag
 /// between them, and how alike their log-mel spectrograms are.
 ///
-/// - Thread: any, for every member. They allocate: control-thread analysis only.
+/// - Thread: any. For every member; they allocate: control-thread analysis only.
 public enum RenderComparison {
     /// The lowest level reported: digital silence has no finite dB value, and JSON has no -inf.
+    /// - Thread: any.
     public static let silenceDecibels = -200.0
 
     /// The average of the channels of `interleaved`.
@@ -69,8 +70,10 @@ public enum RenderComparison {
     }
 
     /// Samples per envelope frame when aligning: 2.7 ms at 48 kHz, finer than a spectrogram hop.
+    /// - Thread: any.
     public static let alignmentFrameLength = 128
     /// The largest lag looked for, in seconds either way.
+    /// - Thread: any.
     public static let maximumLagSeconds = 1.0
 
     /// How many samples later `b` starts than `a` (negative: earlier), from the peak of the
@@ -96,8 +99,10 @@ public enum RenderComparison {
     public struct Result: Sendable {
         /// Pearson correlation over every time-frequency cell of the two log-mel spectrograms,
         /// after alignment; `nil` when either render is silent (a constant spectrogram).
+        /// - Thread: any.
         public var logMelCorrelation: Double?
         /// Samples `b` was found to start later than `a` (and was shifted back by).
+        /// - Thread: any.
         public var lagFrames: Int
     }
 

@@ -4,12 +4,17 @@ import Glibc
 
 /// A whole sound file decoded to interleaved float frames.
 public struct DecodedAudio: Sendable {
+    /// - Thread: any.
     public var sampleRate: Int
+    /// - Thread: any.
     public var channelCount: Int
     /// Interleaved samples, `frameCount * channelCount` of them.
+    /// - Thread: any.
     public var samples: [Float]
+    /// - Thread: any.
     public var frameCount: Int { channelCount == 0 ? 0 : samples.count / channelCount }
 
+    /// - Thread: any.
     public init(sampleRate: Int, channelCount: Int, samples: [Float]) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
@@ -17,6 +22,7 @@ public struct DecodedAudio: Sendable {
     }
 
     /// One channel's samples.
+    /// - Thread: any.
     public func channel(_ index: Int) -> [Float] {
         stride(from: index, to: samples.count, by: channelCount).map { samples[$0] }
     }
@@ -27,6 +33,7 @@ public struct DecodedAudio: Sendable {
 public enum AudioFileReader {
     /// Decodes the whole file at `path`.
     /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
+    /// - Thread: control.
     public static func read(_ path: String) throws -> DecodedAudio {
         var info = SF_INFO()
         return try decode(path, info: &info, allowShortRead: false)
@@ -34,6 +41,7 @@ public enum AudioFileReader {
 
     /// Reads headerless 32-bit little-endian float frames, as ALSA's `file` plugin records them.
     /// A trailing partial frame is ignored.
+    /// - Thread: control.
     public static func readRawFloat(_ path: String, sampleRate: Int, channelCount: Int) throws -> DecodedAudio {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)

@@ -3,16 +3,21 @@ import Glibc
 
 /// Writes interleaved float frames to a sound file through libsndfile.
 ///
-/// - Thread: control (or a dedicated writer thread). Not real-time safe: does file I/O.
+/// - Thread: control. Or a dedicated writer thread. Not real-time safe: does file I/O.
 public final class AudioFileWriter {
+    /// - Thread: control.
     public let path: String
+    /// - Thread: control.
     public let sampleRate: Int
+    /// - Thread: control.
     public let channelCount: Int
+    /// - Thread: control.
     public private(set) var frameCount = 0
     private var handle: OpaquePointer?
 
     /// Creates (or truncates) `path`.
     /// - Throws: `AudioFileError` naming the path when the format is unknown or the file can't be made.
+    /// - Thread: control.
     public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat? = nil) throws {
         guard let format = format ?? AudioFileFormat(path: path) else {
             throw AudioFileError(path: path, reason: "unknown file type (use .wav, .flac or .ogg)")
@@ -40,12 +45,14 @@ public final class AudioFileWriter {
     /// Makes libsndfile rewrite the header after every write (`SFC_SET_UPDATE_HEADER_AUTO`), so a
     /// WAV stays readable up to the last write even if the process dies before `close`. Costs a
     /// seek per write: for recordings, not for offline renders.
+    /// - Thread: control.
     public func updateHeaderAfterEveryWrite() {
         guard let handle else { return }
         sf_command(handle, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
     }
 
     /// Appends `frameCount` interleaved frames.
+    /// - Thread: control.
     public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
         guard let handle else { throw AudioFileError(path: path, reason: "already closed") }
         errno = 0
@@ -59,12 +66,14 @@ public final class AudioFileWriter {
     }
 
     /// Appends interleaved samples (a whole number of frames).
+    /// - Thread: control.
     public func write(_ samples: [Float]) throws {
         precondition(samples.count % channelCount == 0, "samples must hold whole frames")
         try samples.withUnsafeBufferPointer { try write($0.baseAddress!, frameCount: $0.count / channelCount) }
     }
 
     /// Finishes the header and closes the file. Safe to call twice.
+    /// - Thread: control.
     public func close() throws {
         guard let handle else { return }
         self.handle = nil

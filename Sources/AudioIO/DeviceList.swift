@@ -3,10 +3,14 @@ import Glibc
 
 /// One PCM that alsa-lib's name hints advertise (`snd_device_name_hint`).
 public struct DeviceDescription: Sendable, Equatable {
+    /// - Thread: any.
     public var name: String
     /// The hint's description, first line only.
+    /// - Thread: any.
     public var summary: String
+    /// - Thread: any.
     public var canPlay: Bool
+    /// - Thread: any.
     public var canCapture: Bool
 }
 
@@ -14,6 +18,7 @@ public struct DeviceDescription: Sendable, Equatable {
 /// - Thread: control. Not real-time safe: allocates.
 public enum DeviceList {
     /// Number of sound cards the kernel knows (`snd_card_next`); 0 on a machine without /dev/snd.
+    /// - Thread: control.
     public static func soundCardCount() -> Int {
         LibraryDiagnostics.quietOnce()
         var card: Int32 = -1
@@ -23,6 +28,7 @@ public enum DeviceList {
     }
 
     /// Every PCM the configuration advertises, hardware or software.
+    /// - Thread: control.
     public static func pcms() -> [DeviceDescription] {
         LibraryDiagnostics.quietOnce()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?

@@ -6,8 +6,9 @@ import Glibc
 /// file, FIFO or standard input (`-`) holding a MIDI byte stream. Reads never block; the control
 /// thread polls it between its other work and feeds the bytes to a `MIDIStreamParser`.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public final class MIDIByteSource {
+    /// - Thread: control.
     public let name: String
     private enum Handle {
         case descriptor(Int32, ownsIt: Bool)
@@ -19,6 +20,7 @@ public final class MIDIByteSource {
     /// Opens `path`: `-` is standard input; an existing path is opened as a file or FIFO (waiting
     /// for the FIFO's writer to open it); any other name is tried as an ALSA raw MIDI device.
     /// - Throws: `DeviceError` in one line naming the source.
+    /// - Thread: control.
     public init(path: String) throws(DeviceError) {
         name = path
         if path == "-" {
@@ -59,9 +61,11 @@ public final class MIDIByteSource {
     }
 
     /// True once the source has ended (end of file, the FIFO's writer closed, the device vanished).
+    /// - Thread: control.
     public var isAtEnd: Bool { ended }
 
     /// The bytes waiting now, without blocking (`read(2)` or `snd_rawmidi_read`, retrying EINTR).
+    /// - Thread: control.
     public func readAvailable() -> [UInt8] {
         guard !ended else { return [] }
         var buffer = [UInt8](repeating: 0, count: 1_024)

@@ -3,12 +3,17 @@ import Glibc
 
 /// Which way a PCM moves audio (`snd_pcm_stream_t`).
 public struct PCMDirection: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// - Thread: any.
     public let rawValue: snd_pcm_stream_t
+    /// - Thread: any.
     public init(rawValue: snd_pcm_stream_t) { self.rawValue = rawValue }
     /// `SND_PCM_STREAM_PLAYBACK`
+    /// - Thread: any.
     public static let playback = PCMDirection(rawValue: SND_PCM_STREAM_PLAYBACK)
     /// `SND_PCM_STREAM_CAPTURE`
+    /// - Thread: any.
     public static let capture = PCMDirection(rawValue: SND_PCM_STREAM_CAPTURE)
+    /// - Thread: any.
     public var description: String { self == .playback ? "playback" : "capture" }
 }
 
@@ -16,7 +21,7 @@ public struct PCMDirection: RawRepresentable, Hashable, Sendable, CustomStringCo
 /// this type, which turns negative returns into `ALSAError` and retries `EINTR` where a call can
 /// be interrupted.
 ///
-/// - Thread: `open` and `configure` are control-thread calls (they allocate). The transfer funnels
+/// - Thread: audio | control. `open` and `configure` are control-thread calls (they allocate). The transfer funnels
 ///   (`availableFrameCount`, `wait`, `write`, `recover…`, `state`) belong to the one device thread.
 final class PCM: @unchecked Sendable {
     let name: String

@@ -20,15 +20,18 @@ import Synchronization
 /// or hanging when a device disappears (`ENODEV`, `EBADFD`, `EIO`) or stops moving frames
 /// altogether (a dead sound server shows up as a wait that never ends).
 ///
-/// - Thread: control, for every member; the device thread is private.
+/// - Thread: control. For every member; the device thread is private.
 public final class PlaybackStream: @unchecked Sendable {
     /// One period of the device thread, in nanoseconds on `MonotonicClock`.
-    /// - Thread: any (a value).
+    /// - Thread: any. A value.
     public struct PeriodTiming: Sendable, Equatable {
         /// When the thread found a period's worth of room (playback) or of captured frames
         /// (duplex) ready: its wake-up from the wait, or the top of its loop when none was needed.
+        /// - Thread: any.
         public var wakeup: UInt64
+        /// - Thread: any.
         public var renderStart: UInt64
+        /// - Thread: any.
         public var renderEnd: UInt64
     }
 
@@ -41,6 +44,7 @@ public final class PlaybackStream: @unchecked Sendable {
         /// The device failed; the stream cannot continue.
         case failed(DeviceError)
 
+        /// - Thread: any.
         public static func == (lhs: Outcome, rhs: Outcome) -> Bool {
             switch (lhs, rhs) {
             case (.finished, .finished), (.stopped, .stopped): true
@@ -50,14 +54,20 @@ public final class PlaybackStream: @unchecked Sendable {
         }
     }
 
+    /// - Thread: control.
     public let device: String
+    /// - Thread: control.
     public let granted: GrantedConfiguration
     /// The capture device of a duplex stream, and what it granted (its channel count may differ).
+    /// - Thread: control.
     public let captureDevice: String?
+    /// - Thread: control.
     public let grantedCapture: GrantedConfiguration?
     /// True when capture and playback are linked (start and stop together in the driver).
+    /// - Thread: control.
     public let isLinked: Bool
     /// How long the device may take no frames at all before the stream gives up on it.
+    /// - Thread: control.
     public let stallTimeoutMilliseconds: Int32
 
     private let pcm: PCM
@@ -179,6 +189,7 @@ public final class PlaybackStream: @unchecked Sendable {
 
     /// Starts the device thread. With `frameLimit`, it plays that many frames, lets them drain and
     /// ends with `.finished`. Returns once the thread has tried for real-time scheduling.
+    /// - Thread: control.
     public func start(frameLimit: Int? = nil) throws(DeviceError) {
         precondition(thread == nil, "a stream starts once")
         self.frameLimit = frameLimit ?? .max
@@ -199,21 +210,27 @@ public final class PlaybackStream: @unchecked Sendable {
     }
 
     /// The scheduling the device thread got.
+    /// - Thread: control.
     public var realtimeScheduling: RealtimeScheduling {
         schedulingKnown.load(ordering: .acquiring) ? scheduling : .notRequested
     }
 
     /// Xruns so far (underruns recovered by re-preparing the device).
+    /// - Thread: control.
     public var xrunCount: Int { publishedXrunCount.load(ordering: .relaxed) }
     /// Frames handed to the device so far.
+    /// - Thread: control.
     public var framesWritten: Int { publishedFrameCount.load(ordering: .relaxed) }
     /// Captured frames dropped (capture clock faster than playback) and repeated (slower).
+    /// - Thread: control.
     public var droppedInputFrames: Int { publishedDroppedInputFrames.load(ordering: .relaxed) }
+    /// - Thread: control.
     public var repeatedInputFrames: Int { publishedRepeatedInputFrames.load(ordering: .relaxed) }
     /// Duplex only: the measured microphone-to-speaker latency in frames (how long ago the next
     /// captured frame was captured, plus how long until it plays: `snd_pcm_avail` of capture plus
     /// `snd_pcm_delay` of playback, right after a write), averaged over the last half second; nil
     /// until measured (the first half second, while the devices settle, does not count).
+    /// - Thread: control.
     public var latencyFrameCount: Int? {
         let frames = publishedLatencyFrames.load(ordering: .relaxed)
         return frames < 0 ? nil : frames
@@ -221,6 +238,7 @@ public final class PlaybackStream: @unchecked Sendable {
     /// Duplex only: of that, the frames Staccato itself buffers: how far the output stream runs
     /// ahead of the input stream (the silence pre-filled, plus repeated, minus dropped frames). The
     /// rest is buffering inside the devices and their server.
+    /// - Thread: control.
     public var streamOffsetFrameCount: Int? {
         let frames = publishedStreamOffset.load(ordering: .relaxed)
         return frames < 0 ? nil : frames
@@ -244,17 +262,21 @@ public final class PlaybackStream: @unchecked Sendable {
     }
 
     /// True once the device thread has ended, for any reason.
+    /// - Thread: control.
     public var isDone: Bool { threadDone.load(ordering: .acquiring) }
 
     /// Wall-clock seconds from `start` to the end of the device thread (or to now, while running).
+    /// - Thread: control.
     public var elapsedSeconds: Double {
         (isDone ? endTime : MonotonicClock.seconds()) - startTime
     }
 
     /// Asks the device thread to stop after its current period. Does not wait.
+    /// - Thread: control.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
     /// Waits for the device thread to end and says why it ended.
+    /// - Thread: control.
     @discardableResult
     public func join() -> Outcome {
         if let thread {
@@ -265,6 +287,7 @@ public final class PlaybackStream: @unchecked Sendable {
     }
 
     /// Why the device thread ended (meaningful once `isDone`).
+    /// - Thread: control.
     public var outcome: Outcome {
         guard isDone else { return .stopped }
         if let failureCode {

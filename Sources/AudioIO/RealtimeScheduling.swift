@@ -7,7 +7,7 @@ public enum RealtimeScheduling: Sendable, Equatable, CustomStringConvertible {
     case notRequested
 
     /// Asks for SCHED_FIFO at `priority` for the calling thread (`pthread_setschedparam`).
-    /// - Thread: the thread to promote; call it first thing on the device thread.
+    /// - Thread: audio. The thread to promote: call it first thing on the device thread.
     public static func promoteCurrentThread(priority: Int32) -> RealtimeScheduling {
         guard priority > 0 else { return .notRequested }
         var parameters = sched_param()
@@ -16,6 +16,7 @@ public enum RealtimeScheduling: Sendable, Equatable, CustomStringConvertible {
         return result == 0 ? .fifo(priority: priority) : .refused(errno: result)
     }
 
+    /// - Thread: any.
     public var description: String {
         switch self {
         case let .fifo(priority): "SCHED_FIFO priority \(priority)"

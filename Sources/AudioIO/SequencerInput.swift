@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import MIDIVocabulary
 
 /// Live MIDI from the ALSA sequencer: a client with one writable port, subscribed to a source
 /// (`--connect CLIENT:PORT`) or to every hardware input. Events arrive as raw MIDI bytes (through
@@ -7,15 +8,17 @@ import Glibc
 /// other source; when a source unsubscribes or its client exits, `readAvailable` appends All
 /// Notes Off for every channel, so nothing it was holding stays stuck.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public final class SequencerInput {
     /// "client:port" of our port, for other programs to connect to.
+    /// - Thread: control.
     public let address: String
     private let handle: OpaquePointer
     private let decoder: OpaquePointer
 
     /// - Throws: `DeviceError`; where the sequencer is missing (no /dev/snd/seq) the message says
     ///   how to get it.
+    /// - Thread: control.
     public init(clientName: String, connectTo source: String?) throws(DeviceError) {
         LibraryDiagnostics.quietOnce()
         var sequencer: OpaquePointer?
@@ -75,6 +78,7 @@ public final class SequencerInput {
 
     /// The MIDI bytes of every event waiting now (never blocks). A source leaving adds All Notes
     /// Off and a sustain release on all 16 channels.
+    /// - Thread: control.
     public func readAvailable() -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -86,8 +90,8 @@ public final class SequencerInput {
             let type = Int32(event.pointee.type)
             if type == Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue) || type == Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue)
                 || type == Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue) {
-                for channel in 0..<16 {
-                    bytes += [0xB0 | UInt8(channel), 64, 0, 0xB0 | UInt8(channel), 123, 0]
+                for channel in 0..<UInt8(MIDILimits.channelCount) {
+                    bytes += [0xB0 | channel, MIDIController.sustainPedal.rawValue, 0, 0xB0 | channel, MIDIController.allNotesOff.rawValue, 0]
                 }
                 continue
             }

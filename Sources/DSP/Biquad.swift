@@ -1,11 +1,14 @@
 /// Biquad coefficients from Robert Bristow-Johnson's Audio EQ Cookbook, normalised so a0 = 1.
 /// Control-thread or audio-thread: computing them costs two sines and a few divisions.
 public struct BiquadCoefficients: Sendable, Equatable {
+    /// - Thread: any.
     public var b0: Float, b1: Float, b2: Float, a1: Float, a2: Float
 
     /// Passes everything unchanged.
+    /// - Thread: any.
     public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
 
+    /// - Thread: any.
     @inlinable
     public init(b0: Float, b1: Float, b2: Float, a1: Float, a2: Float) {
         self.b0 = b0; self.b1 = b1; self.b2 = b2; self.a1 = a1; self.a2 = a2
@@ -23,6 +26,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     }
 
     /// Coefficients for `kind` at `frequency` Hz with quality `q`, at `sampleRate`.
+    /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
     public init(_ kind: Kind, frequency: Double, q: Double, sampleRate: Double) {
         let turns = min(max(frequency / sampleRate, 1e-6), 0.499)
@@ -74,12 +78,14 @@ public struct BiquadCoefficients: Sendable, Equatable {
     }
 
     /// Field-by-field equality the real-time checker can see through.
+    /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
     public func isSame(as other: BiquadCoefficients) -> Bool {
         b0 == other.b0 && b1 == other.b1 && b2 == other.b2 && a1 == other.a1 && a2 == other.a2
     }
 
     /// |H(e^jω)| at `frequency`, from the coefficients (what a filter with them must measure).
+    /// - Thread: any.
     public func magnitude(at frequency: Double, sampleRate: Double) -> Double {
         let turns = frequency / sampleRate
         let c1 = sineOfTurns((turns + 0.25).truncatingRemainder(dividingBy: 1)), s1 = sineOfTurns(turns.truncatingRemainder(dividingBy: 1))
@@ -100,6 +106,7 @@ public struct Biquad: Sendable {
     @usableFromInline var target = BiquadCoefficients.identity
     @usableFromInline var z1: Float = 0, z2: Float = 0
 
+    /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
     public init(_ coefficients: BiquadCoefficients = .identity) {
         current = coefficients
@@ -107,11 +114,13 @@ public struct Biquad: Sendable {
     }
 
     /// Sets the coefficients the next `process` call ramps to.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func setTarget(_ coefficients: BiquadCoefficients) { target = coefficients }
 
     /// Filters `frameCount` samples of `samples` (every `stride`-th float) in place, ramping from
     /// the current coefficients to the target across them.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(_ samples: UnsafeMutablePointer<Float>, frameCount: Int, stride: Int = 1) {
         guard frameCount > 0 else { return }

@@ -10,19 +10,26 @@
 /// caller skips because the input was silent long enough (`idleFrameCount`) loses nothing.
 public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread at a time
     /// FluidSynth 2.3's defaults (`synth.chorus.*`): three voices, 0.3 Hz, 8 ms deep.
+    /// - Thread: any.
     public static var defaultVoiceCount: Int { @inlinable @_noAllocation @_noLocks get { 3 } }
+    /// - Thread: any.
     public static var defaultRateHertz: Double { @inlinable @_noAllocation @_noLocks get { 0.3 } }
+    /// - Thread: any.
     public static var defaultDepthMilliseconds: Double { @inlinable @_noAllocation @_noLocks get { 8 } }
     /// The most voices; their pan gains are kept in fixed storage.
+    /// - Thread: any.
     public static var maxVoiceCount: Int { @inlinable @_noAllocation @_noLocks get { 8 } }
     /// How often the LFOs are evaluated: every 16 frames of the stream (on multiples of 16), the
     /// delays interpolated linearly between (a sine of 0.1-5 Hz is a straight line to within 1e-4
     /// frames over 16 frames), which saves the sines most of the chorus's cost.
+    /// - Thread: any.
     public static var lfoStepFrames: Int { @inlinable @_noAllocation @_noLocks get { 16 } }
     /// The shortest delay a tap reads at: two frames, so the linear interpolation never reads the
     /// frame being written.
+    /// - Thread: any.
     public static var minimumDelayFrames: Double { @inlinable @_noAllocation @_noLocks get { 2 } }
 
+    /// - Thread: any.
     public let sampleRate: Double
     @usableFromInline let line: UnsafeMutablePointer<Float>
     /// A power of two, longer than the deepest delay.
@@ -34,9 +41,10 @@ public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread 
     @usableFromInline var cyclesPerFrame: Double = 0
     @usableFromInline var depthFrames: Double = 0
     /// The output gain of the voices together.
+    /// - Thread: audio.
     public var level: Float
 
-    /// - Thread: any but the audio thread: allocates.
+    /// - Thread: control. Not real-time safe: allocates.
     public init(sampleRate: Double, voiceCount: Int = Chorus.defaultVoiceCount, rateHertz: Double = Chorus.defaultRateHertz,
                 depthMilliseconds: Double = Chorus.defaultDepthMilliseconds, level: Float = 1) {
         self.sampleRate = sampleRate
@@ -56,7 +64,7 @@ public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Frees the storage. Call once, when no thread uses the chorus any more.
-    /// - Thread: any but the audio thread.
+    /// - Thread: stopped. Not real-time safe: frees.
     public func deallocate() {
         line.deallocate()
         voicePans.deallocate()
@@ -64,7 +72,7 @@ public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Sets the voices (1…8), the LFO rate (0.1…5 Hz) and the depth (0…50 ms), clamped.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func set(voiceCount: Int, rateHertz: Double, depthMilliseconds: Double) {
         self.voiceCount = min(max(voiceCount, 1), Chorus.maxVoiceCount)
@@ -83,17 +91,18 @@ public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread 
 
     /// How many frames of silent input leave the delay line holding only zeros: after that the
     /// output is exactly zero, and the caller may skip the chorus until the input sounds again.
+    /// - Thread: audio.
     public var idleFrameCount: Int { @inlinable @_noAllocation @_noLocks get { lineLength } }
 
     /// Empties the delay line. The output is exactly as if it had been fed silence for
     /// `idleFrameCount` frames.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func reset() { line.update(repeating: 0, count: lineLength) }
 
     /// Runs `frameCount` frames of `input`, the first of which is frame `frameTime` of the
     /// stream, and adds the chorus into `left` and `right`.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>,
                         right: UnsafeMutablePointer<Float>, frameCount: Int, frameTime: UInt64) {

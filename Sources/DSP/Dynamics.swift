@@ -4,15 +4,18 @@ public struct GainStage: Sendable {
     @usableFromInline var gain: SmoothedValue
 
     /// - Parameter rampFrameCount: frames a change takes (e.g. 10 ms worth).
+    /// - Thread: any.
     public init(decibels: Float = 0, rampFrameCount: Int) {
         gain = SmoothedValue(decibelsToAmplitude(decibels), rampFrameCount: rampFrameCount)
     }
 
     /// Starts a move to `decibels`.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func set(decibels: Float) { gain.move(to: decibelsToAmplitude(decibels)) }
 
     /// Applies the gain to a stereo pair of buffers in place.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         for frame in 0..<frameCount {
@@ -31,10 +34,12 @@ public struct DCBlocker: Sendable {
     @usableFromInline let pole: Float
 
     /// - Parameter cornerHertz: where the response is 3 dB down.
+    /// - Thread: any.
     public init(sampleRate: Double, cornerHertz: Double = 20) {
         pole = Float(1 - 2 * Double.pi * cornerHertz / sampleRate)
     }
 
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(_ samples: UnsafeMutablePointer<Float>, frameCount: Int, stride: Int = 1) {
         var input1 = previousInput, output1 = previousOutput
@@ -60,22 +65,27 @@ public struct SafetyLimiter: Sendable {
     @usableFromInline var deepest: Float = 1
     @usableFromInline var reducedFrames = 0
     /// The lowest gain applied since the last `resetReduction()`, for meters and tests.
+    /// - Thread: audio.
     public var deepestGain: Float { @inlinable @_noAllocation @_noLocks get { deepest } }
     /// Frames the limiter turned down by more than `engagedBelowGain` (0.01 dB) since the last
     /// `resetReduction()`: how much of a render it shaped. (Its release approaches unity without
     /// reaching it in floating point, so "below 1" would count on for ever.)
+    /// - Thread: audio.
     public var reducedFrameCount: Int { @inlinable @_noAllocation @_noLocks get { reducedFrames } }
+    /// - Thread: any.
     @inlinable public static var engagedBelowGain: Float { @_noAllocation @_noLocks get { 0.998_849 } }
 
     /// - Parameters:
     ///   - ceilingDecibels: the highest output level, in dBFS.
     ///   - releaseSeconds: time constant for the gain to recover after a peak.
+    /// - Thread: any.
     public init(sampleRate: Double, ceilingDecibels: Float = -1, releaseSeconds: Double = 0.05) {
         ceiling = decibelsToAmplitude(ceilingDecibels)
         // Per-frame approach to unity: after `releaseSeconds` the remaining reduction is 1/e.
         releaseCoefficient = 1 - fastExp2(Float(-1.442_695 / (releaseSeconds * sampleRate)))
     }
 
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         var current = gain
@@ -97,5 +107,6 @@ public struct SafetyLimiter: Sendable {
     }
 
     /// Starts a new measurement of `deepestGain`.
+    /// - Thread: audio. The thread that owns the limiter; real-time safe.
     public mutating func resetReduction() { deepest = 1; reducedFrames = 0 }
 }

@@ -13,8 +13,10 @@ public struct EnvelopeGenerator: Sendable {
     @usableFromInline var stage: Stage = .finished
     @usableFromInline var value: Float = 0
     /// The current stage.
+    /// - Thread: audio.
     @inlinable public var currentStage: Stage { stage }
     /// The value of the last frame.
+    /// - Thread: audio.
     @inlinable public var currentValue: Float { value }
     @usableFromInline var framesLeft = 0
     @usableFromInline var step: Float = 0   // per-frame add (linear) or multiply (exponential)
@@ -36,9 +38,11 @@ public struct EnvelopeGenerator: Sendable {
     /// The level below which an exponential stage counts as silent: -100 dB.
     @inlinable static var floor: Float { 1e-5 }
 
+    /// - Thread: any.
     public init(linear: Bool) { isLinear = linear }
 
     /// Starts the envelope from zero. Times in seconds; `sustainLevel` 0…1.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func start(delay: Double, attack: Double, hold: Double, decay: Double,
                                sustainLevel: Double, release: Double, sampleRate: Double) {
@@ -54,6 +58,7 @@ public struct EnvelopeGenerator: Sendable {
     }
 
     /// Moves to the release stage from wherever the envelope is.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func release() {
         guard stage != .release && stage != .finished else { return }
@@ -61,6 +66,7 @@ public struct EnvelopeGenerator: Sendable {
     }
 
     /// Releases over `seconds` regardless of the programmed release (voice stealing, all sound off).
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func fastRelease(seconds: Double) {
         guard stage != .finished else { return }
@@ -70,11 +76,13 @@ public struct EnvelopeGenerator: Sendable {
     }
 
     /// True once the envelope has finished (the voice can be freed).
+    /// - Thread: audio.
     @inlinable public var isFinished: Bool { stage == .finished }
 
     /// Advances `frameCount` frames at once and returns the value at the end. Voices evaluate their
     /// envelopes at control rate and ramp between the values, so this is the only stepping call.
     /// Inlined: it runs for every voice every block, and the call costs as much as a block's step.
+    /// - Thread: audio.
     @inlinable @inline(__always) @_noAllocation @_noLocks
     public mutating func advance(by frameCount: Int) -> Float {
         var remaining = frameCount
@@ -168,6 +176,7 @@ public struct EnvelopeGenerator: Sendable {
 }
 
 /// log2(x) for x > 0, to about 2e-5: enough for envelope durations and levels.
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func log2Approximation(_ x: Float) -> Float {
     let bits = x.bitPattern

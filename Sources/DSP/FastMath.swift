@@ -4,6 +4,7 @@
 // far below what any pitch or level calculation here can hear.
 
 /// 2^x for |x| < 126.
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func fastExp2(_ x: Float) -> Float {
     let clamped = min(max(x, -126), 126)
@@ -18,6 +19,7 @@ public func fastExp2(_ x: Float) -> Float {
 }
 
 /// 2^x in double precision for |x| < 1000, for phase increments where Float is not enough.
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func fastExp2(_ x: Double) -> Double {
     let clamped = min(max(x, -1_000), 1_000)
@@ -35,28 +37,33 @@ public func fastExp2(_ x: Double) -> Double {
 }
 
 /// The frequency ratio of `cents` (1200 cents = one octave).
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func centsToRatio(_ cents: Double) -> Double { fastExp2(cents / 1_200) }
 
 /// The linear amplitude of an attenuation in centibels (200 cB = a factor of 10).
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func centibelsToAmplitude(_ centibels: Float) -> Float {
     fastExp2(-centibels * (3.321_928_1 / 200))  // log2(10) / 200
 }
 
 /// The linear amplitude of a gain in decibels (20 dB = a factor of 10).
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func decibelsToAmplitude(_ decibels: Float) -> Float {
     fastExp2(decibels * (3.321_928_1 / 20))  // log2(10) / 20
 }
 
 /// The gain in decibels of a linear amplitude: 20·log10(a) = 20·log10(2)·log2(a).
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func amplitudeToDecibels(_ amplitude: Float) -> Float {
     6.020_6 * log2Approximation(amplitude)
 }
 
 /// Hertz of an absolute pitch in cents (SF2: 8.176 Hz × 2^(cents/1200); 6900 cents = 440 Hz).
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func absoluteCentsToHertz(_ cents: Float) -> Float {
     8.175_799 * fastExp2(cents / 1_200)

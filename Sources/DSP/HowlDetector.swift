@@ -27,27 +27,38 @@
 /// every call is real-time safe.
 public struct HowlDetector: Sendable {
     /// 512 frames: 10.7 ms at 48 kHz, short enough to follow a howl's growth of a few dB per loop trip.
+    /// - Thread: any.
     @inlinable public static var windowFrameCount: Int { 512 }
     /// Prediction gain above which a window has one dominant resonance.
+    /// - Thread: any.
     @inlinable public static var tonalPredictionGainDecibels: Float { 20 }
     /// A saturated howl is a purer tone than that.
+    /// - Thread: any.
     @inlinable public static var saturatedPredictionGainDecibels: Float { 35 }
     /// The smallest window-to-window rise that counts as growth.
+    /// - Thread: any.
     @inlinable public static var minimumRiseDecibels: Float { 0.25 }
     /// Growth over consecutive growing windows of one frequency that confirms a howl …
+    /// - Thread: any.
     @inlinable public static var growthDecibelsToTrigger: Float { 10 }
     /// … over at least this many windows (~53 ms).
+    /// - Thread: any.
     @inlinable public static var growthWindowsToTrigger: Int { 5 }
     /// Consecutive steady windows at the ceiling that confirm a saturated howl (~210 ms).
+    /// - Thread: any.
     @inlinable public static var saturatedWindowsToTrigger: Int { 20 }
     /// Consecutive frozen windows at the ceiling that confirm a stuck loop (~430 ms).
+    /// - Thread: any.
     @inlinable public static var stuckWindowsToTrigger: Int { 40 }
     /// RMS level (dBFS) that, with peaks at the ceiling, counts as pinned whatever the spectrum:
     /// a mastered record at its loudest stays below about −6 dBFS RMS.
+    /// - Thread: any.
     @inlinable public static var pinnedLevelDecibels: Float { -4 }
     /// How far either predictor coefficient may move between windows of a stuck loop.
+    /// - Thread: any.
     @inlinable public static var stuckPredictorTolerance: Float { 0.02 }
     /// Windows quieter than this (dBFS, RMS) are ignored: nobody is hurt by a quiet tone.
+    /// - Thread: any.
     @inlinable public static var quietestLevelDecibels: Float { -50 }
 
     /// Least-squares sums over the window: s_ij = Σ x[n−i]·x[n−j]. Double: at low frequencies
@@ -71,18 +82,23 @@ public struct HowlDetector: Sendable {
     @usableFromInline var lastLevelDecibels: Float = -200
     /// The predictor of the last narrow window: x[n] ≈ c1·x[n−1] + c2·x[n−2]. For a sinusoid of
     /// frequency f, c1 = 2·cos(2πf/fs) and c2 = −1; `frequency(sampleRate:)` turns it into hertz.
+    /// - Thread: audio.
     public var predictor1: Float { @_noAllocation @_noLocks get { lastPredictor1 } }
+    /// - Thread: audio.
     public var predictor2: Float { @_noAllocation @_noLocks get { lastPredictor2 } }
     /// The level of the last analysed window, RMS in dBFS.
+    /// - Thread: audio.
     public var levelDecibels: Float { lastLevelDecibels }
 
     /// - Parameter saturationLevel: the sample magnitude at which the output is being limited
     ///   (the limiter's ceiling): a narrow tone reaching it is a howl that has already saturated.
+    /// - Thread: any.
     public init(saturationLevel: Float) {
         self.saturationLevel = saturationLevel
     }
 
     /// Feeds a stereo block; returns true when a window completed in it confirms a howl.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func analyse(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int) -> Bool {
         var confirmed = false
@@ -109,6 +125,7 @@ public struct HowlDetector: Sendable {
     }
 
     /// Forgets everything seen so far (after the output was ducked, the loop starts over).
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func restart() {
         stuckWindowCount = 0
@@ -182,11 +199,13 @@ public struct HowlDetector: Sendable {
 
 extension HowlDetector {
     /// The frequency of the last narrow tone, in hertz. Control-thread use (it calls libm).
+    /// - Thread: any.
     public func frequency(sampleRate: Double) -> Double {
         HowlDetector.frequency(predictor1: predictor1, predictor2: predictor2, sampleRate: sampleRate)
     }
 
     /// The frequency of the sinusoid an order-2 predictor x[n] ≈ c1·x[n−1] + c2·x[n−2] describes.
+    /// - Thread: any.
     public static func frequency(predictor1 c1: Float, predictor2 c2: Float, sampleRate: Double) -> Double {
         let radius = max(Double(-c2), 1e-9).squareRoot()
         let cosine = min(max(Double(c1) / (2 * radius), -1), 1)

@@ -9,9 +9,11 @@ public struct LowPassFilter: Sendable {
     @usableFromInline var lastQ: Float = -1
     @usableFromInline var lastPassbandGain: Float = -1
 
+    /// - Thread: any.
     public init() {}
 
     /// Clears the state (a new note).
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func reset() {
         z1 = 0
@@ -50,6 +52,7 @@ public struct LowPassFilter: Sendable {
     }
 
     /// Flushes state that has decayed into the denormal range, which would slow the CPU to a crawl.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func flushDenormals() {
         if abs(z1) < 1e-20 { z1 = 0 }
@@ -64,11 +67,14 @@ public struct LowPassFilter: Sendable {
 /// chains fill the time one chain spends waiting, so eight voices filter for about the price of one.
 public struct LowPassFilterLanes: Sendable {
     public typealias Lanes = SIMD8<Float>
+    /// - Thread: audio.
     public var b0: Lanes, b1: Lanes, b2: Lanes, a1: Lanes, a2: Lanes
     /// The state of the transposed direct form II.
+    /// - Thread: audio.
     public var z1: Lanes, z2: Lanes
 
     /// Every lane passes its input through unchanged.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public init() {
         b0 = Lanes(repeating: 1)
@@ -79,6 +85,7 @@ public struct LowPassFilterLanes: Sendable {
     /// The coefficients and state of eight filters, one per lane; a lane given `LowPassFilter()`
     /// passes its input through unchanged. Lanes are gathered whole rather than set one at a time:
     /// writing single lanes of a vector goes through memory and stalls on every write.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public init(_ lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
         let f0 = lanes[0], f1 = lanes[1], f2 = lanes[2], f3 = lanes[3]
@@ -93,6 +100,7 @@ public struct LowPassFilterLanes: Sendable {
     }
 
     /// Writes every lane's state back to the filter it came from, flushing denormals.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public func store(into lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
         for lane in 0..<Lanes.scalarCount {

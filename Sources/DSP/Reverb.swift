@@ -37,6 +37,7 @@ public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
     case plate
 
     /// For display.
+    /// - Thread: any.
     public var name: String {
         switch self {
         case .smallRoom: "Small room"
@@ -47,6 +48,7 @@ public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
     }
 
     /// The broadband decay time to −60 dB (T30), in seconds.
+    /// - Thread: any.
     public var rt60Seconds: Double {
         @inlinable @_noAllocation @_noLocks get {
             switch self {
@@ -59,6 +61,7 @@ public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
     }
 
     /// The decay time to −60 dB below the damping's reach (the tank's DC loop gain), in seconds.
+    /// - Thread: any.
     public var lowFrequencyRT60Seconds: Double {
         @inlinable @_noAllocation @_noLocks get {
             switch self {
@@ -71,6 +74,7 @@ public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
     }
 
     /// High-frequency damping, 0 (none) … 1 (Freeverb's strongest pole, in either tank).
+    /// - Thread: any.
     public var damping: Float {
         @inlinable @_noAllocation @_noLocks get {
             switch self {
@@ -255,7 +259,9 @@ struct ReverbAllPass {
 /// Freeverb tank, the plate preset Dattorro's; both are allocated at init, so a preset switches
 /// tanks on the audio thread without allocating.
 public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread at a time
+    /// - Thread: any.
     public static let combCount = 8
+    /// - Thread: any.
     public static let allPassCount = 4
     /// Freeverb's tunings at 44.1 kHz, in samples.
     @usableFromInline static let combTunings: (Int, Int, Int, Int, Int, Int, Int, Int) = (1116, 1188, 1277, 1356, 1422, 1491, 1557, 1617)
@@ -266,7 +272,9 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// −360 dB: far below anything audible, far above the denormal range).
     @usableFromInline static let antiDenormal: Float = 1e-18
 
+    /// - Thread: any.
     public let sampleRate: Double
+    /// - Thread: any.
     public let maxFrameCount: Int
     /// Combs 0..<8 are the left channel's, 8..<16 the right's; likewise the all-passes (4 + 4).
     @usableFromInline let combs: UnsafeMutablePointer<ReverbComb>
@@ -294,15 +302,18 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     @usableFromInline var currentDamping: Float = 0
     @usableFromInline var currentMixPercent: Float = 0
     /// The low-frequency decay time to −60 dB last set, in seconds (see `setDecay`).
+    /// - Thread: audio.
     public var decaySeconds: Double { @inlinable @_noAllocation @_noLocks get { currentRT60Seconds } }
     /// The damping last set, 0…1.
+    /// - Thread: audio.
     public var damping: Float { @inlinable @_noAllocation @_noLocks get { currentDamping } }
     /// The mix last set (the target of any ramp), 0…100 %.
+    /// - Thread: audio.
     public var mixPercent: Float { @inlinable @_noAllocation @_noLocks get { currentMixPercent } }
 
     /// A reverb at `sampleRate` for blocks of up to `maxFrameCount` (longer ones are split), set to
     /// `preset` with a mix of `mixPercent`.
-    /// - Thread: any but the audio thread: allocates.
+    /// - Thread: control. Not real-time safe: allocates.
     public init(sampleRate: Double, maxFrameCount: Int, preset: ReverbPreset = .mediumRoom, mixPercent: Float = 0) {
         self.sampleRate = sampleRate
         self.maxFrameCount = max(1, maxFrameCount)
@@ -340,7 +351,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Frees the storage. Call once, when no thread uses the reverb any more.
-    /// - Thread: any but the audio thread.
+    /// - Thread: stopped. Not real-time safe: frees.
     public func deallocate() {
         lines.deallocate()
         combs.deallocate()
@@ -351,7 +362,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Silences the tail at once (not for use while it sounds: it would click).
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func reset() {
         clearFreeverbTank()
@@ -368,7 +379,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// Applies `preset`'s tank, decay and damping (the mix is left alone). Switching between the
     /// plate and the Freeverb rooms starts the new tank from silence and fades the old one's tail
     /// out across the next block.
-    /// - Thread: the owner's (audio); real-time safe (both tanks are allocated at init).
+    /// - Thread: audio. Real-time safe (both tanks are allocated at init).
     @inlinable @_noAllocation @_noLocks
     public mutating func setPreset(_ preset: ReverbPreset) {
         let plateWanted: Bool
@@ -391,7 +402,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Sets the wet/dry mix, 0 (dry only) … 100 % (wet only), reached across the next block.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func setMix(_ percent: Float) {
         let mix = min(max(percent, 0), 100) / 100
@@ -409,7 +420,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// Sets the decay time to −60 dB, clamped to 0.05…60 s. This is the decay of the low
     /// frequencies, which the damping does not reach; with damping the broadband RT60 is shorter
     /// (by about 10–15 % at the rooms' damping, 4 % at the plate's). Sets both tanks.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func setDecay(seconds: Double) {
         let rt60 = min(max(seconds, 0.05), 60)
@@ -430,7 +441,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
 
     /// Sets Freeverb's room size knob, 0…1: the decay its feedback 0.7 + 0.28·size would give the
     /// average comb (0 → 0.6 s, 0.5 → 1.2 s, 1 → 10.7 s), in either tank.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func setRoomSize(_ size: Float) {
         let feedback = 0.7 + 0.28 * min(max(size, 0), 1)
@@ -441,7 +452,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
 
     /// Sets high-frequency damping, 0 (none) … 1 (strongest: Freeverb's 0.4 pole at 44.1 kHz), in
     /// both tanks.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func setDamping(_ amount: Float) {
         let clamped = min(max(amount, 0), 1)
@@ -480,7 +491,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     }
 
     /// Reverberates `frameCount` frames of `left` and `right` in place.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         var done = 0
@@ -494,7 +505,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// Reverberates the mono send `input` (left intact) and adds the wet output, times `level`,
     /// into `left` and `right`: the effects-bus use, where the dry signal goes elsewhere and the
     /// mix knob plays no part.
-    /// - Thread: the owner's (audio); real-time safe.
+    /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func processSend(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>,
                                      right: UnsafeMutablePointer<Float>, level: Float, frameCount: Int) {

@@ -5,20 +5,23 @@ public struct SineOscillator: Sendable {
     @usableFromInline var phase: Double = 0
     @usableFromInline var phaseIncrement: Double = 0
 
+    /// - Thread: any.
     public init() {}
 
     /// Sets the frequency; phase is kept, so a change is continuous (no click).
-    /// - Thread: the owner's (audio).
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func setFrequency(_ hertz: Double, sampleRate: Double) {
         phaseIncrement = hertz / sampleRate
     }
 
     /// Restarts at phase 0, where the sine is 0: a start from silence without a step.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func resetPhase() { phase = 0 }
 
     /// The next sample.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func next() -> Float {
         let value = Float(sineOfTurns(phase))
@@ -30,6 +33,7 @@ public struct SineOscillator: Sendable {
 
 /// sin(2π·turns) for turns in 0..<1, to better than 1e-7, in pure Swift: libm's `sin` is an opaque
 /// call the real-time checker cannot see into, and this is faster for the range an oscillator uses.
+/// - Thread: any.
 @inlinable @_noAllocation @_noLocks
 public func sineOfTurns(_ turns: Double) -> Double {
     // Fold to one half-period around 0, where sin is odd and a short Taylor series converges fast:

@@ -5,8 +5,10 @@ public struct TriangleLFO: Sendable {
     @usableFromInline var increment: Float = 0      // turns per frame
     @usableFromInline var delayFrames = 0
 
+    /// - Thread: any.
     public init() {}
 
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func start(delay: Double, frequency: Double, sampleRate: Double) {
         phase = 0
@@ -15,6 +17,7 @@ public struct TriangleLFO: Sendable {
     }
 
     /// The value now, then advances `frameCount` frames.
+    /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func valueThenAdvance(by frameCount: Int) -> Float {
         if delayFrames > 0 {

@@ -4,9 +4,12 @@
 /// Where eight lanes of the SIMD reader are in their samples, and how far they step each frame: a
 /// Float fraction and a whole frame count from the lane's base, cheap to step and convert.
 public struct LanePositions {
+    /// - Thread: audio.
     public var fraction: SIMD8<Float>
+    /// - Thread: audio.
     public var fractionStep: SIMD8<Float>
     /// Unsigned, so that a lane's index widens to a pointer offset for free.
+    /// - Thread: audio.
     public var wholeStep: SIMD8<UInt32>
 
     /// - Thread: audio | control
@@ -21,9 +24,13 @@ public struct LanePositions {
 /// Each lane's gain at the start of a block and its step per frame: for both sides of the dry mix,
 /// and for the reverb and chorus sends (mono: FluidSynth's effects take one input each).
 public struct LaneGains {
+    /// - Thread: audio.
     public var leftStart: SIMD8<Float>, leftStep: SIMD8<Float>
+    /// - Thread: audio.
     public var rightStart: SIMD8<Float>, rightStep: SIMD8<Float>
+    /// - Thread: audio.
     public var reverbStart: SIMD8<Float>, reverbStep: SIMD8<Float>
+    /// - Thread: audio.
     public var chorusStart: SIMD8<Float>, chorusStep: SIMD8<Float>
 
     /// - Thread: audio | control

@@ -2,7 +2,7 @@ import AudioFile
 
 /// Collects rendered blocks and hands libsndfile a few thousand frames per call: with one 64-frame
 /// block per call, the per-call overhead was a quarter of an offline render's time.
-/// - Thread: control (offline renders run the audio thread's part on it).
+/// - Thread: control. Offline renders run the audio thread's part on it.
 struct BatchedFileWriter {
     static var batchFrameCount: Int { 8_192 }
     private let writer: AudioFileWriter

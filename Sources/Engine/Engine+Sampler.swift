@@ -40,7 +40,7 @@ extension Engine {
     /// no note can stay stuck.
     /// - Thread: control.
     public func releaseAllNotes(at frameTime: FrameTime = 0) {
-        for channel in 0..<16 {
+        for channel in 0..<MIDILimits.channelCount {
             send(midi: .controlChange(channel: UInt8(channel), controller: MIDIController.sustainPedal.rawValue, value: 0), at: frameTime)
             send(midi: .controlChange(channel: UInt8(channel), controller: MIDIController.allNotesOff.rawValue, value: 0), at: frameTime)
         }

@@ -5,17 +5,22 @@ import Render
 /// The control-thread face of the engine: it owns the sending half of the command ring and the
 /// receiving half of the event ring, and builds the `Renderer` that one audio thread runs.
 ///
-/// - Thread: control, for every member unless its comment says otherwise. One control thread at a
+/// - Thread: control. For every member unless its comment says otherwise. One control thread at a
 ///   time: the rings have a single producer and a single consumer.
 public final class Engine {
+    /// - Thread: control.
     public let configuration: EngineConfiguration
     /// The audio-thread half. Hand it to exactly one device stream or offline render.
+    /// - Thread: control.
     public let renderer: Renderer
     /// The effects graph's knobs: bass, treble, boost, reverb mix and master volume.
+    /// - Thread: control.
     public let effects: EffectsControls
     /// Master volume, 0...1, applied smoothly on the audio thread.
+    /// - Thread: control.
     public var masterVolume: ParameterCell { effects.volume }
     /// The recording tap on the final output, when `configuration.recordingBufferSeconds` > 0.
+    /// - Thread: control.
     public let outputTap: OutputTap?
 
     private var commands: SPSCRing<RenderCommand>.Producer
@@ -23,18 +28,24 @@ public final class Engine {
     private var pendingReleases = PendingReleases()
     /// Commands refused because the ring was full: each one is a note or change that did not happen.
     /// Releases are never refused (see `send`), so a refusal never leaves a note sounding.
+    /// - Thread: control.
     public private(set) var refusedCommandCount = 0
     /// Releases that found the ring full and were queued for retry instead (see `send`).
+    /// - Thread: control.
     public private(set) var deferredReleaseCount = 0
     /// Releases still waiting for room in the ring; `processEvents()` retries them.
+    /// - Thread: control.
     public var pendingReleaseCount: Int { pendingReleases.count }
     /// The latest frame any accepted command was stamped with: a command stamped with this frame
     /// takes effect after every command sent before it.
+    /// - Thread: control.
     public private(set) var latestCommandFrameTime: FrameTime = 0
     /// Xruns the audio thread reported, as drained by `processEvents()`.
+    /// - Thread: control.
     public private(set) var xrunCount = 0
 
     /// Not real-time safe: allocates the rings and the renderer.
+    /// - Thread: control.
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
         effects = EffectsControls(initialVolume: configuration.initialMasterVolume)
@@ -53,9 +64,11 @@ public final class Engine {
     deinit { processEvents() }
 
     /// Frames per second the engine renders at.
+    /// - Thread: control.
     public var sampleRate: Double { configuration.render.sampleRate }
 
     /// The frame the audio thread will render next, as last published (the engine's "now").
+    /// - Thread: control.
     public var renderedFrameTime: FrameTime { renderer.renderedFrameTime }
 
     /// Queues `action` to take effect at `frameTime` (pass `renderedFrameTime` or 0 for "as soon as
@@ -79,6 +92,7 @@ public final class Engine {
     /// will happen, late. Anything else returns `false` and counts the refusal. While releases
     /// wait, newer commands queue behind them or are refused, so none overtakes them (a note-on
     /// must not be silenced by an older note-off arriving after it).
+    /// - Thread: control.
     @discardableResult
     public func send(_ action: RenderCommand.Action, at frameTime: FrameTime = 0) -> Bool {
         let command = RenderCommand(at: frameTime, action)
@@ -102,11 +116,13 @@ public final class Engine {
     }
 
     /// Room left in the command ring.
+    /// - Thread: control.
     public func freeCommandSlots() -> Int { commands.freeCount() }
 
     /// Retries releases waiting for ring space, then drains the event ring: releases retired objects
     /// (freeing them here, off the audio thread), counts xruns, and passes every event to
     /// `handler`. Returns how many events there were.
+    /// - Thread: control.
     @discardableResult
     public func processEvents(_ handler: (RenderEvent) -> Void = { _ in }) -> Int {
         retryPendingReleases()

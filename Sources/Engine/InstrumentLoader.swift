@@ -6,7 +6,9 @@ import SoundFont
 
 /// A failure to load an instrument, as one line naming the file and what is wrong.
 public struct InstrumentLoadError: Error, CustomStringConvertible {
+    /// - Thread: any.
     public let description: String
+    /// - Thread: any.
     public init(_ description: String) { self.description = description }
 }
 
@@ -17,6 +19,7 @@ public struct InstrumentLoadError: Error, CustomStringConvertible {
 public enum InstrumentLoader {
     /// - Parameter progress: told the share of a SoundFont's sample data decoded, 0…1, as it
     ///   goes (`SoundFontLoader.Options.progress`); a sample set does not report.
+    /// - Thread: control.
     public static func load(path: String, sampleRate: Double,
                             progress: (@Sendable (Double) -> Void)? = nil) throws(InstrumentLoadError) -> SampleBank {
         var isDirectory: ObjCBool = false
@@ -38,6 +41,7 @@ public enum InstrumentLoader {
     /// The SoundFont shipped with Staccato (piano, program 0; xylophone, program 13);
     /// `STACCATO_SOUNDFONT` overrides it. What the benchmarks play, so their figures do not depend
     /// on what the machine has installed.
+    /// - Thread: control.
     public static var defaultSoundFontPath: String {
         ProcessInfo.processInfo.environment["STACCATO_SOUNDFONT"] ?? shippedFile(shippedSoundFontPath)
     }
@@ -46,6 +50,7 @@ public enum InstrumentLoader {
 
     /// Where Debian and other distributions install a General MIDI SoundFont, in the order tried
     /// when no `--soundfont` is given (after `$STACCATO_SOUNDFONT`, before the shipped font).
+    /// - Thread: any.
     public static let systemSoundFontPaths = [
         "/usr/share/sounds/sf3/default-GM.sf3",
         "/usr/share/sounds/sf2/default-GM.sf2",
@@ -54,15 +59,19 @@ public enum InstrumentLoader {
     ]
 
     /// The font a command plays when not told which, and why that one.
-    /// - Thread: any (a plain value).
+    /// - Thread: any. A plain value.
     public struct SoundFontChoice: Sendable, Equatable {
         public enum Source: Sendable, Equatable { case environment, system, shipped }
+        /// - Thread: any.
         public let path: String
+        /// - Thread: any.
         public let source: Source
         /// Candidates passed over, each with the reason (a file that is no SoundFont).
+        /// - Thread: any.
         public let skipped: [String]
 
         /// One line for stdout: `soundfont: PATH [-> TARGET] (system default; --soundfont to choose)`.
+        /// - Thread: any.
         public var line: String {
             let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             let shown = target == path ? path : "\(path) -> \(target)"
@@ -106,6 +115,7 @@ public enum InstrumentLoader {
     /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the running
     /// executable's package (`.build/<triple>/<configuration>/staccato` is three folders below it),
     /// then in the working directory.
+    /// - Thread: control.
     public static func shippedFile(_ relativePath: String) -> String {
         var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {

@@ -5,15 +5,20 @@ import Render
 /// How `Engine.render(_:options:)` plays a MIDI file offline. Every field has a default.
 public struct MIDIRenderOptions: Sendable {
     /// Plays every melodic channel with this program, ignoring the file's program changes.
+    /// - Thread: any.
     public var program: UInt8? = nil
     /// Frames per render call: the same blocks a device with this period would ask for.
+    /// - Thread: any.
     public var blockFrameCount = 64
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice has ended and
     /// the effects' tails have died below `tailFloor`, but at most this long.
+    /// - Thread: any.
     public var maximumTailSeconds = 5.0
     /// −80 dBFS: where a reverb tail is taken to have ended.
+    /// - Thread: any.
     public static let tailFloor: Float = 1e-4
 
+    /// - Thread: any.
     public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = 5) {
         self.program = program
         self.blockFrameCount = blockFrameCount
@@ -23,12 +28,18 @@ public struct MIDIRenderOptions: Sendable {
 
 /// What an offline MIDI render did.
 public struct MIDIRenderSummary: Sendable {
+    /// - Thread: any.
     public var frameCount: Int
+    /// - Thread: any.
     public var seconds: Double
+    /// - Thread: any.
     public var messageCount: Int
+    /// - Thread: any.
     public var statistics: RenderStatistics
+    /// - Thread: any.
     public var refusedCommands: Int
     /// The largest absolute sample rendered: 0 means the render is silence.
+    /// - Thread: any.
     public var peak: Float
 }
 
@@ -36,7 +47,7 @@ extension Engine {
     /// Plays `file` through the renderer on the calling thread, faster than real time, handing each
     /// block (interleaved) to `consume`. Events are stamped with their exact frame, so timing is
     /// sample-accurate, exactly as in real-time playback.
-    /// - Thread: stopped (no device stream may be running this engine's renderer).
+    /// - Thread: stopped. No device stream may be running this engine's renderer.
     @discardableResult
     public func render(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
                        _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> MIDIRenderSummary {

@@ -18,16 +18,18 @@ public final class MIDISequencer {
     /// - Thread: control
     public let endFrame: FrameTime
     /// Where on the engine's timeline the song starts.
+    /// - Thread: control.
     public let startFrame: FrameTime
 
     /// - Parameters:
     ///   - program: plays every melodic channel with this program, ignoring the file's program changes.
     ///   - startFrame: the engine frame at which the song's time zero falls.
+    /// - Thread: control.
     public init(_ file: MIDIFile, sampleRate: Double, program: UInt8? = nil, startFrame: FrameTime = 0) {
         var messages = file.timedMessages().map { (frame: FrameTime(max(0, ($0.seconds * sampleRate).rounded())), message: $0.message) }
         if let program {
             messages.removeAll { if case let .programChange(channel, _) = $0.message { channel != GeneralMIDI.percussionChannel } else { false } }
-            let forced = (UInt8(0)..<16).filter { $0 != GeneralMIDI.percussionChannel }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: $0, program: program)) }
+            let forced = (UInt8(0)..<UInt8(MIDILimits.channelCount)).filter { $0 != GeneralMIDI.percussionChannel }.map { (frame: FrameTime(0), message: MIDIMessage.programChange(channel: $0, program: program)) }
             messages = forced + messages
         }
         self.messages = messages
@@ -37,13 +39,16 @@ public final class MIDISequencer {
     }
 
     /// Messages in the song.
+    /// - Thread: control.
     public var messageCount: Int { messages.count }
     /// True once every message has been sent.
+    /// - Thread: control.
     public var isFinished: Bool { next >= messages.count }
 
     /// Sends every message due before `frame` (engine time) for which the command ring has room;
     /// the rest wait for the next call, so a full ring delays messages but never counts them as
     /// refused.
+    /// - Thread: control.
     public func send(dueBefore frame: FrameTime, to engine: Engine) {
         var room = engine.freeCommandSlots()
         while next < messages.count, startFrame + messages[next].frame < frame, room > 0 {

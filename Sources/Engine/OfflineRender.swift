@@ -9,7 +9,7 @@ extension Engine {
     ///
     /// With `input`, those interleaved frames of `inputChannelCount` channels play the microphone's
     /// part, block by block, exactly as a capture device would feed them (silence after their end).
-    /// - Thread: stopped: no device stream may be running this engine's renderer.
+    /// - Thread: stopped. No device stream may be running this engine's renderer.
     public func renderOffline(frameCount: Int, blockFrameCount: Int = 64,
                               input: UnsafeBufferPointer<Float>? = nil, inputChannelCount: Int = 1,
                               _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {

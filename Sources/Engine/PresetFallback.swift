@@ -4,12 +4,15 @@ import Render
 /// A preset a song asks for that the bank lacks, and what plays instead: worked out on the control
 /// thread before anything plays, by the same lookup the renderer makes (`SampleBank.Preset.index`),
 /// so the warning says what will be heard.
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public struct PresetSubstitution: Sendable, Equatable {
     /// A bank:program pair.
     public struct Number: Sendable, Hashable {
+        /// - Thread: any.
         public var bank: UInt16
+        /// - Thread: any.
         public var program: UInt8
+        /// - Thread: any.
         public init(bank: UInt16, program: UInt8) {
             self.bank = bank
             self.program = program
@@ -17,9 +20,12 @@ public struct PresetSubstitution: Sendable, Equatable {
     }
 
     /// MIDI channels (0-15) that ask for `requested` and play notes with it.
+    /// - Thread: control.
     public var channels: [UInt8]
+    /// - Thread: control.
     public var requested: Number
     /// What plays instead; nil when nothing in the bank fits.
+    /// - Thread: control.
     public var played: Number?
     /// - Thread: control.
     public init(channels: [UInt8], requested: Number, played: Number?) {
@@ -29,6 +35,7 @@ public struct PresetSubstitution: Sendable, Equatable {
     }
 
     /// True for the drum channel, which asks for kits of the percussion bank.
+    /// - Thread: control.
     public var isPercussion: Bool { requested.bank == SampleBank.Preset.percussionBank }
 
     /// What the song asks for, channels counted from 1 as musicians do: "channel 3 program 40
@@ -82,13 +89,13 @@ extension MIDISequencer {
         var order: [PresetSubstitution.Number] = []
         for (_, message) in messages {
             switch message {
-            case let .controlChange(channel, 0, value) where channel < 16:
+            case let .controlChange(channel, 0, value) where channel < MIDILimits.channelCount:
                 bankSelect[Int(channel)] = min(value, 127)
-            case let .programChange(channel, program) where channel < 16:
+            case let .programChange(channel, program) where channel < MIDILimits.channelCount:
                 let percussion = channel == GeneralMIDI.percussionChannel
                 selected[Int(channel)] = PresetSubstitution.Number(
                     bank: percussion ? SampleBank.Preset.percussionBank : UInt16(bankSelect[Int(channel)]), program: min(program, 127))
-            case let .noteOn(channel, _, velocity) where channel < 16 && velocity > 0:
+            case let .noteOn(channel, _, velocity) where channel < MIDILimits.channelCount && velocity > 0:
                 if kitPlaysPercussion && channel == GeneralMIDI.percussionChannel { continue }
                 let number = selected[Int(channel)]
                 if asked[number] == nil { order.append(number) }

@@ -12,8 +12,9 @@ import Synchronization
 /// WAV headers are also kept current after every write, so a WAV is readable up to the last write
 /// even if the process is killed before it can finish.
 ///
-/// - Thread: control, for every member; the writer thread is private.
+/// - Thread: control. For every member; the writer thread is private.
 public final class Recorder: @unchecked Sendable {
+    /// - Thread: control.
     public let path: String
     private let tap: OutputTap
     private let writer: RecordingSink
@@ -27,6 +28,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Creates `path` now, so a bad path fails before anything plays.
     /// - Throws: `AudioFileError` naming the path.
+    /// - Thread: control.
     public convenience init(path: String, tap: OutputTap, sampleRate: Int) throws {
         let file = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: tap.channelCount)
         file.updateHeaderAfterEveryWrite()
@@ -34,6 +36,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Records into `sink` (a file, or a test's stalling stand-in for one).
+    /// - Thread: control.
     public init(tap: OutputTap, sink: RecordingSink) {
         precondition(tap.isEnabled, "record through an engine built with recordingBufferSeconds > 0")
         path = sink.path
@@ -42,17 +45,21 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Frames written to the file so far.
+    /// - Thread: control.
     public var writtenFrameCount: Int { publishedWrittenFrames.load(ordering: .relaxed) }
     /// Frames the audio thread dropped because the ring was full (target: 0). Whole blocks are
     /// dropped, so the file has gaps but no torn frames: written + dropped = frames rendered.
+    /// - Thread: control.
     public var droppedFrameCount: Int { tap.droppedFrameCount }
 
     /// True once a write has failed (a full disk, a vanished drive): the writer has stopped, and
     /// whoever records should stop too and call `finish`, which says why. A slow disk is not a
     /// failure: its frames are dropped and counted (`droppedFrameCount`).
+    /// - Thread: control.
     public var hasFailed: Bool { publishedFailure.load(ordering: .acquiring) }
 
     /// Starts the writer thread.
+    /// - Thread: control.
     public func start() {
         let thread = Thread { [self] in
             let chunk = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4_096 * tap.channelCount)
@@ -94,6 +101,7 @@ public final class Recorder: @unchecked Sendable {
     /// After a failed write the file is still finalised, holding every frame written before it.
     /// - Throws: the first write or close error, naming the file; a failed write says what failed
     ///   (a full disk by name) and how many frames the file keeps.
+    /// - Thread: control.
     public func finish() throws {
         guard thread != nil else { return try writer.close() }
         stopRequested.store(true, ordering: .releasing)

@@ -3,7 +3,7 @@ import AudioFile
 /// Where a `Recorder`'s writer thread puts the frames it drains: a sound file in use, and in tests a
 /// sink that can stall like a slow disk.
 ///
-/// - Thread: the recorder's writer thread calls `write`; `close` comes from the control thread after
+/// - Thread: control. The recorder's writer thread calls `write`; `close` comes from the control thread after
 ///   the writer has ended.
 public protocol RecordingSink: AnyObject {
     /// Where the frames go, for messages.

@@ -4,7 +4,7 @@ import Glibc
 /// FIFO for reading waits for a writer (forever, for a path typed by mistake), and a directory or
 /// a device is no instrument, kit or sample.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public enum FileKind: Equatable, Sendable {
     case missing, regular, directory, fifo, characterDevice, blockDevice, socket, other
 

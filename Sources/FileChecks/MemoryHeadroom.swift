@@ -6,7 +6,7 @@ import Glibc
 /// because Swift traps on a failed allocation: a font too large for the memory is then one line,
 /// not an abort.
 ///
-/// - Thread: control, for every member (reads /proc).
+/// - Thread: control. For every member (reads /proc).
 public enum MemoryHeadroom {
     /// Bytes that can still be had, or nil when no limit is known (no /proc, every limit infinite).
     /// - Thread: control.

@@ -33,18 +33,24 @@ public enum SPSCRing<Element: BitwiseCopyable> {
     /// A new ring's two halves; take each out (`let p = halves.producer`) and give it to its thread.
     @frozen
     public struct Halves: ~Copyable {
+        /// - Thread: control.
         public var producer: Producer
+        /// - Thread: control.
         public var consumer: Consumer
     }
 
     /// Two contiguous regions of slots, in ring order; `second` is empty unless the region wraps.
     public struct Regions {
+        /// - Thread: audio | control.
         public let first: UnsafeMutableBufferPointer<Element>
+        /// - Thread: audio | control.
         public let second: UnsafeMutableBufferPointer<Element>
         /// Total number of slots in both regions.
+        /// - Thread: audio | control. The thread holding the regions: the producer or the consumer.
         @inlinable public var count: Int { @_noAllocation @_noLocks get { first.count + second.count } }
 
         /// Copies `count` items from `source` into the regions, first then second.
+        /// - Thread: audio | control.
         @inlinable
         public func fill(from source: UnsafePointer<Element>) {
             copyElements(from: source, to: first.baseAddress!, count: first.count)
@@ -52,6 +58,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// Copies the regions' `count` items, first then second, to `destination`.
+        /// - Thread: audio | control.
         @inlinable
         public func drain(to destination: UnsafeMutablePointer<Element>) {
             copyElements(from: first.baseAddress!, to: destination, count: first.count)
@@ -86,10 +93,11 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         init(storage: RingStorage<Element>) { self.storage = storage }
 
         /// Slots in the ring (a power of two).
+        /// - Thread: any.
         public var capacity: Int { storage.capacity }
 
         /// Free slots right now, refreshing the cached read index.
-        /// - Thread: the producer's.
+        /// - Thread: audio | control. The producer's: one thread at a time.
         @inlinable
         public mutating func freeCount() -> Int {
             cachedReadIndex = storage.readIndex.pointee.load(ordering: .acquiring)
@@ -97,7 +105,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// Appends one item, or returns `false` and writes nothing when the ring is full.
-        /// - Thread: the producer's.
+        /// - Thread: audio | control. The producer's: one thread at a time.
         @inlinable
         public mutating func tryPush(_ item: Element) -> Bool {
             if writeIndex - cachedReadIndex == storage.capacity {
@@ -112,7 +120,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
 
         /// Free slots (at most `maximumCount`) as up to two writable regions. Nothing is visible to the
         /// consumer until `commit(_:)`.
-        /// - Thread: the producer's.
+        /// - Thread: audio | control. The producer's: one thread at a time.
         @inlinable
         public mutating func reserve(upTo maximumCount: Int) -> Regions {
             var free = storage.capacity - (writeIndex - cachedReadIndex)
@@ -123,7 +131,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
 
         /// Publishes the first `count` slots of the last reservation.
         /// - Precondition: `count` is no more than was reserved.
-        /// - Thread: the producer's.
+        /// - Thread: audio | control. The producer's: one thread at a time.
         @inlinable
         public mutating func commit(_ count: Int) {
             writeIndex &+= count
@@ -131,7 +139,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// Copies as many of `items` as fit and returns how many were written (a prefix).
-        /// - Thread: the producer's.
+        /// - Thread: audio | control. The producer's: one thread at a time.
         @inlinable
         public mutating func push(contentsOf items: UnsafeBufferPointer<Element>) -> Int {
             let regions = reserve(upTo: items.count)
@@ -152,10 +160,11 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         init(storage: RingStorage<Element>) { self.storage = storage }
 
         /// Slots in the ring (a power of two).
+        /// - Thread: any.
         public var capacity: Int { storage.capacity }
 
         /// Items waiting right now, refreshing the cached write index.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func readableCount() -> Int {
             cachedWriteIndex = storage.writeIndex.pointee.load(ordering: .acquiring)
@@ -163,7 +172,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// The oldest item without removing it, or `nil` when the ring is empty.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func peek() -> Element? {
             if readIndex == cachedWriteIndex, readableCount() == 0 { return nil }
@@ -171,7 +180,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// Removes and returns the oldest item, or `nil` when the ring is empty.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func tryPop() -> Element? {
             guard let item = peek() else { return nil }
@@ -182,7 +191,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
 
         /// Waiting items (at most `maximumCount`) as up to two readable regions. They stay in the ring
         /// until `release(_:)`.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func readable(upTo maximumCount: Int) -> Regions {
             var available = cachedWriteIndex - readIndex
@@ -193,7 +202,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
 
         /// Hands the first `count` slots of the last `readable(upTo:)` back to the producer.
         /// - Precondition: `count` is no more than was readable.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func release(_ count: Int) {
             readIndex &+= count
@@ -201,7 +210,7 @@ public enum SPSCRing<Element: BitwiseCopyable> {
         }
 
         /// Moves up to `destination.count` items out of the ring and returns how many were moved.
-        /// - Thread: the consumer's.
+        /// - Thread: audio | control. The consumer's: one thread at a time.
         @inlinable
         public mutating func pop(into destination: UnsafeMutableBufferPointer<Element>) -> Int {
             let regions = readable(upTo: destination.count)

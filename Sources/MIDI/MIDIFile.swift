@@ -3,13 +3,16 @@ import Foundation
 
 /// A tempo in force from `tick` on, and when that tick falls.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public struct TempoChange: Sendable, Equatable {
     /// Where the tempo takes effect, in ticks from the start of the file.
+    /// - Thread: control.
     public var tick: Int
     /// The length of a quarter note from `tick` on: 500,000 is 120 bpm.
+    /// - Thread: control.
     public var microsecondsPerQuarter: Int
     /// Seconds from the start of the file to `tick`.
+    /// - Thread: control.
     public var seconds: Double
 
     /// A change at `tick`, falling `seconds` into the file.
@@ -29,21 +32,25 @@ public struct TempoChange: Sendable, Equatable {
 /// A Standard MIDI File read into memory: its tracks as events on ticks, and the tempo map that
 /// turns ticks into seconds.
 ///
-/// - Thread: control, for every member. Not real-time safe: reading allocates and does file I/O.
+/// - Thread: control. For every member. Not real-time safe: reading allocates and does file I/O.
 ///   Hand the audio thread what is made of `timedMessages()`, never the file.
 public struct MIDIFile: Sendable {
     /// 0 (one track), 1 (simultaneous tracks) or 2 (independent patterns). Format 2 is timed as
     /// if it were 1: every track starts at zero.
+    /// - Thread: control.
     public var format: Int
     /// How long a tick is.
+    /// - Thread: control.
     public var division: Division
     /// Every track chunk's events in file order, which is tick order.
+    /// - Thread: control.
     public var tracks: [[TrackEvent]]
     /// Sorted by tick; equal ticks keep track order, then file order, so the last one at a tick is
     /// the one in force. The first entry is at tick 0: 120 bpm when the file sets no tempo there.
     /// Tempo events of every track count, as players honour them (the spec wants them in the
     /// first track of a format 1 file, and not every file obliges).
     /// Derived from `tracks` by `init(format:division:tracks:)`; it is not recomputed on mutation.
+    /// - Thread: control.
     public var tempoMap: [TempoChange]
 
     /// The length of a tick: a fraction of a quarter note (and so set by tempo), or a fixed
@@ -77,6 +84,7 @@ public struct MIDIFile: Sendable {
     }
 
     /// The default tempo, 120 bpm, in force until the file sets one.
+    /// - Thread: control.
     public static let defaultMicrosecondsPerQuarter = 500_000
 
     /// Ticks per quarter note. An SMPTE file has no beats: for it this is the ticks in half a
@@ -94,6 +102,7 @@ public struct MIDIFile: Sendable {
 
     /// Damage the parser read past: empty for a whole file. A file cut short still parses, with
     /// what arrived in `tracks` and what was lost here, for the caller to report.
+    /// - Thread: control.
     public var problems: [MIDIFileProblem]
 
     /// Builds a file from events, deriving the tempo map from the tempo events in `tracks`.

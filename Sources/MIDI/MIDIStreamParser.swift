@@ -10,7 +10,7 @@
 /// messages cancel running status; data bytes with no status to belong to are dropped until the
 /// next status byte brings the stream back in step.
 ///
-/// - Thread: control: the thread reading the MIDI source. A plain value, one per source.
+/// - Thread: control. The thread reading the MIDI source. A plain value, one per source.
 public struct MIDIStreamParser: Sendable {
     /// The status data bytes currently belong to, 0x80–0xEF, or 0 for none (at the start, after
     /// system common, or after `reset()`), in which case data bytes are dropped.
@@ -33,12 +33,15 @@ public struct MIDIStreamParser: Sendable {
     /// Counts every byte fed that is neither part of a returned message nor a real-time byte
     /// (system common messages included: they carry nothing a synthesiser plays). Not cleared by
     /// `reset()`: it describes the whole life of the source.
+    /// - Thread: control.
     public private(set) var discardedByteCount = 0
 
     /// A parser with no running status, waiting for a status byte.
+    /// - Thread: control.
     public init() {}
 
     /// Feeds one byte; returns the channel message it completes, if any.
+    /// - Thread: control.
     public mutating func feed(_ byte: UInt8) -> MIDIMessage? {
         switch byte {
         case 0xF8...0xFF:
@@ -53,6 +56,7 @@ public struct MIDIStreamParser: Sendable {
     }
 
     /// Feeds bytes, calling `handle` for each completed message in order.
+    /// - Thread: control.
     public mutating func feed<Bytes: Sequence>(_ bytes: Bytes, _ handle: (MIDIMessage) -> Void) where Bytes.Element == UInt8 {
         for byte in bytes {
             if let message = feed(byte) { handle(message) }
@@ -63,6 +67,7 @@ public struct MIDIStreamParser: Sendable {
     ///
     /// A reconnected source may resume mid-message or under a different running status, so
     /// nothing from before can be trusted to combine with what comes next.
+    /// - Thread: control.
     public mutating func reset() {
         discardPartialMessage()
         runningStatus = 0

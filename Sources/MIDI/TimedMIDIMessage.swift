@@ -1,12 +1,15 @@
 /// One channel message of a file, placed on the file's timeline.
 ///
-/// - Thread: control, for every member. Produced by `MIDIFile.timedMessages()`.
+/// - Thread: control. For every member. Produced by `MIDIFile.timedMessages()`.
 public struct TimedMIDIMessage: Sendable, Equatable {
     /// From the start of the file, through the tempo map.
+    /// - Thread: control.
     public var seconds: Double
     /// Index into `MIDIFile.tracks` of the track the message came from.
+    /// - Thread: control.
     public var track: Int
     /// What to do at `seconds`.
+    /// - Thread: control.
     public var message: MIDIMessage
 
     /// A message placed `seconds` into the file.

@@ -1,11 +1,13 @@
 /// One event of one track chunk, at its absolute tick: what the file says, before tempo turns
 /// ticks into seconds.
 ///
-/// - Thread: control, for every member.
+/// - Thread: control. For every member.
 public struct TrackEvent: Sendable, Equatable, BitwiseCopyable {
     /// Ticks from the start of the track: the sum of the delta times up to and including this one.
+    /// - Thread: control.
     public var tick: Int
     /// What the event is.
+    /// - Thread: control.
     public var kind: Kind
 
     /// An event at `tick`.

@@ -1,6 +1,6 @@
 /// What General MIDI fixes about channels and programs, for messages about what a song asks for.
 ///
-/// - Thread: any, for every member.
+/// - Thread: any. For every member.
 public enum GeneralMIDI {
     /// Channel 10 (index 9): GM's percussion channel, which plays drum kits (bank 128, or an
     /// installed kit).
@@ -11,6 +11,17 @@ public enum GeneralMIDI {
         // behind a lock the performance checker rejects.
         @_noAllocation @_noLocks get { 9 }
     }
+
+    /// Program 0, "Acoustic Grand Piano": the keyboard's piano, in the shipped font and in any GM font.
+    /// - Thread: any.
+    @inlinable
+    public static var acousticGrandPianoProgram: UInt8 { 0 }
+
+    /// Program 13, "Xylophone": the keyboard's second instrument, in the shipped font and in any
+    /// GM font.
+    /// - Thread: any.
+    @inlinable
+    public static var xylophoneProgram: UInt8 { 13 }
 
     /// The GM Level 1 name of melodic `program` (0-127), e.g. 40 is "Violin".
     /// - Thread: any.

@@ -2,7 +2,7 @@
 /// them and for the control-thread code that sends them or must not lose them. Other numbers are
 /// accepted and ignored.
 ///
-/// - Thread: any, for every member: a plain value.
+/// - Thread: any. For every member: a plain value.
 public enum MIDIController: UInt8, Sendable {
     case bankSelect = 0
     case modulationWheel = 1

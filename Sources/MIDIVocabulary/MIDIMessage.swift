@@ -5,7 +5,7 @@
 /// The one vocabulary from the readers to the voices: the file and stream parsers make these, and
 /// the renderer acts on them as they are (`RenderCommand.Action.midi`).
 ///
-/// - Thread: any: made on the control thread, where the readers run. A plain, trivially copyable
+/// - Thread: any. Made on the control thread, where the readers run. A plain, trivially copyable
 ///   value, so it travels to the audio thread by value and is read there.
 public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
     /// A key pressed. The readers never produce velocity 0: they turn those into `noteOff`; the
@@ -29,7 +29,7 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
 
     /// The 0-based channel the message is addressed to; 0x7F for a system message addressed to
     /// every channel (see `SystemExclusive.channel`).
-    /// - Thread: any: a pure function of the value.
+    /// - Thread: any. A pure function of the value.
     public var channel: UInt8 {
         switch self {
         case let .noteOn(channel, _, _), let .noteOff(channel, _, _), let .controlChange(channel, _, _),
@@ -43,7 +43,7 @@ public enum MIDIMessage: Sendable, Equatable, BitwiseCopyable {
 
     /// Whether losing this message would leave something sounding: note-offs (and note-ons of
     /// velocity 0), pedal-ups, the channel-mode messages that stop notes, and system resets.
-    /// - Thread: any: a pure function of the value.
+    /// - Thread: any. A pure function of the value.
     public var endsSound: Bool {
         switch self {
         case .noteOff, .system(.systemReset): true

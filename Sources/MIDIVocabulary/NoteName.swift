@@ -10,9 +10,9 @@
 ///
 /// - Thread: any. Pure functions.
 public enum NoteName {
-    /// How to name the seven natural notes.
+    /// How to name the seven natural notes. The raw values are the spellings `--names` takes.
     /// - Thread: any.
-    public enum Style: Sendable {
+    public enum Style: String, Sendable, CaseIterable {
         /// C D E F G A B, as in English.
         case letters
         /// Do Re Mi Fa Sol La Si, fixed-do, as in French, Italian and Spanish.

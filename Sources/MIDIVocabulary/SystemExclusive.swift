@@ -7,7 +7,7 @@
 /// same from a file and from a cable. Device IDs are not checked: Staccato is the only device on
 /// its input, so a message for any ID (0x7F, "all call", or a numbered unit) is for it.
 ///
-/// - Thread: any, for every member: a plain, trivially copyable value.
+/// - Thread: any. For every member: a plain, trivially copyable value.
 public enum SystemExclusive: Sendable, Equatable, BitwiseCopyable {
     /// A system reset: every channel's controllers, programs and banks back to the General MIDI
     /// defaults, channel 10 the only drum channel, master volume full, every sound stopped.

@@ -18,6 +18,7 @@ public enum JSONValue: Decodable, Equatable, CustomStringConvertible, Sendable {
 
     /// The value as a message quotes it: scalars as written (`200`, `36.5`, `"C2"`, `true`),
     /// containers by kind only, since a whole array in a one-line message would drown the point.
+    /// - Thread: any.
     public var description: String {
         switch self {
         case .null: "null"

@@ -7,7 +7,9 @@
 ///
 /// - Thread: any.
 public struct LoadError: Error, CustomStringConvertible, Equatable {
+    /// - Thread: any.
     public let path: String
+    /// - Thread: any.
     public let reason: String
 
     /// Line breaks in `reason` (libsndfile and Foundation messages sometimes carry them) become
@@ -19,5 +21,6 @@ public struct LoadError: Error, CustomStringConvertible, Equatable {
     }
 
     /// `<path>: <reason>`.
+    /// - Thread: any.
     public var description: String { "\(path): \(reason)" }
 }

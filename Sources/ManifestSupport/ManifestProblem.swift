@@ -5,7 +5,9 @@
 /// - Thread: any.
 public struct ManifestProblem: Error, Equatable {
     /// `pads[2].note`; empty for the manifest as a whole.
+    /// - Thread: any.
     public var field: String
+    /// - Thread: any.
     public var problem: String
 
     /// - Thread: any.
@@ -15,5 +17,6 @@ public struct ManifestProblem: Error, Equatable {
     }
 
     /// `<field path>: <problem>`, or the problem alone for the manifest as a whole.
+    /// - Thread: any.
     public var reason: String { field.isEmpty ? problem : "\(field): \(problem)" }
 }

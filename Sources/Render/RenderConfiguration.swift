@@ -2,47 +2,64 @@
 /// no caller.
 public struct RenderConfiguration: Sendable, Equatable {
     /// Frames per second.
+    /// - Thread: any.
     public var sampleRate: Double = 48_000
     /// Interleaved output channels.
+    /// - Thread: any.
     public var channelCount: Int = 2
     /// The longest block one `render` call may ask for; scratch memory is sized for it.
+    /// - Thread: any.
     public var maxFrameCount: Int = 4_096
     /// Sampler voices allocated at start (1...4096). When all sound, new notes steal; none is dropped.
+    /// - Thread: any.
     public var voiceCount: Int = 256
     /// Spare slots where stolen voices fade out over 5 ms instead of being cut.
+    /// - Thread: any.
     public var fadeSlotCount: Int = 64
     /// Sampler interpolation: cubic (4-point) by default, linear to save time.
+    /// - Thread: any.
     public var cubicInterpolation: Bool = true
     /// The output safety limiter (ceiling −1 dBFS, instant attack). On by default; off only for
     /// measurements that must see the unlimited signal.
+    /// - Thread: any.
     public var outputLimiter: Bool = true
     /// The howl guard: ducks the output when it hears sustained acoustic feedback. On by default.
+    /// - Thread: any.
     public var howlGuard: Bool = true
     /// The build of the sampler's per-frame loops: the fastest the CPU runs unless one is asked for.
     /// A variant the CPU cannot run falls back to `.generic`, so no setting can crash the renderer.
+    /// - Thread: any.
     public var samplerKernel: SamplerKernelVariant = .fastestSupported
     /// The shortest a note sounds before its note-off releases it, in seconds: a note-off sooner
     /// (a zero-length note, a re-strike written before the last note-off) is held to this length,
     /// then released. FluidSynth's `synth.min-note-length`, with its default of 10 ms; 0 turns it off.
+    /// - Thread: any.
     public var minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds
     /// The channel (0-based) the mode messages (CC124-127: omni off/on, mono on, poly on) are
     /// obeyed on, as the MIDI spec's basic channel; on every other channel they are ignored.
+    /// - Thread: any.
     public var basicChannel: UInt8 = 0
     /// The reverb and chorus buses the sampler's voices send to (CC91/CC93 and the fonts' send
     /// generators), on by default as in FluidSynth; off, every voice plays dry and the buses cost
     /// nothing.
+    /// - Thread: any.
     public var effects: Bool = true
     /// The gain of everything a song plays (sampler and drum kit; not the microphone or the test
     /// tone), in dB, before the master volume. The default leaves dense General MIDI mixes
     /// through common fonts clear of the output limiter (see `defaultSongGainDecibels`).
+    /// - Thread: any.
     public var songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels
 
     /// 10 ms, FluidSynth's default minimum note length.
+    /// - Thread: any.
     public static let defaultMinimumNoteSeconds = 0.010
     /// The song gain's default and range, in dB.
+    /// - Thread: any.
     public static let defaultSongGainDecibels: Float = -14
+    /// - Thread: any.
     public static let songGainRange: ClosedRange<Float> = -40...20
 
+    /// - Thread: any.
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
                 voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
                 outputLimiter: Bool = true, howlGuard: Bool = true,

@@ -9,10 +9,13 @@ import Synchronization
 /// control thread reaches it only through the command ring, the parameter cells and the published
 /// counters below.
 public final class Renderer: @unchecked Sendable {
+    /// - Thread: any.
     public let configuration: RenderConfiguration
     /// The effects graph's knobs (EQ, boost, reverb, master volume), read once per block.
+    /// - Thread: any.
     public let effects: EffectsControls
     /// Master volume, 0...1, read once per block and smoothed per frame.
+    /// - Thread: any.
     public var masterVolume: ParameterCell { effects.volume }
 
     var commands: SPSCRing<RenderCommand>.Consumer
@@ -127,6 +130,7 @@ public final class Renderer: @unchecked Sendable {
 
     /// How long the test tone fades in and out: a tone stopped this long before a deadline is
     /// silent by then.
+    /// - Thread: any.
     public static var toneFadeSeconds: Double { ToneBank.fadeSeconds }
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
@@ -153,7 +157,7 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// The highest input and output sample magnitudes since the last call (for level meters).
-    /// - Thread: control (one reader: it resets the peaks).
+    /// - Thread: control. One reader: it resets the peaks.
     public func takePeaks() -> (input: Float, output: Float) {
         (Float(bitPattern: publishedInputPeak.exchange(0, ordering: .relaxed)),
          Float(bitPattern: publishedOutputPeak.exchange(0, ordering: .relaxed)))

@@ -35,9 +35,9 @@ struct Sampler {
     typealias Lanes = SIMD8<Float>
 
     let channels: UnsafeMutablePointer<ChannelState>
-    /// Every channel's controller values, `ChannelState.controllerCount` per channel.
+    /// Every channel's controller values, `MIDILimits.controllerCount` per channel.
     let controllerValues: UnsafeMutablePointer<UInt8>
-    /// Every channel's polyphonic key pressures, `ChannelState.keyCount` per channel.
+    /// Every channel's polyphonic key pressures, `MIDILimits.keyCount` per channel.
     let keyPressureValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
     /// One control block of interleaved lanes: the voices being rendered together.
@@ -106,13 +106,13 @@ struct Sampler {
 
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
         self.sampleRate = sampleRate
-        channels = .allocate(capacity: ChannelState.count)
-        controllerValues = .allocate(capacity: ChannelState.count * ChannelState.controllerCount)
-        keyPressureValues = .allocate(capacity: ChannelState.count * ChannelState.keyCount)
-        for index in 0..<ChannelState.count {
+        channels = .allocate(capacity: MIDILimits.channelCount)
+        controllerValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.controllerCount)
+        keyPressureValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.keyCount)
+        for index in 0..<MIDILimits.channelCount {
             (channels + index).initialize(to: ChannelState(index: UInt8(index),
-                                                           controllers: controllerValues + index * ChannelState.controllerCount,
-                                                           keyPressures: keyPressureValues + index * ChannelState.keyCount))
+                                                           controllers: controllerValues + index * MIDILimits.controllerCount,
+                                                           keyPressures: keyPressureValues + index * MIDILimits.keyCount))
         }
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
@@ -153,10 +153,10 @@ struct Sampler {
     }
 
     /// Frees the pools and hands every bank still held to `release`.
-    /// - Thread: control, after the audio thread has stopped.
+    /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
         for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
-        channels.deinitialize(count: ChannelState.count)
+        channels.deinitialize(count: MIDILimits.channelCount)
         channels.deallocate()
         controllerValues.deallocate()
         keyPressureValues.deallocate()
@@ -204,13 +204,13 @@ struct Sampler {
                                keyRegions: layout.pointee.keyRegions.baseAddress,
                                modulators: layout.pointee.modulators.baseAddress, voiceCount: 0)
         currentBank = free
-        for index in 0..<ChannelState.count { selectPreset(channel: index) }
+        for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         return true
     }
 
     @_noAllocation @_noLocks
     mutating func noteOn(channel: UInt8, key: UInt8, velocity: UInt8) {
-        guard Int(channel) < ChannelState.count, key < 128 else { return }
+        guard Int(channel) < MIDILimits.channelCount, Int(key) < MIDILimits.keyCount else { return }
         guard velocity > 0 else { return noteOff(channel: channel, key: key) }
         noteOnCount += 1
         // Pointers, not copies: in a burst of note-ons, copying the channel state and every region
@@ -222,7 +222,7 @@ struct Sampler {
         guard let samples = slot.pointee.samples, let regions = slot.pointee.regions.baseAddress,
               let modulators = slot.pointee.modulators, let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
               presetIndex < slot.pointee.presets.count else { unmappedNoteCount += 1; return }
-        let keyEntry = presetIndex * 128 + Int(key)
+        let keyEntry = presetIndex * MIDILimits.keyCount + Int(key)
 
         // Same note again on this channel: the old one releases (no doubled, phasing voices).
         var sounding = pool.firstSoundingVoice(channel: channel, key: key)
@@ -261,7 +261,7 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         let state = channels + Int(channel)
         var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
@@ -310,7 +310,7 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         let state = channels + Int(channel)
         let value = min(value, 127)
         state.pointee.setController(controller, value)
@@ -349,21 +349,21 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func programChange(channel: UInt8, program: UInt8) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         channels[Int(channel)].program = min(program, 127)
         selectPreset(channel: Int(channel))
     }
 
     @_noAllocation @_noLocks
     mutating func pitchBend(channel: UInt8, value: UInt16) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         channels[Int(channel)].pitchBend = min(value, 16_383)
         channels[Int(channel)].noteSourceChange()
     }
 
     @_noAllocation @_noLocks
     mutating func channelPressure(channel: UInt8, pressure: UInt8) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         channels[Int(channel)].channelPressure = min(pressure, 127)
         channels[Int(channel)].noteSourceChange()
     }
@@ -374,7 +374,7 @@ struct Sampler {
     /// for channel pressure: the others' come out unchanged.
     @_noAllocation @_noLocks
     mutating func polyPressure(channel: UInt8, key: UInt8, pressure: UInt8) {
-        guard Int(channel) < ChannelState.count, Int(key) < ChannelState.keyCount else { return }
+        guard Int(channel) < MIDILimits.channelCount, Int(key) < MIDILimits.keyCount else { return }
         channels[Int(channel)].keyPressures[Int(key)] = min(pressure, 127)
         channels[Int(channel)].noteSourceChange()
     }
@@ -404,7 +404,7 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func systemReset() {
         allSoundOff(channel: nil)
-        for index in 0..<ChannelState.count {
+        for index in 0..<MIDILimits.channelCount {
             channels[index] = ChannelState(index: UInt8(index), controllers: channels[index].controllers,
                                            keyPressures: channels[index].keyPressures)
             selectPreset(channel: index)
@@ -416,7 +416,7 @@ struct Sampler {
     /// the part's bank is selected: the file sends its own program change after.
     @_noAllocation @_noLocks
     mutating func setRhythmPart(channel: UInt8, isDrum: Bool) {
-        guard Int(channel) < ChannelState.count else { return }
+        guard Int(channel) < MIDILimits.channelCount else { return }
         resetAllControllers(channel: channel)
         channels[Int(channel)].isPercussion = isDrum
         channels[Int(channel)].bankMSB = 0

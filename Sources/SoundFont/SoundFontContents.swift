@@ -1,26 +1,36 @@
 /// What a SoundFont holds, read from its INFO list and its pdta tables without decoding a sample:
 /// for `staccato info` and scripts that ask which presets a font has.
 ///
-/// - Thread: any (a plain value).
+/// - Thread: any. A plain value.
 public struct SoundFontContents: Sendable {
     /// One preset, as `bank:program name`.
     public struct Preset: Sendable, Equatable {
+        /// - Thread: any.
         public let bank: Int
+        /// - Thread: any.
         public let program: Int
+        /// - Thread: any.
         public let name: String
     }
 
+    /// - Thread: any.
     public let info: SoundFontInfo
     /// Sorted by bank, then program (the order the loader installs them).
+    /// - Thread: any.
     public let presets: [Preset]
+    /// - Thread: any.
     public let instrumentCount: Int
+    /// - Thread: any.
     public let sampleCount: Int
     /// How many samples are Ogg Vorbis streams (SF3).
+    /// - Thread: any.
     public let compressedSampleCount: Int
     /// The smpl chunk's size (plus sm24's when it is used), in bytes.
+    /// - Thread: any.
     public let sampleDataBytes: Int
 
     /// "SF3" for a version 3 file, else "SF2".
+    /// - Thread: any.
     public var format: String { info.version.major == 3 ? "SF3" : "SF2" }
 }
 

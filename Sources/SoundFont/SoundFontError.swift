@@ -3,17 +3,22 @@
 ///
 /// A loader either returns a whole `SampleBank` or throws one of these: there is no partial result.
 ///
-/// - Thread: any (a plain value).
+/// - Thread: any. A plain value.
 public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file's name (last path component), or the name given to `load(bytes:name:sampleRate:)`.
+    /// - Thread: any.
     public let file: String
     /// The chunk path the problem was found in, e.g. `RIFF`, `INFO/ifil`, `sdta/smpl`, `pdta/shdr`.
+    /// - Thread: any.
     public let chunk: String
     /// Byte offset from the start of the file of the header, record or field at fault.
+    /// - Thread: any.
     public let offset: Int
     /// What is wrong, in words.
+    /// - Thread: any.
     public let reason: String
 
+    /// - Thread: any.
     public init(file: String, chunk: String, offset: Int, reason: String) {
         self.file = file
         self.chunk = chunk
@@ -30,6 +35,7 @@ public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendabl
 
     /// One line: `<file>: chunk '<chunk>' at byte <offset>: <reason>`, or `<file>: <reason>` for a
     /// problem with the file as a whole.
+    /// - Thread: any.
     public var description: String {
         chunk.isEmpty ? "\(file): \(reason)" : "\(file): chunk '\(chunk)' at byte \(offset): \(reason)"
     }

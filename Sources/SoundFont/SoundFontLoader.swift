@@ -41,6 +41,7 @@ public enum SoundFontLoader {
         /// What initialAttenuation is multiplied by. FluidSynth multiplies it by 0.4, as the EMU8000
         /// and EMU10K1 hardware did, and General MIDI fonts are voiced for that: 100 cB of
         /// initialAttenuation then lowers a note by 4 dB, not the 10 dB the specification says.
+        /// - Thread: any.
         public var attenuationScale: AttenuationScale = .emu
 
         public enum AttenuationScale: Sendable, Equatable {
@@ -62,6 +63,7 @@ public enum SoundFontLoader {
         /// Told the share of the font's sample data decoded so far, 0…1, after each sample (and 1
         /// at the end), one call at a time, on the loading thread or one of the threads decoding an
         /// SF3 with it: for a progress line while a large font loads.
+        /// - Thread: any.
         public var progress: (@Sendable (Double) -> Void)?
 
         /// - Thread: any.

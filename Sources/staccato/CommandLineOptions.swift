@@ -184,6 +184,19 @@ struct ParsedOptions {
         return value
     }
 
+    /// The case of `Choice` whose raw value was given; anything else is a usage error that lists
+    /// every case, in declaration order.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of _: Choice.Type) throws -> Choice
+    where Choice.RawValue == String {
+        let value = try string(name)
+        guard let choice = Choice(rawValue: value) else {
+            let spellings = Choice.allCases.map(\.rawValue)
+            let listed = spellings.dropLast().joined(separator: ", ") + " or " + spellings.last!
+            throw UsageError(description: "--\(name) must be \(listed), got '\(value)'")
+        }
+        return choice
+    }
+
     /// A number within `range`, or else the spec's range.
     func double(_ name: String, in range: ClosedRange<Double>? = nil) throws -> Double {
         let (text, _) = try text(name)

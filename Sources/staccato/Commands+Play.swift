@@ -41,10 +41,8 @@ extension Commands {
         let volume = try options.double("volume")
         let seconds = try options.values["seconds"].map { _ in try options.double("seconds") }
         let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
-        let names = try options.string("names")
-        guard names == "letters" || names == "solfege" else { throw UsageError(description: "--names must be letters or solfege, got '\(names)'") }
-        let release = try options.string("release")
-        guard ["auto", "kitty", "hold"].contains(release) else { throw UsageError(description: "--release must be auto, kitty or hold, got '\(release)'") }
+        let names = try options.choice("names", of: NoteName.Style.self)
+        let release = try options.choice("release", of: KeyboardPiano.ReleaseMode.self)
         let holdSeconds = Double(try options.integer("hold")) / 1_000
 
         // Everything is loaded before anything plays.
@@ -84,7 +82,7 @@ extension Commands {
             }
         }
         return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, kit: kit,
-                                 style: names == "solfege" ? .solfege : .letters, releaseMode: release,
+                                 style: names, releaseMode: release,
                                  holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
 

@@ -32,12 +32,9 @@ extension Commands {
         let rate = try options.integer("rate")
         let voices = try options.integer("voices")
         let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
-        let interpolation = try options.string("interpolation")
-        guard interpolation == "cubic" || interpolation == "linear" else {
-            throw UsageError(description: "--interpolation must be cubic or linear, got '\(interpolation)'")
-        }
+        let interpolation = try options.choice("interpolation", of: SampleInterpolation.self)
         var renderConfiguration = RenderConfiguration(sampleRate: Double(rate), voiceCount: voices,
-                                                      cubicInterpolation: interpolation == "cubic")
+                                                      cubicInterpolation: interpolation == .cubic)
         try DeviceOptions.readSongOptions(options, into: &renderConfiguration)
         let instrumentPath = options.values["samples"] == nil ? try options.soundFontPath() : try options.string("samples")
 
@@ -69,6 +66,14 @@ extension Commands {
         }
         return 0
     }
+}
+
+/// How `render --interpolation` reads between a sample's frames; the raw values are its spellings.
+enum SampleInterpolation: String, CaseIterable {
+    /// Four-point cubic, the default.
+    case cubic
+    /// Two-point linear, to save time.
+    case linear
 }
 
 /// One line on what the output's safety limiter did: nothing, or how much of the render it turned

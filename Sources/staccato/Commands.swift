@@ -49,7 +49,7 @@ enum Commands {
         let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
         let frameCount = Int((seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOn(slot: 0, frequency: Float(frequency), amplitude: 1), at: 0)
-        let fadeFrameCount = Int((Renderer.toneFadeSeconds * Double(configuration.sampleRate)).rounded())
+        let fadeFrameCount = Int((ClickFreeFade.seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOff(slot: 0), at: FrameTime(max(0, frameCount - fadeFrameCount)))
         return try LivePlayback.play(engine, on: stream, frameLimit: frameCount)
     }

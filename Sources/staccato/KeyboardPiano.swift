@@ -11,6 +11,16 @@ import Render
 /// its key is held. Elsewhere a note is released `holdSeconds` after its last press or autorepeat
 /// (a held key autorepeats, which keeps its note sounding). The mode in use is shown on screen.
 final class KeyboardPiano {
+    /// How a note ends; the raw values are the spellings `--release` takes.
+    enum ReleaseMode: String, CaseIterable {
+        /// Whatever the terminal offers: release events where it speaks the kitty protocol, else hold.
+        case auto
+        /// Key-release events (the kitty keyboard protocol): a note lasts as long as its key is held.
+        case kitty
+        /// A note is released `holdSeconds` after its last press or autorepeat.
+        case hold
+    }
+
     enum Instrument: CaseIterable {
         case piano, xylophone, drums
         var name: String {
@@ -20,7 +30,15 @@ final class KeyboardPiano {
             case .drums: "Drums"
             }
         }
-        var channel: UInt8 { self == .drums ? 9 : 0 }
+        var channel: UInt8 { self == .drums ? GeneralMIDI.percussionChannel : 0 }
+        /// The GM program a melodic instrument selects on its channel; drums select a kit, not a program.
+        var program: UInt8? {
+            switch self {
+            case .piano: GeneralMIDI.acousticGrandPianoProgram
+            case .xylophone: GeneralMIDI.xylophoneProgram
+            case .drums: nil
+            }
+        }
     }
 
     private let engine: Engine
@@ -28,7 +46,7 @@ final class KeyboardPiano {
     private let bankName: String
     private let drumPads: DrumPadLabels?
     private let instruments: [Instrument]
-    private let releaseMode: String
+    private let releaseMode: ReleaseMode
     private let holdSeconds: Double
     private var drawing: PianoDrawing
     private var baseKey = 48  // C3: the two rows span C3 to G5
@@ -47,7 +65,7 @@ final class KeyboardPiano {
 
     /// `kit`: the drum kit on channel 10, which adds the drums to the instruments Tab goes through.
     init(engine: Engine, stream: PlaybackStream, bankName: String, kit: DrumKit?, style: NoteName.Style,
-         releaseMode: String, holdSeconds: Double) {
+         releaseMode: ReleaseMode, holdSeconds: Double) {
         self.engine = engine
         self.stream = stream
         self.bankName = bankName
@@ -61,11 +79,15 @@ final class KeyboardPiano {
     func run(frameLimit: Int) throws -> Int32 {
         Terminal.enterRawMode()
         defer { Terminal.restore() }
-        usesReleaseEvents = releaseMode == "kitty" || (releaseMode == "auto" && Terminal.isInteractive && Terminal.supportsKittyKeyboard())
+        usesReleaseEvents = switch releaseMode {
+        case .kitty: true
+        case .hold: false
+        case .auto: Terminal.isInteractive && Terminal.supportsKittyKeyboard()
+        }
         if usesReleaseEvents { Terminal.enableKittyKeyReleases() }
         TerminalSize.watchResizes()
         columns = TerminalSize.columns()
-        engine.send(midi: .programChange(channel: 0, program: 0))
+        engine.send(midi: .programChange(channel: Instrument.piano.channel, program: GeneralMIDI.acousticGrandPianoProgram))
         // No redraw after the stream ends: the summary and any error are printed below the screen.
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick() }
         releaseEverything()
@@ -112,7 +134,7 @@ final class KeyboardPiano {
         case .tab:
             releaseEverything()
             instrument = instruments[(instruments.firstIndex(of: instrument)! + 1) % instruments.count]
-            if instrument != .drums { engine.send(midi: .programChange(channel: 0, program: instrument == .xylophone ? 13 : 0)) }
+            if let program = instrument.program { engine.send(midi: .programChange(channel: instrument.channel, program: program)) }
             needsDrawing = true
         case .backtick:
             drawing.showBlackNames.toggle()

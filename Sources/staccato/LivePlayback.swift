@@ -100,7 +100,7 @@ struct SignalStop {
         engine.releaseAllNotes()
         // The block being rendered may have read the volume already: the next one ramps.
         let period = FrameTime(stream.granted.periodFrameCount)
-        fadeEndFrame = engine.renderedFrameTime + period + FrameTime(0.005 * engine.sampleRate) + 2 * period
+        fadeEndFrame = engine.renderedFrameTime + period + FrameTime(ClickFreeFade.seconds * engine.sampleRate) + 2 * period
         fadeStartedAt = MonotonicClock.seconds()
         return true
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// looks like a hang. Drawn only when standard error is a terminal, so pipes, logs and tests see
 /// no byte of it.
 ///
-/// - Thread: control (the loading thread calls `report`).
+/// - Thread: control. The loading thread calls `report`.
 final class LoadProgressLine: Sendable {
     /// Loads shorter than this show nothing: most fonts load in well under a second.
     static let delay = Duration.seconds(1)

@@ -9,7 +9,7 @@ import Synchronization
 /// the next update draws the live line again below it. When standard output is not a terminal no
 /// byte of the live line is written and messages pass through unchanged.
 ///
-/// - Thread: any (control in practice; a lock orders the writes).
+/// - Thread: any. Control in practice; a lock orders the writes.
 final class StatusLine: Sendable {
     /// Where a write goes.
     enum Stream: Sendable { case output, error }

@@ -183,7 +183,7 @@ final class MIDIStreamParserTests: XCTestCase {
                 switch message {
                 case let .noteOn(channel, key, _): held.insert(Held(channel: channel, key: key))
                 case let .noteOff(channel, key, _): held.remove(Held(channel: channel, key: key))
-                case let .controlChange(channel, controller, _) where controller == 123 || controller == 120:
+                case let .controlChange(channel, controller, _) where [.allNotesOff, .allSoundOff].contains(MIDIController.named(controller)):
                     held = held.filter { $0.channel != channel }
                 default: break
                 }

@@ -252,8 +252,8 @@ final class VoicePoolTests: XCTestCase {
 /// The default modulators and a channel at power-on, for starting a voice outside a sampler.
 final class VoiceStartContext {
     let modulators: UnsafePointer<SamplerModulator>
-    let controllers = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.controllerCount)
-    let keyPressures = UnsafeMutablePointer<UInt8>.allocate(capacity: ChannelState.keyCount)
+    let controllers = UnsafeMutablePointer<UInt8>.allocate(capacity: MIDILimits.controllerCount)
+    let keyPressures = UnsafeMutablePointer<UInt8>.allocate(capacity: MIDILimits.keyCount)
     let state = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
     var channel: UnsafePointer<ChannelState> { UnsafePointer(state) }
 

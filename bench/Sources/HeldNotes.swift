@@ -5,7 +5,7 @@ import Render
 /// in turn, then the next key. The piano's 88 keys come first, then the other keys the font plays:
 /// a key struck again on its channel releases the note already there, so the voice count would fall.
 struct HeldNotes {
-    static let melodicChannels: [UInt8] = (0..<16).filter { $0 != 9 }.map(UInt8.init)
+    static let melodicChannels: [UInt8] = (0..<MIDILimits.channelCount).map(UInt8.init).filter { $0 != GeneralMIDI.percussionChannel }
     static let keyOrder: [UInt8] = Array(21...108) + Array(0...20) + Array(109...127)
 
     /// Voices one note of each key starts (its regions at velocity 100), found by playing the font.

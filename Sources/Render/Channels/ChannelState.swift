@@ -4,18 +4,6 @@ import DSP
 /// read (`SamplerModulator`), and a counter that moves whenever one changes, so a voice re-evaluates
 /// its modulators only then.
 struct ChannelState {
-    static var count: Int {
-        @_noAllocation @_noLocks get { 16 }
-    }
-    /// Continuous controllers a channel keeps, one per MIDI controller number.
-    static var controllerCount: Int {
-        @_noAllocation @_noLocks get { 128 }
-    }
-    /// MIDI keys, 0…127: the polyphonic key pressures a channel keeps, one per key.
-    static var keyCount: Int {
-        @_noAllocation @_noLocks get { 128 }
-    }
-
     var bankMSB: UInt8 = 0
     var bankLSB: UInt8 = 0
     var program: UInt8 = 0
@@ -56,8 +44,8 @@ struct ChannelState {
         isPercussion = index == GeneralMIDI.percussionChannel
         self.controllers = controllers
         self.keyPressures = keyPressures
-        controllers.initialize(repeating: 0, count: Self.controllerCount)
-        keyPressures.initialize(repeating: 0, count: Self.keyCount)
+        controllers.initialize(repeating: 0, count: MIDILimits.controllerCount)
+        keyPressures.initialize(repeating: 0, count: MIDILimits.keyCount)
         // Power-on values (GM; FluidSynth's too): volume 100, pan centre, expression full, reverb 40.
         controllers[MIDIController.volume.index] = 100
         controllers[MIDIController.pan.index] = 64
@@ -93,7 +81,7 @@ struct ChannelState {
         controllers[MIDIController.expression.index] = 127
         pitchBend = 8_192
         channelPressure = 0
-        keyPressures.update(repeating: 0, count: Self.keyCount)
+        keyPressures.update(repeating: 0, count: MIDILimits.keyCount)
         sustainPedal = false
         sostenutoPedal = false
         controllers[MIDIController.sustainPedal.index] = 0

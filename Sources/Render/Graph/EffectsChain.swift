@@ -60,8 +60,8 @@ struct EffectsChain {
         boost = GainStage(decibels: controls.boostDecibels.value, rampFrameCount: smoothing)
         reverb = Reverb(sampleRate: sampleRate, maxFrameCount: maxFrameCount, preset: .mediumRoom,
                         mixPercent: controls.reverbPercent.value)
-        master = SmoothedValue(controls.volume.value, rampFrameCount: Int(sampleRate * 0.005))
-        mute = SmoothedValue(1, rampFrameCount: Int(sampleRate * 0.005))
+        master = SmoothedValue(controls.volume.value, rampFrameCount: Int(sampleRate * ClickFreeFade.seconds))
+        mute = SmoothedValue(1, rampFrameCount: Int(sampleRate * ClickFreeFade.seconds))
         duck = SmoothedValue(1, rampFrameCount: Int(sampleRate * Self.howlDuckSeconds))
         duckReleaseFrameCount = Int(sampleRate * Self.howlReleaseSeconds)
         let ceilingDecibels = Self.limiterCeilingDecibels

@@ -4,28 +4,39 @@ import Lockfree
 /// any time, the audio thread reads them once per block and smooths every change (no zipper noise).
 /// Values outside a knob's documented range are clamped; NaN is ignored.
 ///
-/// - Thread: any, for reading and writing the cells. Built by the renderer's creator on the control
+/// - Thread: any. For reading and writing the cells. Built by the renderer's creator on the control
 ///   thread (not real-time safe: allocates).
 public final class EffectsControls: @unchecked Sendable {
     /// Bass: a low shelf at 150 Hz, −12…+12 dB (microphone input).
+    /// - Thread: any.
     public let bassDecibels = ParameterCell(0, range: -12...12)
     /// Treble: a high shelf at 6 kHz, −12…+12 dB (microphone input).
+    /// - Thread: any.
     public let trebleDecibels = ParameterCell(0, range: -12...12)
     /// Boost: gain on the microphone input after the EQ, −24…+24 dB.
+    /// - Thread: any.
     public let boostDecibels = ParameterCell(0, range: -24...24)
     /// Reverb wet/dry mix, 0 (dry) … 100 % (wet), over everything (microphone and instruments).
+    /// - Thread: any.
     public let reverbPercent = ParameterCell(0, range: 0...100)
     /// Master volume, 0…1, before the safety limiter.
+    /// - Thread: any.
     public let volume: ParameterCell
 
+    /// - Thread: control.
     public init(initialVolume: Float) {
         volume = ParameterCell(initialVolume, range: 0...1)
     }
 
     /// The ranges, for front ends that validate before setting.
+    /// - Thread: any.
     public static var bassRange: ClosedRange<Float> { -12...12 }
+    /// - Thread: any.
     public static var trebleRange: ClosedRange<Float> { -12...12 }
+    /// - Thread: any.
     public static var boostRange: ClosedRange<Float> { -24...24 }
+    /// - Thread: any.
     public static var reverbRange: ClosedRange<Float> { 0...100 }
+    /// - Thread: any.
     public static var volumeRange: ClosedRange<Float> { 0...1 }
 }

@@ -17,9 +17,8 @@ import DSP
 /// A bus whose input has been silent long enough stops costing anything: the reverb after its
 /// tail has died away (`reverbIdleSeconds`), the chorus once its delay line holds only zeros. Both
 /// stop and start again on exact frames, whatever the block size. `fadeOut` (all sound off) fades
-/// both returns out over `fadeSeconds` and empties them, as the voices are faded.
+/// both returns out over `ClickFreeFade.seconds` and empties them, as the voices are faded.
 struct EffectsSends {
-    static var fadeSeconds: Double { SamplerVoice.fadeSeconds }
     /// The decay to −60 dB measured on FluidSynth 2.3's default reverb (room size 0.2).
     static var reverbDecaySeconds: Double { 1.2 }
     /// Silent input for this long leaves the reverb's tail below −120 dB (twice its decay to −60 dB).
@@ -61,7 +60,7 @@ struct EffectsSends {
         fadingLeft.initialize(repeating: 0, count: maxFrameCount)
         fadingRight = .allocate(capacity: maxFrameCount)
         fadingRight.initialize(repeating: 0, count: maxFrameCount)
-        fadeFrameCount = max(1, Int(Self.fadeSeconds * sampleRate))
+        fadeFrameCount = max(1, Int(ClickFreeFade.seconds * sampleRate))
     }
 
     func deallocate() {

@@ -8,11 +8,13 @@ import Synchronization
 /// thread must not block on a slow disk. Size the ring for the longest stall the writer may see
 /// (the default two seconds survives any sane file system).
 ///
-/// - Thread: built on the control thread (allocates). `write` is the audio thread's; `read` is the
+/// - Thread: audio | control. Built on the control thread (allocates). `write` is the audio thread's; `read` is the
 ///   writer thread's; the counters are for anyone.
 public final class OutputTap: @unchecked Sendable {
+    /// - Thread: any.
     public let channelCount: Int
     /// False for the placeholder tap of a renderer nobody records (capacity 0).
+    /// - Thread: any.
     public let isEnabled: Bool
     private var producer: SPSCRing<Float>.Producer
     private var consumer: SPSCRing<Float>.Consumer
@@ -20,6 +22,7 @@ public final class OutputTap: @unchecked Sendable {
     private let writtenFrames = Atomic<Int>(0)
 
     /// A tap holding `capacityFrameCount` frames; 0 makes a disabled tap that records nothing.
+    /// - Thread: control.
     public init(channelCount: Int, capacityFrameCount: Int) {
         self.channelCount = max(1, channelCount)
         isEnabled = capacityFrameCount > 0
@@ -52,7 +55,7 @@ public final class OutputTap: @unchecked Sendable {
     }
 
     /// Moves whole frames out of the ring into `destination` and returns how many frames.
-    /// - Thread: the writer's.
+    /// - Thread: control. The writer's.
     public func read(into destination: UnsafeMutableBufferPointer<Float>) -> Int {
         let wholeFrames = destination.count / channelCount * channelCount
         let samples = consumer.pop(into: UnsafeMutableBufferPointer(rebasing: destination[0..<wholeFrames]))

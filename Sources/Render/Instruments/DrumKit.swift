@@ -7,23 +7,31 @@
 /// until retirement, so a hit never allocates.
 public final class DrumKit: @unchecked Sendable {
     /// Frames of silence after every pad's sample in `samples`.
+    /// - Thread: any.
     public static var guardFrameCount: Int { 8 }
 
     /// One pad: what a note plays.
     public struct Pad: Sendable, BitwiseCopyable, Equatable {
         /// First frame of the pad's sample in `samples` (stereo frames: two floats each).
+        /// - Thread: any.
         public var start: Int
         /// Frames in the sample.
+        /// - Thread: any.
         public var frameCount: Int
         /// Linear gain at full velocity.
+        /// - Thread: any.
         public var gain: Float
         /// Voices that may ring at once; the next hit after that recycles the oldest (round robin).
+        /// - Thread: any.
         public var voiceCount: Int
         /// Pads in the same non-zero group silence each other (a closed hi-hat chokes the open one).
+        /// - Thread: any.
         public var chokeGroup: UInt16
         /// First of this pad's voices in the kit's voice storage (set by `DrumKit.init`).
+        /// - Thread: any.
         public var firstVoice: Int = 0
 
+        /// - Thread: any.
         public init(start: Int, frameCount: Int, gain: Float, voiceCount: Int, chokeGroup: UInt16) {
             self.start = start
             self.frameCount = frameCount
@@ -52,31 +60,46 @@ public final class DrumKit: @unchecked Sendable {
         }
         var head = Playhead()
         var tail = Playhead()
+        /// - Thread: audio.
         @_noAllocation @_noLocks public init() {}
     }
 
+    /// - Thread: any.
     public let name: String
     /// Stereo interleaved samples of every pad, each followed by `guardFrameCount` silent frames.
+    /// - Thread: any.
     public let samples: UnsafeBufferPointer<Float>
+    /// - Thread: any.
     public let pads: UnsafeBufferPointer<Pad>
     /// The pad each MIDI note plays, or -1.
+    /// - Thread: any.
     public let padForNote: UnsafeBufferPointer<Int16>
     /// Names of the pads, parallel to `pads` (control thread only).
+    /// - Thread: any.
     public let padNames: [String]
     /// Each pad's own note (the first of its note set), parallel to `pads` (control thread only).
+    /// - Thread: any.
     public let padNotes: [UInt8]
     /// Voice storage for all pads; the audio thread's while the kit is installed.
+    /// - Thread: any.
     public let voices: UnsafeMutableBufferPointer<Voice>
     /// Where each pad's next hit goes (round robin), parallel to `pads`; the audio thread's.
+    /// - Thread: any.
     public let nextVoice: UnsafeMutableBufferPointer<Int>
     /// The buffers above as plain data for the audio thread, which must not touch the class.
+    /// - Thread: any.
     public let layout: UnsafePointer<Layout>
 
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
+        /// - Thread: any.
         public let samples: UnsafeBufferPointer<Float>
+        /// - Thread: any.
         public let pads: UnsafeBufferPointer<Pad>
+        /// - Thread: any.
         public let padForNote: UnsafeBufferPointer<Int16>
+        /// - Thread: any.
         public let voices: UnsafeMutableBufferPointer<Voice>
+        /// - Thread: any.
         public let nextVoice: UnsafeMutableBufferPointer<Int>
     }
 
@@ -92,6 +115,7 @@ public final class DrumKit: @unchecked Sendable {
     /// - Parameters:
     ///   - noteSets: the MIDI notes each pad answers to, parallel to `pads` (a kick on 35 and 36);
     ///     no note may belong to two pads.
+    /// - Thread: control.
     public init(name: String, samples: [Float], pads: [Pad], noteSets: [[UInt8]], padNames: [String]) {
         precondition(pads.count == noteSets.count && pads.count == padNames.count)
         var placed = pads
@@ -104,7 +128,7 @@ public final class DrumKit: @unchecked Sendable {
             placed[index].firstVoice = voiceTotal
             voiceTotal += placed[index].voiceCount
             for note in noteSets[index] {
-                precondition(note < 128 && table[Int(note)] < 0, "a note belongs to two pads")
+                precondition(Int(note) < MIDILimits.keyCount && table[Int(note)] < 0, "a note belongs to two pads")
                 table[Int(note)] = Int16(index)
             }
         }

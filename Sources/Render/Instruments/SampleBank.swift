@@ -9,16 +9,22 @@
 public final class SampleBank: @unchecked Sendable {
     /// Frames of silence kept before and after every sample in `samples`, so 4-point interpolation
     /// never reads outside the pool.
+    /// - Thread: any.
     public static var guardFrameCount: Int { 8 }
 
     /// A preset: what a bank-select/program-change pair picks.
     public struct Preset: Sendable, BitwiseCopyable, Equatable {
         /// MIDI bank (SF2 bank; 128 is the percussion bank).
+        /// - Thread: any.
         public var bank: UInt16
+        /// - Thread: any.
         public var program: UInt8
         /// First region in `regions`, and how many belong to this preset.
+        /// - Thread: any.
         public var firstRegion: Int
+        /// - Thread: any.
         public var regionCount: Int
+        /// - Thread: any.
         public init(bank: UInt16, program: UInt8, firstRegion: Int, regionCount: Int) {
             self.bank = bank
             self.program = program
@@ -27,6 +33,7 @@ public final class SampleBank: @unchecked Sendable {
         }
 
         /// The SF2 bank of drum kits: what GM's percussion channel plays.
+        /// - Thread: any.
         public static var percussionBank: UInt16 {
             @_noAllocation @_noLocks get { 128 }
         }
@@ -64,10 +71,14 @@ public final class SampleBank: @unchecked Sendable {
     }
 
     /// Where the bank came from, for messages.
+    /// - Thread: any.
     public let name: String
     /// Mono samples, every sample surrounded by `guardFrameCount` zero frames.
+    /// - Thread: any.
     public let samples: SamplePool
+    /// - Thread: any.
     public let regions: UnsafeBufferPointer<SamplerRegion>
+    /// - Thread: any.
     public let presets: UnsafeBufferPointer<Preset>
     /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
     /// of `keyRegions` are the preset's regions whose key range holds `k` (ascending): a note-on
@@ -76,24 +87,35 @@ public final class SampleBank: @unchecked Sendable {
     /// `keyRegions[2 * e]` the region's index and `keyRegions[2 * e + 1]` its velocity range
     /// (`Layout.velocityRange(low:high:)`), so that of a key's velocity layers (18 regions a key in the
     /// shipped piano) only those the note plays are read.
+    /// - Thread: any.
     public let keyRegionStarts: UnsafeBufferPointer<Int32>
+    /// - Thread: any.
     public let keyRegions: UnsafeBufferPointer<Int32>
     /// Every region's resolved modulators, each region holding a range of it; the table begins with
     /// `SamplerModulator.defaults`, the range a region has by default.
+    /// - Thread: any.
     public let modulators: UnsafeBufferPointer<SamplerModulator>
     /// Names of the presets, parallel to `presets` (control thread only).
+    /// - Thread: any.
     public let presetNames: [String]
     /// The buffers above as plain data, for the audio thread, which must not touch the class
     /// itself (that would mean metadata and reference counting). Lives as long as the bank.
+    /// - Thread: any.
     public let layout: UnsafePointer<Layout>
 
     /// Where a bank's data is, as trivially copyable pointers.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
+        /// - Thread: any.
         public let samples: SampleFrames
+        /// - Thread: any.
         public let regions: UnsafeBufferPointer<SamplerRegion>
+        /// - Thread: any.
         public let presets: UnsafeBufferPointer<Preset>
+        /// - Thread: any.
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
+        /// - Thread: any.
         public let keyRegions: UnsafeBufferPointer<Int32>
+        /// - Thread: any.
         public let modulators: UnsafeBufferPointer<SamplerModulator>
 
         /// A velocity range as `keyRegions` holds it: the low velocity, then the high one a byte up.
@@ -167,16 +189,16 @@ public final class SampleBank: @unchecked Sendable {
         var entryCount = 0
         for preset in presets {
             for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
-                where regions[index].lowKey <= regions[index].highKey && regions[index].lowKey < 128 {
+                where regions[index].lowKey <= regions[index].highKey && Int(regions[index].lowKey) < MIDILimits.keyCount {
                 entryCount += Int(min(regions[index].highKey, 127)) - Int(regions[index].lowKey) + 1
             }
         }
-        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: presets.count * 128 + 1)
+        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: presets.count * MIDILimits.keyCount + 1)
         let keyRegions = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, 2 * entryCount))
         var entry = 0
         for (presetIndex, preset) in presets.enumerated() {
-            for key in 0..<128 {
-                starts[presetIndex * 128 + key] = Int32(entry)
+            for key in 0..<MIDILimits.keyCount {
+                starts[presetIndex * MIDILimits.keyCount + key] = Int32(entry)
                 for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount
                     where Int(regions[index].lowKey) <= key && key <= Int(regions[index].highKey) {
                     keyRegions[2 * entry] = Int32(index)
@@ -186,7 +208,7 @@ public final class SampleBank: @unchecked Sendable {
             }
         }
         precondition(entry == entryCount)
-        starts[presets.count * 128] = Int32(entry)
+        starts[presets.count * MIDILimits.keyCount] = Int32(entry)
         keyRegionStarts = UnsafeBufferPointer(starts)
         self.keyRegions = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
         self.presetNames = presetNames

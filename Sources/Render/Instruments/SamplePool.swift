@@ -4,7 +4,9 @@ import DSP
 /// data (no reference counting on the audio thread). Valid while the bank that owns the pool lives.
 public struct SampleFrames: @unchecked Sendable, BitwiseCopyable {
     /// The first frame of the pool.
+    /// - Thread: any.
     public let base: UnsafeRawPointer
+    /// - Thread: any.
     public let encoding: SampleEncoding
 
     /// - Thread: any.
@@ -42,10 +44,13 @@ public struct SampleFrames: @unchecked Sendable, BitwiseCopyable {
 /// (`SampleEncoding`). A loader allocates and fills it on the control thread, then hands it to
 /// `SampleBank`, which owns it from then on and frees it with the bank.
 public struct SamplePool: @unchecked Sendable {
+    /// - Thread: any.
     public let encoding: SampleEncoding
+    /// - Thread: any.
     public let frameCount: Int
     /// The frames: `frameCount × encoding.bytesPerFrame` bytes (at least one byte is allocated, so
     /// the address is always valid to free).
+    /// - Thread: any.
     public let storage: UnsafeMutableRawPointer
 
     /// An uninitialized pool of `frameCount` frames: the caller writes every frame before a bank
@@ -82,14 +87,14 @@ public struct SamplePool: @unchecked Sendable {
     }
 
     /// The frames of an `.int16` pool.
-    /// - Thread: control (while loading; a bank's pool is read-only).
+    /// - Thread: control. While loading; a bank's pool is read-only.
     public var words: UnsafeMutableBufferPointer<Int16> {
         precondition(encoding == .int16, "not a 16-bit pool")
         return UnsafeMutableBufferPointer(start: storage.assumingMemoryBound(to: Int16.self), count: frameCount)
     }
 
     /// The frames of a `.float32` pool.
-    /// - Thread: control (while loading; a bank's pool is read-only).
+    /// - Thread: control. While loading; a bank's pool is read-only.
     public var floats: UnsafeMutableBufferPointer<Float> {
         precondition(encoding == .float32, "not a Float pool")
         return UnsafeMutableBufferPointer(start: storage.assumingMemoryBound(to: Float.self), count: frameCount)

@@ -7,13 +7,18 @@ import DSP
 /// built on the control thread; a voice evaluates its region's list at note-on and again only when
 /// a controller of its channel changes. Plain data, trivially copyable.
 public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
+    /// - Thread: any.
     public var source: ModulatorSource
+    /// - Thread: any.
     public var destination: ModulatorDestination
     /// The full-scale change of the destination, in its SF2 unit (cB, cents, 0.1 %, timecents).
+    /// - Thread: any.
     public var amount: Float
     /// Multiplies the amount (SF2 sfModAmtSrcOper); `.none` reads as 1.
+    /// - Thread: any.
     public var amountSource: ModulatorSource
     /// SF2 sfModTransOper 2: the output's absolute value. 0 (linear) is the only other transform.
+    /// - Thread: any.
     public var absoluteValue: Bool
 
     /// - Thread: any.
@@ -84,16 +89,23 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
 /// on, and the voice's channel.
 /// - Thread: audio | control.
 public struct ModulatorSourceValues {
+    /// - Thread: audio | control.
     public var key: UInt8
+    /// - Thread: audio | control.
     public var velocity: UInt8
     /// 128 continuous-controller values, 0…127.
+    /// - Thread: audio | control.
     public var controllers: UnsafePointer<UInt8>
     /// The polyphonic key pressure of the key the note was played on.
+    /// - Thread: audio | control.
     public var keyPressure: UInt8
+    /// - Thread: audio | control.
     public var channelPressure: UInt8
     /// 0…16383, centre 8192.
+    /// - Thread: audio | control.
     public var pitchBend: UInt16
     /// RPN 0, in semitones.
+    /// - Thread: audio | control.
     public var pitchBendRangeSemitones: Float
 
     /// - Thread: any.
@@ -114,6 +126,7 @@ public struct ModulatorSourceValues {
 /// the CC flag, bit 8 the direction, bit 9 the polarity, bits 10–15 the curve type. Kept in that
 /// encoding, so a font's modulators compare with the defaults bit for bit.
 public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
+    /// - Thread: any.
     public let rawValue: UInt16
 
     /// The SF2 general controllers (index with the CC flag clear, §8.2.1).
@@ -128,6 +141,7 @@ public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
     }
 
     /// The value "no controller": reads as 1 (SF2 §8.2.1), not as a switch-off.
+    /// - Thread: any.
     public static let none = ModulatorSource(rawValue: 0)
 
     /// The raw value as stored in a font.
@@ -150,19 +164,24 @@ public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
         rawValue = index | (isController ? 0x80 : 0) | (negative ? 0x100 : 0) | (bipolar ? 0x200 : 0) | curve.rawValue << 10
     }
 
+    /// - Thread: any.
     public var index: UInt16 {
         @_noAllocation @_noLocks get { rawValue & 0x7F }
     }
+    /// - Thread: any.
     public var isController: Bool {
         @_noAllocation @_noLocks get { rawValue & 0x80 != 0 }
     }
+    /// - Thread: any.
     public var isNegative: Bool {
         @_noAllocation @_noLocks get { rawValue & 0x100 != 0 }
     }
+    /// - Thread: any.
     public var isBipolar: Bool {
         @_noAllocation @_noLocks get { rawValue & 0x200 != 0 }
     }
     /// The curve type, bits 10–15 (0–3 are defined).
+    /// - Thread: any.
     public var curveType: UInt16 {
         @_noAllocation @_noLocks get { rawValue >> 10 }
     }

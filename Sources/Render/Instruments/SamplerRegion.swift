@@ -7,83 +7,118 @@ import DSP
 /// Plain data, trivially copyable; lives in a `SampleBank`'s region table.
 public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     // MARK: Selection
+    /// - Thread: any.
     public var lowKey: UInt8 = 0
+    /// - Thread: any.
     public var highKey: UInt8 = 127
+    /// - Thread: any.
     public var lowVelocity: UInt8 = 0
+    /// - Thread: any.
     public var highVelocity: UInt8 = 127
 
     // MARK: Sample (indices into `SampleBank.samples`, in frames of the bank's mono pool)
     /// First frame played.
+    /// - Thread: any.
     public var start: Int = 0
     /// One past the last frame played (without a loop).
+    /// - Thread: any.
     public var end: Int = 0
     /// First frame of the loop.
+    /// - Thread: any.
     public var loopStart: Int = 0
     /// One past the last frame of the loop: the frame after `loopEnd - 1` is `loopStart`.
+    /// - Thread: any.
     public var loopEnd: Int = 0
+    /// - Thread: any.
     public var loopMode: LoopMode = .none
     /// The rate the sample was recorded at, in frames per second.
+    /// - Thread: any.
     public var sampleRate: Double = 48_000
 
     // MARK: Pitch
     /// The key at which the sample plays at its recorded pitch (SF2 overridingRootKey or the
     /// sample's original pitch).
+    /// - Thread: any.
     public var rootKey: Double = 60
     /// Cents of pitch change per key away from `rootKey` (SF2 scaleTuning; 100 is normal).
+    /// - Thread: any.
     public var centsPerKey: Double = 100
     /// Fixed transposition in cents: coarse tune × 100 + fine tune + the sample's pitch correction.
+    /// - Thread: any.
     public var tuneCents: Double = 0
 
     // MARK: Level and placement
     /// Initial attenuation in centibels (0 = full level): for a SoundFont, its initialAttenuation
     /// as the loader scales it (`SoundFontLoader.Options.attenuationScale`). It may lie outside
     /// 0…1440: a voice clamps it to that range only after its modulators add to it.
+    /// - Thread: any.
     public var attenuationCentibels: Float = 0
     /// -1 (left) … +1 (right); SF2 pan -500…500 maps to -1…1.
+    /// - Thread: any.
     public var pan: Float = 0
     /// 0…1 of the voice sent to the reverb (SF2 reverbEffectsSend / 1000).
+    /// - Thread: any.
     public var reverbSend: Float = 0
     /// 0…1 sent to the chorus (SF2 chorusEffectsSend / 1000).
+    /// - Thread: any.
     public var chorusSend: Float = 0
     /// Voices with the same non-zero class in the same preset cut each other off (hi-hat pairs).
+    /// - Thread: any.
     public var exclusiveClass: UInt16 = 0
     /// SF2 keynum: the key this zone always plays as (for pitch and key scaling), or -1.
+    /// - Thread: any.
     public var fixedKey: Int16 = -1
     /// SF2 velocity: the velocity this zone always plays with (for level and filter), or -1.
+    /// - Thread: any.
     public var fixedVelocity: Int16 = -1
 
     // MARK: Envelopes and modulation
+    /// - Thread: any.
     public var volumeEnvelope = Envelope()
+    /// - Thread: any.
     public var modulationEnvelope = Envelope()
     /// Pitch swing of the modulation envelope at its peak, in cents.
+    /// - Thread: any.
     public var modulationEnvelopeToPitchCents: Float = 0
     /// Filter cutoff swing of the modulation envelope at its peak, in cents.
+    /// - Thread: any.
     public var modulationEnvelopeToCutoffCents: Float = 0
+    /// - Thread: any.
     public var modulationLFO = LFO()
     /// Filter cutoff swing of the modulation LFO, ± cents.
+    /// - Thread: any.
     public var modulationLFOToCutoffCents: Float = 0
     /// Volume swing of the modulation LFO, ± centibels.
+    /// - Thread: any.
     public var modulationLFOToVolumeCentibels: Float = 0
     /// Pitch swing of the modulation LFO, ± cents.
+    /// - Thread: any.
     public var modulationLFOToPitchCents: Float = 0
+    /// - Thread: any.
     public var vibratoLFO = LFO()
     /// Pitch swing of the vibrato LFO, ± cents.
+    /// - Thread: any.
     public var vibratoLFOToPitchCents: Float = 0
 
     // MARK: Filter
     /// Low-pass cutoff as absolute cents (8.176 Hz × 2^(cents/1200)); 13500 (≈ 20 kHz) and above
     /// means the filter is open.
+    /// - Thread: any.
     public var filterCutoffCents: Float = 13_500
     /// Resonance in centibels above DC gain (SF2 initialFilterQ, 0…960).
+    /// - Thread: any.
     public var filterResonanceCentibels: Float = 0
 
     // MARK: Modulators
     /// The region's modulators: entries `firstModulator ..< firstModulator + modulatorCount` of its
     /// bank's `modulators` table. By default the SF2 default modulators, which every bank's table
     /// begins with.
+    /// - Thread: any.
     public var firstModulator: Int32 = 0
+    /// - Thread: any.
     public var modulatorCount: Int32 = Int32(SamplerModulator.defaults.count)
 
+    /// - Thread: any.
     public init() {}
 
     /// Loop behaviour (SF2 sampleModes 0, 1, 3).
@@ -98,24 +133,34 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
 
     /// A DAHDSR envelope in seconds and a linear sustain level, with SF2's key scaling.
     public struct Envelope: Sendable, BitwiseCopyable, Equatable {
+        /// - Thread: any.
         public var delay: Double = 0
+        /// - Thread: any.
         public var attack: Double = 0
+        /// - Thread: any.
         public var hold: Double = 0
+        /// - Thread: any.
         public var decay: Double = 0
         /// Level held after the decay: for the volume envelope, linear amplitude 0…1
         /// (10^(−sustainCentibels/200)); for the modulation envelope, 0…1 of the peak.
+        /// - Thread: any.
         public var sustainLevel: Double = 1
+        /// - Thread: any.
         public var release: Double = 0
         /// Timecents per key above 60 added to hold and decay (SF2 keynumToHold, keynumToDecay):
         /// hold × 2^((60 − key) × holdKeyScaling / 1200).
+        /// - Thread: any.
         public var holdKeyScalingTimecents: Double = 0
+        /// - Thread: any.
         public var decayKeyScalingTimecents: Double = 0
+        /// - Thread: any.
         public init() {}
 
         /// The hold and decay times for `key`, key scaling applied.
         /// - Thread: audio | control.
         @inlinable @_noAllocation @_noLocks
         public func hold(key: UInt8) -> Double { Self.scale(hold, timecentsPerKey: holdKeyScalingTimecents, key: key) }
+        /// - Thread: any.
         @inlinable @_noAllocation @_noLocks
         public func decay(key: UInt8) -> Double { Self.scale(decay, timecentsPerKey: decayKeyScalingTimecents, key: key) }
 
@@ -129,13 +174,17 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
 
     /// A triangle LFO: silent for `delay` seconds, then `frequency` Hz.
     public struct LFO: Sendable, BitwiseCopyable, Equatable {
+        /// - Thread: any.
         public var delay: Double = 0
+        /// - Thread: any.
         public var frequency: Double = 8.176
+        /// - Thread: any.
         public init() {}
     }
 
     /// True when `key` and `velocity` fall inside this region's ranges. Always inlined: called on a
     /// region in place, a call copied the whole region first, for every region a note-on tests.
+    /// - Thread: any.
     @inlinable @inline(__always) @_noAllocation @_noLocks
     public func contains(key: UInt8, velocity: UInt8) -> Bool {
         key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity

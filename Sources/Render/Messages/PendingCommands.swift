@@ -9,7 +9,7 @@
 /// A heap does not keep the order of equal keys by itself, so each entry carries a sequence number
 /// taken as it enters (the ring's order, which is the order sent).
 ///
-/// - Thread: audio: the renderer's, once built on the control thread.
+/// - Thread: audio. The renderer's, once built on the control thread.
 struct PendingCommands {
     /// A command with its place in the order: the frame it is due at, then the sequence number.
     struct Entry {

@@ -12,9 +12,11 @@ import DSP
 /// Commands may be sent in any order: the renderer applies them in frame order, those for the
 /// same frame in the order sent (`Renderer.applyCommands`).
 ///
-/// - Thread: any: made on the control thread, read on the audio thread.
+/// - Thread: any. Made on the control thread, read on the audio thread.
 public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
+    /// - Thread: any.
     public var frameTime: FrameTime
+    /// - Thread: any.
     public var action: Action
 
     /// - Thread: any.

@@ -12,10 +12,6 @@ struct DrumPlayer {
     static var kitSlotCount: Int {
         @_noAllocation @_noLocks get { 4 }
     }
-    /// Recycle and choke fade: 5 ms, long enough not to click, short enough to feel immediate.
-    static var fadeSeconds: Double {
-        @_noAllocation @_noLocks get { 0.005 }
-    }
 
     struct KitSlot {
         var handle: RetainedObject? = nil
@@ -44,11 +40,11 @@ struct DrumPlayer {
     init(sampleRate: Double) {
         kits = .allocate(capacity: Self.kitSlotCount)
         kits.initialize(repeating: KitSlot(), count: Self.kitSlotCount)
-        fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
+        fadeStep = -Float(1 / (ClickFreeFade.seconds * sampleRate))
     }
 
     /// Frees the slots and hands every kit still held to `release`.
-    /// - Thread: control, after the audio thread has stopped.
+    /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
         for index in 0..<Self.kitSlotCount { if let handle = kits[index].handle { release(handle) } }
         kits.deinitialize(count: Self.kitSlotCount)
@@ -85,7 +81,7 @@ struct DrumPlayer {
     /// Plays `note` at `velocity` on the current kit. Returns false when no pad plays the note.
     @_noAllocation @_noLocks
     mutating func hit(note: UInt8, velocity: UInt8) -> Bool {
-        guard currentKit >= 0, note < 128 else { return false }
+        guard currentKit >= 0, Int(note) < MIDILimits.keyCount else { return false }
         let kit = kits[currentKit]
         let padIndex = Int(kit.padForNote[Int(note)])
         guard padIndex >= 0 else { unmappedHitCount += 1; return false }

@@ -12,9 +12,10 @@ struct SamplerVoice {
     static var controlBlockFrameCount: Int {
         @_noAllocation @_noLocks get { 64 }
     }
-    /// Fade used when a voice is stolen or all sound is stopped: 5 ms, long enough not to click.
+    /// Fade used when a voice is stolen or all sound is stopped. The renderer's song-gain ramp
+    /// reads it under this name.
     static var fadeSeconds: Double {
-        @_noAllocation @_noLocks get { 0.005 }
+        @_noAllocation @_noLocks get { ClickFreeFade.seconds }
     }
 
     enum Interpolation: UInt8 {
@@ -258,11 +259,11 @@ struct SamplerVoice {
         if releaseEndsLoop { isLooping = false }
     }
 
-    /// Fades to silence over `fadeSeconds` and ends: for stolen voices and all-sound-off.
+    /// Fades to silence over `ClickFreeFade.seconds` and ends: for stolen voices and all-sound-off.
     @_noAllocation @_noLocks
     mutating func fadeOut(sampleRate: Double) {
         isReleased = true
-        fadeStep = -Float(1 / (Self.fadeSeconds * sampleRate))
+        fadeStep = -Float(1 / (ClickFreeFade.seconds * sampleRate))
     }
 
     /// The result of a voice's control-rate update for one block: whether it is still reading its

@@ -4,8 +4,8 @@ import DSP
 /// never clicks. Storage is allocated once by `init`; rendering only reads and writes it.
 struct ToneBank {
     static var slotCount: Int { 16 }
-    /// 5 ms: long enough that the fade has no audible spectrum of its own, short enough to feel instant.
-    static var fadeSeconds: Double { 0.005 }
+    /// The tone's fade in and out. `Renderer.toneFadeSeconds` publishes it under this name.
+    static var fadeSeconds: Double { ClickFreeFade.seconds }
 
     struct Voice {
         var oscillator = SineOscillator()
@@ -19,7 +19,7 @@ struct ToneBank {
     init(sampleRate: Double) {
         self.sampleRate = sampleRate
         voices = .allocate(capacity: Self.slotCount)
-        let fadeFrameCount = Int((Self.fadeSeconds * sampleRate).rounded())
+        let fadeFrameCount = Int((ClickFreeFade.seconds * sampleRate).rounded())
         voices.initialize(repeating: Voice(amplitude: SmoothedValue(0, rampFrameCount: fadeFrameCount)),
                           count: Self.slotCount)
     }

@@ -41,7 +41,7 @@ struct VoicePool {
     /// The chain each voice is linked into (`chainIndex`), or -1.
     let chainOfVoice: UnsafeMutablePointer<Int32>
     static var chainCount: Int {
-        @_noAllocation @_noLocks get { ChannelState.count * 128 }
+        @_noAllocation @_noLocks get { MIDILimits.channelCount * MIDILimits.keyCount }
     }
 
     /// Where the search for a free fade slot starts: slots are taken in turn, so the next is usually free.
@@ -256,7 +256,7 @@ struct VoicePool {
     /// The chain of `key` on `channel`; -1 for a channel or key no voice can play.
     @_noAllocation @_noLocks
     static func chainIndex(channel: UInt8, key: UInt8) -> Int {
-        Int(channel) < ChannelState.count && key < 128 ? Int(channel) << 7 | Int(key) : -1
+        Int(channel) < MIDILimits.channelCount && Int(key) < MIDILimits.keyCount ? Int(channel) * MIDILimits.keyCount + Int(key) : -1
     }
 
     /// An active, unreleased voice playing `key` on `channel`; `capacity` when none. The others follow
