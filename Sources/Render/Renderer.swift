@@ -102,7 +102,7 @@ public final class Renderer: @unchecked Sendable {
         songRight = .allocate(capacity: configuration.maxFrameCount)
         songRight.initialize(repeating: 0, count: configuration.maxFrameCount)
         songGain = decibelsToAmplitude(configuration.songGainDecibels)
-        songVolume = SmoothedValue(songGain, rampFrameCount: Int(SamplerVoice.fadeSeconds * configuration.sampleRate))
+        songVolume = SmoothedValue(songGain, rampFrameCount: Int(ClickFreeFade.seconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
         mixLeft = .allocate(capacity: configuration.maxFrameCount)
         mixLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
@@ -127,11 +127,6 @@ public final class Renderer: @unchecked Sendable {
         chain.deallocate()
         sends.deallocate()
     }
-
-    /// How long the test tone fades in and out: a tone stopped this long before a deadline is
-    /// silent by then.
-    /// - Thread: any.
-    public static var toneFadeSeconds: Double { ToneBank.fadeSeconds }
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
     /// - Thread: any.

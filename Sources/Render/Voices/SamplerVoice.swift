@@ -12,11 +12,6 @@ struct SamplerVoice {
     static var controlBlockFrameCount: Int {
         @_noAllocation @_noLocks get { 64 }
     }
-    /// Fade used when a voice is stolen or all sound is stopped. The renderer's song-gain ramp
-    /// reads it under this name.
-    static var fadeSeconds: Double {
-        @_noAllocation @_noLocks get { ClickFreeFade.seconds }
-    }
 
     enum Interpolation: UInt8 {
         case linear, cubic

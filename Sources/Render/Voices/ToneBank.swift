@@ -4,8 +4,6 @@ import DSP
 /// never clicks. Storage is allocated once by `init`; rendering only reads and writes it.
 struct ToneBank {
     static var slotCount: Int { 16 }
-    /// The tone's fade in and out. `Renderer.toneFadeSeconds` publishes it under this name.
-    static var fadeSeconds: Double { ClickFreeFade.seconds }
 
     struct Voice {
         var oscillator = SineOscillator()
