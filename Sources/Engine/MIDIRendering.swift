@@ -10,16 +10,21 @@ public struct MIDIRenderOptions: Sendable {
     /// Frames per render call: the same blocks a device with this period would ask for.
     /// - Thread: any.
     public var blockFrameCount = 64
-    /// After the song's end (`MIDISequencer.endFrame`), render on until every voice has ended and
-    /// the effects' tails have died below `tailFloor`, but at most this long.
+    /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
+    /// kit's too) has ended and the effects' tails have died below `tailFloor`, but at most this
+    /// long: long enough for a crash cymbal (8.5 s in the shipped kit), short enough that a note
+    /// the file never releases does not run on for ever.
     /// - Thread: any.
-    public var maximumTailSeconds = 5.0
+    public var maximumTailSeconds = MIDIRenderOptions.defaultMaximumTailSeconds
+    /// The default `maximumTailSeconds`.
+    /// - Thread: any.
+    public static let defaultMaximumTailSeconds = 30.0
     /// −80 dBFS: where a reverb tail is taken to have ended.
     /// - Thread: any.
     public static let tailFloor: Float = 1e-4
 
     /// - Thread: any.
-    public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = 5) {
+    public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = MIDIRenderOptions.defaultMaximumTailSeconds) {
         self.program = program
         self.blockFrameCount = blockFrameCount
         self.maximumTailSeconds = maximumTailSeconds
@@ -70,7 +75,7 @@ extension Engine {
             peak = max(peak, blockPeak)
             try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
             if sequencer.isFinished && rendered > sequencer.endFrame
-                && ((renderer.statistics.activeVoices == 0 && blockPeak < MIDIRenderOptions.tailFloor) || rendered >= tailLimit) { break }
+                && (renderer.statistics.hasFallenSilent(outputPeak: blockPeak) || rendered >= tailLimit) { break }
         }
         return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,
@@ -88,5 +93,15 @@ extension Engine {
         let summary = try render(file, options: options) { try writer.write($0) }
         try writer.close()
         return summary
+    }
+}
+
+extension RenderStatistics {
+    /// True once nothing sounds: no sampler voice and no drum voice is left, and the output, effects
+    /// tails included, peaks below `MIDIRenderOptions.tailFloor`. Where a song that has ended is
+    /// done, offline and live alike.
+    /// - Thread: any.
+    public func hasFallenSilent(outputPeak: Float) -> Bool {
+        activeVoices == 0 && activeDrumVoices == 0 && outputPeak < MIDIRenderOptions.tailFloor
     }
 }

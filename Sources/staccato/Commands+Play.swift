@@ -107,8 +107,7 @@ extension Commands {
             // the effects' tails died away.
             let statistics = engine.renderer.statistics
             if sequencer.isFinished, now > lookahead + sequencer.endFrame,
-               (statistics.activeVoices == 0 && statistics.activeDrumVoices == 0
-                && engine.renderer.takePeaks().output < MIDIRenderOptions.tailFloor) || now >= tailLimit {
+               statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output) || now >= tailLimit {
                 stream.stop()
             }
             let clock = MonotonicClock.seconds()

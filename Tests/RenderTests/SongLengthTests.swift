@@ -1,3 +1,4 @@
+import DrumKitLoader
 import Engine
 import MIDI
 import Render
@@ -28,5 +29,30 @@ final class SongLengthTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(summary.frameCount, 5 * 48_000)
         XCTAssertLessThanOrEqual(summary.frameCount, 5 * 48_000 + 64)
         XCTAssertEqual(summary.statistics.noteOns, 1)
+    }
+
+    /// A crash cymbal struck under a short note rings 8.5 s; its last second is quieter than the
+    /// −80 dB a reverb tail is taken to have ended at. The render runs until the cymbal's voice has
+    /// played its sample to the end, not to the first quiet block: the file holds the whole decay,
+    /// not a tail cut off with a step.
+    func testARenderHoldsTheDrumKitsWholeDecay() throws {
+        let kit = try DrumKitLoader.load(manifest: CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/kit.json").path,
+                                         sampleRate: rate)
+        let crash = try XCTUnwrap(kit.padNotes.firstIndex(of: 49))
+        let decayFrames = kit.pads[Int(kit.padForNote[49])].frameCount
+        XCTAssertEqual(kit.padNames[crash], "crash")
+        XCTAssertGreaterThan(decayFrames, 8 * 48_000, "the shipped crash rings over 8 s")
+        let hit = SMF.noteOn(channel: 9, key: 49, velocity: 127) + SMF.noteOn(delta: 48, channel: 9, key: 49, velocity: 0)
+        let file = try MIDIFile.parse(SMF.file(tracks: [hit + SMF.endOfTrack]), name: "crash.mid")
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, outputLimiter: false)))
+        XCTAssertTrue(engine.install(SyntheticBank.sine()))
+        XCTAssertTrue(engine.install(kit))
+        var last: [Float] = []
+        let summary = engine.render(file) { last = Array($0) }
+        XCTAssertEqual(summary.statistics.drumHits, 1)
+        XCTAssertGreaterThanOrEqual(summary.frameCount, decayFrames, "the render ends after the cymbal's decay")
+        XCTAssertLessThanOrEqual(summary.frameCount, decayFrames + 48_000, "and not long after it")
+        XCTAssertEqual(summary.statistics.activeDrumVoices, 0)
+        XCTAssertLessThan(last.map(abs).max() ?? 1, MIDIRenderOptions.tailFloor, "the last block is silent")
     }
 }
