@@ -58,8 +58,9 @@ public enum AudioFileReader {
     /// a lossy decoder's output can overshoot it and the file's integer original never did; a
     /// decoder's integer conversion would wrap such a peak round to the opposite sign instead.
     /// - Parameters:
-    ///   - encoding: how `target` stores frames: 16-bit words (full scale 32767, as libsndfile
-    ///     scales them when it writes and FluidSynth when it reads) or Floats (full scale 1).
+    ///   - wordsNotFloats: how `target` stores frames: 16-bit words (full scale 32767, as
+    ///     libsndfile scales them when it writes and FluidSynth when it reads), else Floats (full
+    ///     scale 1).
     ///   - name: stands for the data in errors.
     /// - Throws: `AudioFileError` naming `name` when libsndfile cannot open or fully decode the
     ///   data, or it is not mono, or its length is not `frameCount`.

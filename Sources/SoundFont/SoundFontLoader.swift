@@ -326,18 +326,20 @@ public enum SoundFontLoader {
         guard !indices.isEmpty else { return }
         let shared = SharedDecoding(progress: progress)
         let threadCount = min(indices.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let job = DecodingJob(indices: indices, hydra: hydra, file: file, streams: streams, pool: pool, slots: slots)
+        let job = DecodingJob(hydra: hydra, file: file, streams: streams, pool: pool, slots: slots)
         DispatchQueue.concurrentPerform(iterations: threadCount) { _ in
             while true {
                 let next = shared.nextJob.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard next < indices.count, !shared.failed.load(ordering: .relaxed) else { return }
+                // A sample before the first failure so far is still decoded: it may fail first.
+                guard next < indices.count, next < shared.firstFailure.load(ordering: .relaxed) else { return }
                 do throws(SoundFontError) {
                     let byteCount = try job.decode(indices[next])
                     shared.state.withLock { $0.progress.advance(byteCount) }
                 } catch {
-                    shared.failed.store(true, ordering: .relaxed)
                     shared.state.withLock { state in
-                        if state.failure.map({ $0.order > next }) ?? true { state.failure = (next, error) }
+                        guard state.failure.map({ $0.order > next }) ?? true else { return }
+                        state.failure = (next, error)
+                        shared.firstFailure.store(next, ordering: .relaxed)
                     }
                     return
                 }
@@ -348,15 +350,15 @@ public enum SoundFontLoader {
         if let failure = outcome.failure { throw failure.error }
     }
 
-    /// What the decoding threads share: the next stream to take, whether one has failed, and
-    /// (locked) the progress and the first failure.
+    /// What the decoding threads share: the next sample to take, the first (in file order) to have
+    /// failed so far (`Int.max`: none), and, locked, the progress and that failure.
     private final class SharedDecoding: Sendable {
         struct State: Sendable {
             var progress: DecodingProgress
             var failure: (order: Int, error: SoundFontError)?
         }
         let nextJob = Atomic<Int>(0)
-        let failed = Atomic<Bool>(false)
+        let firstFailure = Atomic<Int>(.max)
         let state: Mutex<State>
         init(progress: DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
     }
@@ -364,7 +366,6 @@ public enum SoundFontLoader {
     /// One sample's decoding, as each thread runs it: read from the file (`pread`, safe from any
     /// thread) into the sample's own slot, an SF3 stream decoded there.
     private struct DecodingJob: @unchecked Sendable {
-        let indices: [Int]
         let hydra: Hydra
         let file: SoundFontFile
         let streams: [Int: Range<Int>]
@@ -386,10 +387,9 @@ public enum SoundFontLoader {
                     try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
                                                    frameCount: sample.end - sample.start)
                 }
-            } catch let error as AudioFileError {
-                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(error.reason))")
             } catch {
-                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(error))")
+                let reason = (error as? AudioFileError)?.reason ?? "\(error)"
+                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
             }
             return stream.count
         }

@@ -25,15 +25,22 @@ final class LargeFontTests: XCTestCase {
         return path
     }
 
+    /// `staccato render` of one note through FluidR3_GM.sf2 to `out`, the process's address space
+    /// limited to `megabytes`.
+    static func renderFluidR3(underMegabytes megabytes: Int, to out: String) throws -> CommandRunner.Result {
+        let song = try oneNoteSong()
+        defer { unlink(song) }
+        return try CommandRunner.shell("ulimit -v \(megabytes * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(fluidR3) --out '\(out)'",
+                                       timeout: 60)
+    }
+
     /// Under a 250 MB address-space limit the samples (148 MB, and a reserve) cannot be had: one
     /// line and exit 1, not Swift's "failed to allocate" abort.
     func testAFontLargerThanTheMemoryThatCanBeHadIsOneLine() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
-        let song = try Self.oneNoteSong()
         let out = TestDevices.temporaryFile("too-large.wav")
-        defer { unlink(song); unlink(out) }
-        let result = try CommandRunner.shell("ulimit -v \(250 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
-                                             timeout: 60)
+        defer { unlink(out) }
+        let result = try Self.renderFluidR3(underMegabytes: 250, to: out)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
         let line = try XCTUnwrap(result.errorLines.first)
@@ -48,11 +55,9 @@ final class LargeFontTests: XCTestCase {
     /// second copy of the pool would need over 360 MB.
     func testAFontsSamplePoolIsHeldOnceWhileLoading() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.fluidR3), "no \(Self.fluidR3) (apt install fluid-soundfont-gm)")
-        let song = try Self.oneNoteSong()
         let out = TestDevices.temporaryFile("held-once.wav")
-        defer { unlink(song); unlink(out) }
-        let result = try CommandRunner.shell("ulimit -v \(350 * 1_024) && exec '\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.fluidR3) --out '\(out)'",
-                                             timeout: 60)
+        defer { unlink(out) }
+        let result = try Self.renderFluidR3(underMegabytes: 350, to: out)
         XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines, [], result.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out), "the note is rendered")

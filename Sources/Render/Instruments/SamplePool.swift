@@ -66,16 +66,16 @@ public struct SamplePool: @unchecked Sendable {
 
     /// A pool holding a copy of `frames` (tests and small banks).
     /// - Thread: control. Not real-time safe: allocates.
-    public static func copying(_ frames: [Float]) -> SamplePool {
-        let pool = allocate(encoding: .float32, frameCount: frames.count)
-        frames.withUnsafeBytes { pool.storage.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(pool.storage), byteCount: $0.count) }
-        return pool
-    }
+    public static func copying(_ frames: [Float]) -> SamplePool { copying(frames, as: .float32) }
 
     /// A pool holding a copy of 16-bit `frames` (tests).
     /// - Thread: control. Not real-time safe: allocates.
-    public static func copying(_ frames: [Int16]) -> SamplePool {
-        let pool = allocate(encoding: .int16, frameCount: frames.count)
+    public static func copying(_ frames: [Int16]) -> SamplePool { copying(frames, as: .int16) }
+
+    /// A pool of `encoding` holding the bytes of `frames`, whose element is that encoding's frame.
+    private static func copying<Frame: BitwiseCopyable>(_ frames: [Frame], as encoding: SampleEncoding) -> SamplePool {
+        precondition(MemoryLayout<Frame>.stride == encoding.bytesPerFrame)
+        let pool = allocate(encoding: encoding, frameCount: frames.count)
         frames.withUnsafeBytes { pool.storage.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(pool.storage), byteCount: $0.count) }
         return pool
     }
