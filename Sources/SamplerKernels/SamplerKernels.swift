@@ -188,11 +188,21 @@ func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPoin
     var r0 = windows(b0, 0, b4, 0), r1 = windows(b1, 0, b5, 0)
     var r2 = windows(b2, 0, b6, 0), r3 = windows(b3, 0, b7, 0)
     for frame in 0..<frameCount {
-        let y0 = SIMD8(r0[1], r1[1], r2[1], r3[1], r0[5], r1[5], r2[5], r3[5])
-        let y1 = SIMD8(r0[2], r1[2], r2[2], r3[2], r0[6], r1[6], r2[6], r3[6])
+        // The transpose in two steps of two-register unpacks (eight instructions), the second step
+        // through 64-bit lanes: written as one gather of four registers' elements, or as two steps
+        // of Float lanes (which the optimiser folds back into one), it became 26 shuffles and blends.
+        @inline(__always) func pairs(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ i: Int) -> SIMD4<UInt64> {
+            unsafeBitCast(SIMD8(a[i], b[i], a[i + 1], b[i + 1], a[i + 4], b[i + 4], a[i + 5], b[i + 5]), to: SIMD4<UInt64>.self)
+        }
+        let low01 = pairs(r0, r1, 0), high01 = pairs(r0, r1, 2), low23 = pairs(r2, r3, 0), high23 = pairs(r2, r3, 2)
+        @inline(__always) func join(_ a: SIMD4<UInt64>, _ b: SIMD4<UInt64>, _ i: Int) -> SIMD8<Float> {
+            unsafeBitCast(SIMD4(a[i], b[i], a[i + 2], b[i + 2]), to: SIMD8<Float>.self)
+        }
+        let y0 = join(low01, low23, 1)
+        let y1 = join(high01, high23, 0)
         if cubic {
-            let ym1 = SIMD8(r0[0], r1[0], r2[0], r3[0], r0[4], r1[4], r2[4], r3[4])
-            let y2 = SIMD8(r0[3], r1[3], r2[3], r3[3], r0[7], r1[7], r2[7], r3[7])
+            let ym1 = join(low01, low23, 0)
+            let y2 = join(high01, high23, 1)
             output[frame] = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
             output[frame] = multiplyAdd(y1 - y0, fraction, y0)
