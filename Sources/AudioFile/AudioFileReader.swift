@@ -34,7 +34,7 @@ public enum AudioFileReader {
     /// Decodes the whole file at `path`.
     /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
     /// - Thread: control.
-    public static func read(_ path: String) throws -> DecodedAudio {
+    public static func read(_ path: String) throws(AudioFileError) -> DecodedAudio {
         var info = SF_INFO()
         return try decode(path, info: &info, allowShortRead: false)
     }
@@ -42,7 +42,7 @@ public enum AudioFileReader {
     /// Reads headerless 32-bit little-endian float frames, as ALSA's `file` plugin records them.
     /// A trailing partial frame is ignored.
     /// - Thread: control.
-    public static func readRawFloat(_ path: String, sampleRate: Int, channelCount: Int) throws -> DecodedAudio {
+    public static func readRawFloat(_ path: String, sampleRate: Int, channelCount: Int) throws(AudioFileError) -> DecodedAudio {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
@@ -66,7 +66,7 @@ public enum AudioFileReader {
     ///   data, or it is not mono, or its length is not `frameCount`.
     /// - Thread: control. Not real-time safe: allocates the decoder.
     public static func decodeMono(bytes: UnsafeRawBufferPointer, name: String, into target: UnsafeMutableRawPointer,
-                                  wordsNotFloats: Bool, frameCount: Int) throws {
+                                  wordsNotFloats: Bool, frameCount: Int) throws(AudioFileError) {
         var source = MemorySource(bytes: bytes)
         var io = SF_VIRTUAL_IO(
             get_filelen: { user in sf_count_t(user!.assumingMemoryBound(to: MemorySource.self).pointee.bytes.count) },
@@ -75,7 +75,7 @@ public enum AudioFileReader {
             write: { _, _, _ in 0 },
             tell: { user in sf_count_t(user!.assumingMemoryBound(to: MemorySource.self).pointee.position) })
         var info = SF_INFO()
-        try withUnsafeMutablePointer(to: &source) { sourcePointer in
+        try withUnsafeMutablePointer(to: &source) { (sourcePointer) throws(AudioFileError) in
             guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, sourcePointer) else {
                 throw AudioFileError(path: name, reason: String(cString: sf_strerror(nil)))
             }
@@ -172,7 +172,7 @@ public enum AudioFileReader {
         }
     }
 
-    private static func decode(_ path: String, info: inout SF_INFO, allowShortRead: Bool) throws -> DecodedAudio {
+    private static func decode(_ path: String, info: inout SF_INFO, allowShortRead: Bool) throws(AudioFileError) -> DecodedAudio {
         if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
@@ -182,7 +182,7 @@ public enum AudioFileReader {
     }
 
     /// Every frame of an open file.
-    private static func readFrames(_ handle: OpaquePointer, info: SF_INFO, path: String, allowShortRead: Bool) throws -> DecodedAudio {
+    private static func readFrames(_ handle: OpaquePointer, info: SF_INFO, path: String, allowShortRead: Bool) throws(AudioFileError) -> DecodedAudio {
         guard info.channels > 0, info.samplerate > 0 else {
             throw AudioFileError(path: path, reason: "no channels or no sample rate in the header")
         }

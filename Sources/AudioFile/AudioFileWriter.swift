@@ -18,7 +18,7 @@ public final class AudioFileWriter {
     /// Creates (or truncates) `path`.
     /// - Throws: `AudioFileError` naming the path when the format is unknown or the file can't be made.
     /// - Thread: control.
-    public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat? = nil) throws {
+    public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat? = nil) throws(AudioFileError) {
         guard let format = format ?? AudioFileFormat(path: path) else {
             throw AudioFileError(path: path, reason: "unknown file type (use .wav, .flac or .ogg)")
         }
@@ -53,7 +53,7 @@ public final class AudioFileWriter {
 
     /// Appends `frameCount` interleaved frames.
     /// - Thread: control.
-    public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
+    public func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws(AudioFileError) {
         guard let handle else { throw AudioFileError(path: path, reason: "already closed") }
         errno = 0
         let written = sf_writef_float(handle, samples, sf_count_t(frameCount))
@@ -67,14 +67,14 @@ public final class AudioFileWriter {
 
     /// Appends interleaved samples (a whole number of frames).
     /// - Thread: control.
-    public func write(_ samples: [Float]) throws {
+    public func write(_ samples: [Float]) throws(AudioFileError) {
         precondition(samples.count % channelCount == 0, "samples must hold whole frames")
-        try samples.withUnsafeBufferPointer { try write($0.baseAddress!, frameCount: $0.count / channelCount) }
+        try samples.withUnsafeBufferPointer { (buffer) throws(AudioFileError) in try write(buffer.baseAddress!, frameCount: buffer.count / channelCount) }
     }
 
     /// Finishes the header and closes the file. Safe to call twice.
     /// - Thread: control.
-    public func close() throws {
+    public func close() throws(AudioFileError) {
         guard let handle else { return }
         self.handle = nil
         guard sf_close(handle) == 0 else {

@@ -52,7 +52,7 @@ public struct ALSAError: Error, RawRepresentable, Hashable, Sendable, CustomStri
 }
 
 /// Something wrong with a named device, as one line a user can act on.
-public struct DeviceError: Error, CustomStringConvertible, Sendable {
+public struct DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     /// - Thread: any.
     public let device: String
     /// - Thread: any.

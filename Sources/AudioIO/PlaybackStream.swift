@@ -43,15 +43,6 @@ public final class PlaybackStream: @unchecked Sendable {
         case stopped
         /// The device failed; the stream cannot continue.
         case failed(DeviceError)
-
-        /// - Thread: any.
-        public static func == (lhs: Outcome, rhs: Outcome) -> Bool {
-            switch (lhs, rhs) {
-            case (.finished, .finished), (.stopped, .stopped): true
-            case let (.failed(a), .failed(b)): a.description == b.description
-            default: false
-            }
-        }
     }
 
     /// - Thread: control.

@@ -1,250 +1,6 @@
-// A Freeverb-class stereo reverb (after Jezar's Freeverb, public domain): per channel, eight
-// parallel comb filters with a one-pole low-pass in their feedback paths (the "damping": highs die
-// first, as in a real room) feed four series all-passes (diffusion). The right channel's delay
-// lines are 23 samples (at 44.1 kHz) longer than the left's, so the two tails are decorrelated and
-// the reverb sounds wide.
-//
-// Differences from the original, each for a reason:
-// - Every length is scaled from the 44.1 kHz tunings to the engine rate, and so is the damping
-//   pole, so a preset sounds (and decays) the same at any rate.
-// - The decay is set as RT60 in seconds, and each comb gets its own feedback 10^(−3·L/(RT60·fs))
-//   so that all eight decay at the same rate (Freeverb's single feedback makes the short combs die
-//   first). `setRoomSize` keeps Freeverb's 0…1 knob, mapped to the RT60 it would give.
-// - The input gain is normalised by the combs' energy gain, so the wet level stays about the same
-//   whether the tail is short or long.
-// - The all-passes are true Schroeder all-passes (Freeverb's are not quite all-pass).
-//
-// The plate preset runs Dattorro's plate tank instead (PlateReverb.swift); the mix, the mono input
-// and the delay-line and all-pass helpers below are shared by both tanks.
-
-/// The reverb's named settings. `rt60Seconds` is the broadband decay time, as measured: T30
-/// (Schroeder backward integration of the impulse response's energy, a line fitted from −5 to
-/// −35 dB, extrapolated to −60 dB) at 48 kHz; `ReverbTests` checks each within 10 %. Damping makes
-/// the highs die sooner than the lows, so the low-frequency decay the preset sets
-/// (`lowFrequencyRT60Seconds`, what `Reverb.setDecay` takes) is longer, by a factor calibrated
-/// against that measurement. The three rooms are Freeverb settings; the plate is Dattorro's plate
-/// tank (see `DattorroPlate`), whose damping runs only twice per trip round a long loop, so it
-/// shortens the broadband decay less.
-public enum ReverbPreset: Sendable, CaseIterable, BitwiseCopyable {
-    /// A small, fairly dead room: RT60 0.5 s, strong damping.
-    case smallRoom
-    /// A medium room: RT60 1.0 s.
-    case mediumRoom
-    /// A large concert hall: RT60 2.8 s, gently damped.
-    case largeHall
-    /// Dattorro's plate: RT60 1.8 s, bright (lightly damped), dense from the start, with a slowly
-    /// modulated tail and a 20 ms pre-delay.
-    case plate
-
-    /// For display.
-    /// - Thread: any.
-    public var name: String {
-        switch self {
-        case .smallRoom: "Small room"
-        case .mediumRoom: "Medium room"
-        case .largeHall: "Large hall"
-        case .plate: "Plate"
-        }
-    }
-
-    /// The broadband decay time to −60 dB (T30), in seconds.
-    /// - Thread: any.
-    public var rt60Seconds: Double {
-        @inlinable @_noAllocation @_noLocks get {
-            switch self {
-            case .smallRoom: 0.5
-            case .mediumRoom: 1.0
-            case .largeHall: 2.8
-            case .plate: 1.8
-            }
-        }
-    }
-
-    /// The decay time to −60 dB below the damping's reach (the tank's DC loop gain), in seconds.
-    /// - Thread: any.
-    public var lowFrequencyRT60Seconds: Double {
-        @inlinable @_noAllocation @_noLocks get {
-            switch self {
-            case .smallRoom: 0.59
-            case .mediumRoom: 1.17
-            case .largeHall: 3.18
-            case .plate: 1.88
-            }
-        }
-    }
-
-    /// High-frequency damping, 0 (none) … 1 (Freeverb's strongest pole, in either tank).
-    /// - Thread: any.
-    public var damping: Float {
-        @inlinable @_noAllocation @_noLocks get {
-            switch self {
-            case .smallRoom: 0.7
-            case .mediumRoom: 0.5
-            case .largeHall: 0.35
-            case .plate: 0.25
-            }
-        }
-    }
-}
-
-/// A circular delay line: the storage of every comb, all-pass and delay in the reverbs. `index` is
-/// the oldest sample, the next to leave and where the next one goes.
-@usableFromInline
-struct ReverbDelayLine {
-    @usableFromInline let buffer: UnsafeMutablePointer<Float>
-    @usableFromInline let length: Int
-    @usableFromInline var index = 0
-
-    @usableFromInline
-    init(buffer: UnsafeMutablePointer<Float>, length: Int) {
-        self.buffer = buffer
-        self.length = length
-    }
-
-    /// The sample pushed `length` frames ago: what the next `push` returns.
-    @usableFromInline var front: Float {
-        @inlinable @_noAllocation @_noLocks get { buffer[index] }
-    }
-
-    /// Stores `sample` and returns the one stored `length` frames before it.
-    @inlinable @_noAllocation @_noLocks
-    mutating func push(_ sample: Float) -> Float {
-        let leaving = buffer[index]
-        buffer[index] = sample
-        index += 1
-        if index == length { index = 0 }
-        return leaving
-    }
-
-    /// The sample pushed `age` frames before the latest (0 is the latest), for 0 ≤ age < length.
-    @inlinable @_noAllocation @_noLocks
-    func tap(_ age: Int) -> Float {
-        let position = index - 1 - age
-        return buffer[position < 0 ? position + length : position]
-    }
-
-    /// `tap` at a fractional age, linearly interpolated, for 0 ≤ age ≤ length − 2.
-    @inlinable @_noAllocation @_noLocks
-    func tap(fractional age: Float) -> Float {
-        let whole = Int(age)
-        let newer = tap(whole), older = tap(whole + 1)
-        return newer + (older - newer) * (age - Float(whole))
-    }
-
-    /// Silences the line (not for use while it sounds: it would click).
-    @inlinable @_noAllocation @_noLocks
-    mutating func clear() {
-        index = 0
-        buffer.update(repeating: 0, count: length)
-    }
-}
-
-/// One lowpass-feedback comb filter: a delay line whose output, low-passed, is fed back scaled by
-/// `feedback`.
-@usableFromInline
-struct ReverbComb {
-    @usableFromInline var line: ReverbDelayLine
-    /// The feedback low-pass's state.
-    @usableFromInline var store: Float = 0
-    @usableFromInline var feedback: Float = 0
-    /// The feedback low-pass's pole (0 = no damping).
-    @usableFromInline var damping: Float = 0
-
-    @usableFromInline
-    init(buffer: UnsafeMutablePointer<Float>, length: Int) {
-        line = ReverbDelayLine(buffer: buffer, length: length)
-    }
-
-    /// Runs `frameCount` frames of `input` through the comb, adding its output to `output`.
-    @inlinable @_noAllocation @_noLocks
-    mutating func accumulate(_ input: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, frameCount: Int) {
-        var state = store, position = line.index, done = 0
-        let g = feedback, d = damping, oneMinusD = 1 - damping, length = line.length
-        // Runs up to the end of the delay line, then wraps: no wrap test per sample.
-        while done < frameCount {
-            let run = min(frameCount - done, length - position)
-            let samples = line.buffer + position, source = input + done, destination = output + done
-            if d == 0 {
-                // Undamped (the effects bus's reverb): the low-pass is a wire, so no frame waits on
-                // the one before and the loop runs as vectors. (A run never reaches a sample it
-                // writes: it stops at the end of the line, longer than any block.)
-                state = samples[run - 1]
-                for frame in 0..<run {
-                    let delayed = samples[frame]
-                    samples[frame] = source[frame] + delayed * g
-                    destination[frame] += delayed
-                }
-            } else {
-                for frame in 0..<run {
-                    let delayed = samples[frame]
-                    state = delayed * oneMinusD + state * d
-                    samples[frame] = source[frame] + state * g
-                    destination[frame] += delayed
-                }
-            }
-            done += run
-            position += run
-            if position == length { position = 0 }
-        }
-        line.index = position
-        store = abs(state) < 1e-20 ? 0 : state  // denormal protection
-    }
-
-    @inlinable @_noAllocation @_noLocks
-    mutating func clear() {
-        store = 0
-        line.clear()
-    }
-}
-
-/// One Schroeder all-pass: (z^−M − g) / (1 − g·z^−M).
-@usableFromInline
-struct ReverbAllPass {
-    @usableFromInline var line: ReverbDelayLine
-
-    @usableFromInline
-    init(buffer: UnsafeMutablePointer<Float>, length: Int) {
-        line = ReverbDelayLine(buffer: buffer, length: length)
-    }
-
-    /// One step of the recursion, given the sample leaving the delay line: what to store in its
-    /// place, and the output. Shared with the plate's modulated all-passes, whose delay line is read
-    /// between samples.
-    @inlinable @_noAllocation @_noLocks
-    static func step(_ input: Float, delayed: Float, gain g: Float) -> (store: Float, output: Float) {
-        let w = input + g * delayed
-        return (w, delayed - g * w)
-    }
-
-    /// Filters one sample.
-    @inlinable @_noAllocation @_noLocks
-    mutating func process(_ input: Float, gain: Float) -> Float {
-        let (store, output) = ReverbAllPass.step(input, delayed: line.front, gain: gain)
-        _ = line.push(store)
-        return output
-    }
-
-    /// Filters `frameCount` frames of `samples` in place.
-    @inlinable @_noAllocation @_noLocks
-    mutating func process(_ samples: UnsafeMutablePointer<Float>, frameCount: Int, gain g: Float) {
-        var position = line.index, done = 0
-        let length = line.length
-        // As in the comb: runs to the end of the line, then wraps.
-        while done < frameCount {
-            let run = min(frameCount - done, length - position)
-            let delayLine = line.buffer + position, block = samples + done
-            for frame in 0..<run {
-                let (store, output) = ReverbAllPass.step(block[frame], delayed: delayLine[frame], gain: g)
-                delayLine[frame] = store
-                block[frame] = output
-            }
-            done += run
-            position += run
-            if position == length { position = 0 }
-        }
-        line.index = position
-    }
-}
+// The engine's reverb: the mono input, the wet/dry mix, and the switch between its two tanks,
+// Freeverb's for the rooms (FreeverbTank.swift) and Dattorro's for the plate (PlateReverb.swift),
+// built from the primitives in ReverbPrimitives.swift; the presets are in ReverbPreset.swift.
 
 /// A stereo reverb, processed in place. A value type owning raw storage: create it (allocating) on
 /// the control thread, hand it to the audio thread, and call `deallocate()` once nothing uses it.
@@ -259,15 +15,6 @@ struct ReverbAllPass {
 /// Freeverb tank, the plate preset Dattorro's; both are allocated at init, so a preset switches
 /// tanks on the audio thread without allocating.
 public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread at a time
-    /// - Thread: any.
-    public static let combCount = 8
-    /// - Thread: any.
-    public static let allPassCount = 4
-    /// Freeverb's tunings at 44.1 kHz, in samples.
-    @usableFromInline static let combTunings: (Int, Int, Int, Int, Int, Int, Int, Int) = (1116, 1188, 1277, 1356, 1422, 1491, 1557, 1617)
-    @usableFromInline static let allPassTunings: (Int, Int, Int, Int) = (556, 441, 341, 225)
-    @usableFromInline static let stereoSpread = 23
-    @usableFromInline static let allPassGain: Float = 0.5
     /// Tiny DC added to the tanks' input so no feedback path ever decays into denormals (it is
     /// −360 dB: far below anything audible, far above the denormal range).
     @usableFromInline static let antiDenormal: Float = 1e-18
@@ -276,12 +23,9 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     public let sampleRate: Double
     /// - Thread: any.
     public let maxFrameCount: Int
-    /// Combs 0..<8 are the left channel's, 8..<16 the right's; likewise the all-passes (4 + 4).
-    @usableFromInline let combs: UnsafeMutablePointer<ReverbComb>
-    @usableFromInline let allPasses: UnsafeMutablePointer<ReverbAllPass>
-    /// All delay lines, one allocation.
-    @usableFromInline let lines: UnsafeMutablePointer<Float>
-    /// The plate preset's tank (one value, behind a pointer like the combs, so copies share it).
+    /// The rooms' tank (FreeverbTank.swift), behind a pointer so that copies share it.
+    @usableFromInline let freeverb: UnsafeMutablePointer<FreeverbTank>
+    /// The plate preset's tank (PlateReverb.swift), likewise.
     @usableFromInline let plate: UnsafeMutablePointer<DattorroPlate>
     /// Six blocks of scratch: the mono input, one tank's scaled input, the left and right wet, and
     /// the left and right wet of the tank faded out after a switch.
@@ -294,8 +38,6 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// starts from silence, so the switch does not cut the tail with a step.
     @usableFromInline var fadesOutOtherTank = false
 
-    /// The Freeverb tank's input gain (the plate keeps its own).
-    @usableFromInline var inputGain: Float = 0
     @usableFromInline var dryGain: Float = 1, wetGain: Float = 0
     @usableFromInline var targetDryGain: Float = 1, targetWetGain: Float = 0
     @usableFromInline var currentRT60Seconds: Double = 0
@@ -317,29 +59,8 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     public init(sampleRate: Double, maxFrameCount: Int, preset: ReverbPreset = .mediumRoom, mixPercent: Float = 0) {
         self.sampleRate = sampleRate
         self.maxFrameCount = max(1, maxFrameCount)
-        let scale = sampleRate / 44_100
-        func scaled(_ samples: Int) -> Int { max(1, Int((Double(samples) * scale).rounded())) }
-        let combTunings = withUnsafeBytes(of: Reverb.combTunings) { Array($0.bindMemory(to: Int.self)) }
-        let allPassTunings = withUnsafeBytes(of: Reverb.allPassTunings) { Array($0.bindMemory(to: Int.self)) }
-        var combLengths: [Int] = [], allPassLengths: [Int] = []
-        for offset in [0, Reverb.stereoSpread] {
-            combLengths += combTunings.map { scaled($0 + offset) }
-            allPassLengths += allPassTunings.map { scaled($0 + offset) }
-        }
-        let total = combLengths.reduce(0, +) + allPassLengths.reduce(0, +)
-        lines = .allocate(capacity: total)
-        lines.initialize(repeating: 0, count: total)
-        combs = .allocate(capacity: combLengths.count)
-        allPasses = .allocate(capacity: allPassLengths.count)
-        var next = lines
-        for (number, length) in combLengths.enumerated() {
-            (combs + number).initialize(to: ReverbComb(buffer: next, length: length))
-            next += length
-        }
-        for (number, length) in allPassLengths.enumerated() {
-            (allPasses + number).initialize(to: ReverbAllPass(buffer: next, length: length))
-            next += length
-        }
+        freeverb = .allocate(capacity: 1)
+        freeverb.initialize(to: FreeverbTank(sampleRate: sampleRate))
         plate = .allocate(capacity: 1)
         plate.initialize(to: DattorroPlate(sampleRate: sampleRate))
         scratch = .allocate(capacity: Reverb.scratchBlocks * self.maxFrameCount)
@@ -353,9 +74,8 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// Frees the storage. Call once, when no thread uses the reverb any more.
     /// - Thread: stopped. Not real-time safe: frees.
     public func deallocate() {
-        lines.deallocate()
-        combs.deallocate()
-        allPasses.deallocate()
+        freeverb.pointee.deallocate()
+        freeverb.deallocate()
         plate.pointee.deallocate()
         plate.deallocate()
         scratch.deallocate()
@@ -365,15 +85,9 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// - Thread: audio. Real-time safe.
     @inlinable @_noAllocation @_noLocks
     public mutating func reset() {
-        clearFreeverbTank()
+        freeverb.pointee.clear()
         plate.pointee.clear()
         fadesOutOtherTank = false
-    }
-
-    @inlinable @_noAllocation @_noLocks
-    mutating func clearFreeverbTank() {
-        for number in 0..<(2 * Reverb.combCount) { combs[number].clear() }
-        for number in 0..<(2 * Reverb.allPassCount) { allPasses[number].line.clear() }
     }
 
     /// Applies `preset`'s tank, decay and damping (the mix is left alone). Switching between the
@@ -393,7 +107,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
                 // Switched back before any block ran: the tank returned to still holds its tail.
                 fadesOutOtherTank = false
             } else {
-                if plateWanted { plate.pointee.clear() } else { clearFreeverbTank() }
+                if plateWanted { plate.pointee.clear() } else { freeverb.pointee.clear() }
                 fadesOutOtherTank = true
             }
         }
@@ -425,17 +139,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     public mutating func setDecay(seconds: Double) {
         let rt60 = min(max(seconds, 0.05), 60)
         currentRT60Seconds = rt60
-        // g = 10^(−3·L/(RT60·fs)) = 2^(−3·log2(10)·L/(RT60·fs)).
-        let exponentPerSample = Float(-3 * 3.321_928_094_887_362 / (rt60 * sampleRate))
-        var energy: Float = 0
-        for number in 0..<(2 * Reverb.combCount) {
-            let g = fastExp2(exponentPerSample * Float(combs[number].line.length))
-            combs[number].feedback = g
-            energy += 1 / (1 - g * g)  // a comb's energy gain for white input
-        }
-        // Normalise so the 8 combs of one channel give about unity energy gain together.
-        // (√ via exp2/log2: `squareRoot()` is an opaque call to the real-time checker.)
-        inputGain = fastExp2(0.5 * log2Approximation(2 / energy))
+        freeverb.pointee.setDecay(seconds: rt60, sampleRate: sampleRate)
         plate.pointee.setDecay(seconds: rt60, sampleRate: sampleRate)
     }
 
@@ -460,7 +164,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
         // The pole p at 44.1 kHz, moved to this rate keeping its time constant: p^(44100/fs).
         let pole = clamped * 0.4
         let d = pole <= 0 ? 0 : fastExp2(log2Approximation(pole) * Float(44_100 / sampleRate))
-        for number in 0..<(2 * Reverb.combCount) { combs[number].damping = d }
+        freeverb.pointee.setDamping(pole: d)
         // The plate's damping low-pass has the combs' form, so it takes the same pole (it runs
         // only twice per trip round its much longer loop, so the same pole damps it less).
         plate.pointee.damping = d
@@ -470,23 +174,14 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     @inlinable @_noAllocation @_noLocks
     mutating func processTank(plate usePlate: Bool, mono: UnsafePointer<Float>, left wetLeft: UnsafeMutablePointer<Float>, right wetRight: UnsafeMutablePointer<Float>, frameCount: Int) {
         let input = scratch + maxFrameCount
-        let gain = usePlate ? plate.pointee.inputGain : inputGain
+        let gain = usePlate ? plate.pointee.inputGain : freeverb.pointee.inputGain
         for frame in 0..<frameCount {
             input[frame] = mono[frame] * gain + Reverb.antiDenormal
         }
         if usePlate {
             plate.pointee.process(input, left: wetLeft, right: wetRight, frameCount: frameCount)
-            return
-        }
-        wetLeft.update(repeating: 0, count: frameCount)
-        wetRight.update(repeating: 0, count: frameCount)
-        for number in 0..<Reverb.combCount {
-            combs[number].accumulate(input, into: wetLeft, frameCount: frameCount)
-            combs[number + Reverb.combCount].accumulate(input, into: wetRight, frameCount: frameCount)
-        }
-        for number in 0..<Reverb.allPassCount {
-            allPasses[number].process(wetLeft, frameCount: frameCount, gain: Reverb.allPassGain)
-            allPasses[number + Reverb.allPassCount].process(wetRight, frameCount: frameCount, gain: Reverb.allPassGain)
+        } else {
+            freeverb.pointee.process(input, left: wetLeft, right: wetRight, frameCount: frameCount)
         }
     }
 

@@ -121,10 +121,8 @@ public enum DrumKitLoader {
         let audio: DecodedAudio
         do {
             audio = try AudioFileReader.read(pad.path)
-        } catch let error as AudioFileError {
-            throw fileError(pad, manifestPath, error.reason)
         } catch {
-            throw fileError(pad, manifestPath, "\(error)")
+            throw fileError(pad, manifestPath, error.reason)
         }
         guard audio.channelCount == 1 || audio.channelCount == 2 else {
             throw fileError(pad, manifestPath, "\(audio.channelCount) channels; a pad must be mono or stereo")

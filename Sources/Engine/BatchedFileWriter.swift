@@ -8,23 +8,23 @@ struct BatchedFileWriter {
     private let writer: AudioFileWriter
     private var batch: [Float] = []
 
-    init(path: String, sampleRate: Int, channelCount: Int) throws {
+    init(path: String, sampleRate: Int, channelCount: Int) throws(AudioFileError) {
         writer = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: channelCount)
         batch.reserveCapacity(2 * Self.batchFrameCount * channelCount)
     }
 
-    mutating func write(_ block: UnsafeBufferPointer<Float>) throws {
+    mutating func write(_ block: UnsafeBufferPointer<Float>) throws(AudioFileError) {
         batch.append(contentsOf: block)
         if batch.count >= Self.batchFrameCount * writer.channelCount { try flush() }
     }
 
     /// Writes what is left and closes the file.
-    mutating func close() throws {
+    mutating func close() throws(AudioFileError) {
         try flush()
         try writer.close()
     }
 
-    private mutating func flush() throws {
+    private mutating func flush() throws(AudioFileError) {
         guard !batch.isEmpty else { return }
         try writer.write(batch)
         batch.removeAll(keepingCapacity: true)

@@ -16,13 +16,16 @@ extension Engine {
         return false
     }
 
-    /// Queues `kit` to become the drum kit at `frameTime`: from then on channel 10 plays it. The old
-    /// kit rings out and is freed here once silent. Returns false when the command ring is full.
+    /// Queues `kit` to become the drum kit at `frameTime`: from then on channel 10 plays it, through
+    /// a playback of its own (`DrumKitPlayback`), so one kit may serve any number of engines. The
+    /// old kit rings out and its playback is freed here once silent. Returns false when the command
+    /// ring is full.
     /// - Thread: control.
     @discardableResult
     public func install(_ kit: DrumKit, at frameTime: FrameTime = 0) -> Bool {
-        let handle = RetainedObject(retaining: kit)
-        if send(.installKit(handle, layout: kit.layout), at: frameTime) { return true }
+        let playback = DrumKitPlayback(of: kit)
+        let handle = RetainedObject(retaining: playback)
+        if send(.installKit(handle, layout: playback.layout), at: frameTime) { return true }
         handle.release()
         return false
     }

@@ -4,12 +4,24 @@ import Render
 import SampleSet
 import SoundFont
 
-/// A failure to load an instrument, as one line naming the file and what is wrong.
-public struct InstrumentLoadError: Error, CustomStringConvertible {
+/// A failure to load an instrument: the loader's own error, kept whole (the chunk, the byte, the
+/// sample it names), or a path that names nothing. Its description is the one line to print.
+public enum InstrumentLoadError: Error, CustomStringConvertible, Equatable {
+    /// No file or folder at the path.
+    case notFound(path: String)
+    /// The SoundFont loader's error.
+    case soundFont(SoundFontError)
+    /// The sample-set loader's error.
+    case sampleSet(SampleSetError)
+
     /// - Thread: any.
-    public let description: String
-    /// - Thread: any.
-    public init(_ description: String) { self.description = description }
+    public var description: String {
+        switch self {
+        case let .notFound(path): "\(path): no such file or folder"
+        case let .soundFont(error): error.description
+        case let .sampleSet(error): error.description
+        }
+    }
 }
 
 /// Loads sampled instruments, whole and decoded, before anything can sound: a SoundFont (`.sf2`)
@@ -24,17 +36,15 @@ public enum InstrumentLoader {
                             progress: (@Sendable (Double) -> Void)? = nil) throws(InstrumentLoadError) -> SampleBank {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw InstrumentLoadError("\(path): no such file or folder")
+            throw .notFound(path: path)
+        }
+        if isDirectory.boolValue {
+            do { return try SampleSetLoader.load(directory: path, sampleRate: sampleRate) } catch { throw .sampleSet(error) }
         }
         do {
-            if isDirectory.boolValue { return try SampleSetLoader.load(directory: path, sampleRate: sampleRate) }
             return try SoundFontLoader.load(path: path, sampleRate: sampleRate, options: SoundFontLoader.Options(progress: progress))
-        } catch let error as SoundFontError {
-            throw InstrumentLoadError(error.description)
-        } catch let error as SampleSetError {
-            throw InstrumentLoadError(error.description)
         } catch {
-            throw InstrumentLoadError("\(path): \(error)")
+            throw .soundFont(error)
         }
     }
 

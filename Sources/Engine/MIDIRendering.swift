@@ -1,3 +1,4 @@
+import AudioFile
 import DSP
 import MIDI
 import Render
@@ -7,7 +8,8 @@ public struct MIDIRenderOptions: Sendable {
     /// Plays every melodic channel with this program, ignoring the file's program changes.
     /// - Thread: any.
     public var program: UInt8? = nil
-    /// Frames per render call: the same blocks a device with this period would ask for.
+    /// Frames per render call, as a device with this period would ask for them. The output is the
+    /// same whatever the value (`RenderQuantum`); it sets only how much is handed over at a time.
     /// - Thread: any.
     public var blockFrameCount = 64
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
@@ -49,37 +51,117 @@ public struct MIDIRenderSummary: Sendable {
 }
 
 extension Engine {
-    /// Plays `file` through the renderer on the calling thread, faster than real time, handing each
-    /// block (interleaved) to `consume`. Events are stamped with their exact frame, so timing is
-    /// sample-accurate, exactly as in real-time playback.
+    /// Plays `file` through the renderer on the calling thread, faster than real time, handing the
+    /// frames (interleaved) to `consume` as they are rendered. Events are stamped with their exact
+    /// frame, so timing is sample-accurate, exactly as in real-time playback. The song starts on the
+    /// renderer's grid (`RenderQuantum`), so the frames handed over, and how many, are the same
+    /// whatever `options.blockFrameCount`: the render ends at the song's end or at the end of the
+    /// last quantum after it that holds a sample at or above `MIDIRenderOptions.tailFloor`.
     /// - Thread: stopped. No device stream may be running this engine's renderer.
     @discardableResult
-    public func render(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
-                       _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> MIDIRenderSummary {
-        let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program, startFrame: renderedFrameTime)
-        let tailLimit = sequencer.endFrame + FrameTime(options.maximumTailSeconds * sampleRate)
+    public func render<Failure: Error>(_ file: MIDIFile, options: MIDIRenderOptions = MIDIRenderOptions(),
+                                       _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) -> MIDIRenderSummary {
+        let renderStart = renderedFrameTime
+        let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program,
+                                      startFrame: RenderQuantum.boundary(atOrAfter: renderStart))
+        let songEnd = sequencer.startFrame + sequencer.endFrame
+        let tailLimit = RenderQuantum.boundary(atOrAfter: songEnd + FrameTime(options.maximumTailSeconds * sampleRate))
         let block = min(max(1, options.blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
         defer { scratch.deallocate() }
 
-        var rendered: FrameTime = 0
-        var peak: Float = 0
+        var output = RenderEnd(start: renderStart, songEnd: RenderQuantum.boundary(atOrAfter: songEnd),
+                               limit: tailLimit, channelCount: channelCount)
+        var rendered = renderStart
         while true {
+            let blockStart = rendered
             rendered += FrameTime(block)
-            sequencer.send(dueBefore: sequencer.startFrame + rendered, to: self)
+            // Everything the renderer reaches this block: it renders its instruments a quantum at a time.
+            sequencer.send(dueBefore: RenderQuantum.end(covering: rendered), to: self)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
             var blockPeak: Float = 0
             for index in 0 ..< block * channelCount { blockPeak = max(blockPeak, abs(scratch[index])) }
-            peak = max(peak, blockPeak)
-            try consume(UnsafeBufferPointer(start: scratch, count: block * channelCount))
-            if sequencer.isFinished && rendered > sequencer.endFrame
+            try output.take(UnsafeBufferPointer(start: scratch, count: block * channelCount), at: blockStart,
+                            soundingUntil: renderer.lastSoundingFrame, consume)
+            if sequencer.isFinished && rendered > songEnd && rendered >= output.committed
                 && (renderer.statistics.hasFallenSilent(outputPeak: blockPeak) || rendered >= tailLimit) { break }
         }
-        return MIDIRenderSummary(frameCount: Int(rendered), seconds: Double(rendered) / sampleRate,
+        return MIDIRenderSummary(frameCount: Int(output.end - renderStart), seconds: Double(output.end - renderStart) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,
-                                 refusedCommands: refusedCommandCount, peak: peak)
+                                 refusedCommands: refusedCommandCount, peak: output.peak)
+    }
+}
+
+/// Where an offline render ends, found from what it plays: at the song's end, or at the end of the
+/// last quantum after it in which a voice played or that holds a sample at or above
+/// `MIDIRenderOptions.tailFloor`, but not past the tail's limit. Frames past the song's end are held
+/// back until a later one is known to be the render's, so its length is the same whatever its
+/// block size.
+struct RenderEnd {
+    /// The render's first frame; frames before `end` have been handed over.
+    let start: FrameTime
+    let limit: FrameTime
+    let channelCount: Int
+    /// The first frame not yet handed over; everything before it is the render's.
+    private(set) var end: FrameTime
+    /// The frames the render has played from `end` on, interleaved, not yet known to be heard.
+    private var held: [Float] = []
+    /// The largest absolute sample handed over.
+    private(set) var peak: Float = 0
+
+    init(start: FrameTime, songEnd: FrameTime, limit: FrameTime, channelCount: Int) {
+        self.start = start
+        self.limit = limit
+        self.channelCount = channelCount
+        end = start
+        committed = min(songEnd, limit)
+    }
+
+    /// Frames before this are the render's, heard or not.
+    private(set) var committed: FrameTime
+
+    /// Takes a block of `samples` (interleaved) that begins at frame `blockStart`, rendered while
+    /// voices played until `soundingUntil` (`Renderer.lastSoundingFrame`), and hands over what is
+    /// now known to belong to the render.
+    mutating func take<Failure: Error>(_ samples: UnsafeBufferPointer<Float>, at blockStart: FrameTime, soundingUntil: FrameTime,
+                                       _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) {
+        committed = min(max(committed, soundingUntil), limit)
+        let frameCount = samples.count / channelCount
+        // The last frame at or above the floor, past what is already the render's.
+        var lastHeard: FrameTime? = nil
+        for frame in stride(from: frameCount - 1, through: 0, by: -1) where blockStart + FrameTime(frame) >= committed {
+            let base = frame * channelCount
+            if (0..<channelCount).contains(where: { abs(samples[base + $0]) >= MIDIRenderOptions.tailFloor }) {
+                lastHeard = blockStart + FrameTime(frame)
+                break
+            }
+        }
+        if let lastHeard { committed = min(max(committed, RenderQuantum.boundary(atOrAfter: lastHeard + 1)), limit) }
+        // What may be handed over now: everything up to `committed`; the rest waits in `held`.
+        if held.isEmpty && blockStart == end {
+            let count = Int(min(max(committed, blockStart), blockStart + FrameTime(frameCount)) - blockStart)
+            try hand(UnsafeBufferPointer(rebasing: samples[0 ..< count * channelCount]), consume)
+            held.append(contentsOf: samples[(count * channelCount)...])
+        } else {
+            held.append(contentsOf: samples)
+        }
+        let ready = Int(min(committed, end + FrameTime(held.count / channelCount)) - end)
+        if ready > 0 {
+            try held.withUnsafeBufferPointer { (buffer) throws(Failure) in
+                try hand(UnsafeBufferPointer(rebasing: buffer[0 ..< ready * channelCount]), consume)
+            }
+            held.removeFirst(ready * channelCount)
+        }
+    }
+
+    private mutating func hand<Failure: Error>(_ samples: UnsafeBufferPointer<Float>,
+                                               _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) {
+        guard !samples.isEmpty else { return }
+        for sample in samples { peak = max(peak, abs(sample)) }
+        try consume(samples)
+        end += FrameTime(samples.count / channelCount)
     }
 }
 
@@ -88,9 +170,9 @@ extension Engine {
     /// `BatchedFileWriter.batchFrameCount` frames.
     /// - Thread: stopped. Not real-time safe: file I/O.
     @discardableResult
-    public func render(_ file: MIDIFile, to path: String, options: MIDIRenderOptions = MIDIRenderOptions()) throws -> MIDIRenderSummary {
+    public func render(_ file: MIDIFile, to path: String, options: MIDIRenderOptions = MIDIRenderOptions()) throws(AudioFileError) -> MIDIRenderSummary {
         var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)
-        let summary = try render(file, options: options) { try writer.write($0) }
+        let summary = try render(file, options: options) { (block) throws(AudioFileError) in try writer.write(block) }
         try writer.close()
         return summary
     }

@@ -3,8 +3,8 @@ import MIDI
 import Render
 
 /// Feeds a MIDI file's messages to an engine, each stamped with its exact frame, a little ahead of
-/// the audio thread: the same code drives offline renders (ahead by one block) and real-time
-/// playback (ahead by a lookahead the control thread's wake-ups can keep up with).
+/// the audio thread: the same code drives offline renders (ahead by one block, to the end of the
+/// quantum it reaches) and real-time playback (ahead by `liveLookahead`).
 /// - Thread: control.
 public final class MIDISequencer {
     let messages: [(frame: FrameTime, message: MIDIMessage)]
@@ -36,6 +36,15 @@ public final class MIDISequencer {
         let lastMessageFrame = messages.last?.frame ?? 0
         endFrame = max(lastMessageFrame, FrameTime(max(0, (file.duration * sampleRate).rounded())))
         self.startFrame = startFrame
+    }
+
+    /// Where a song played live starts, and how far ahead of the audio thread its messages are
+    /// sent: a tenth of a second (wake-ups of the control thread keep up with that) plus the
+    /// device's buffer, rounded up onto the renderer's grid (`RenderQuantum`), so that the song's
+    /// quanta fall where an offline render's do and the two renders are the same, frame for frame.
+    /// - Thread: any.
+    public static func liveLookahead(sampleRate: Double, bufferFrameCount: Int) -> FrameTime {
+        RenderQuantum.boundary(atOrAfter: FrameTime(0.1 * sampleRate) + FrameTime(bufferFrameCount))
     }
 
     /// Messages in the song.

@@ -10,9 +10,9 @@ extension Engine {
     /// With `input`, those interleaved frames of `inputChannelCount` channels play the microphone's
     /// part, block by block, exactly as a capture device would feed them (silence after their end).
     /// - Thread: stopped. No device stream may be running this engine's renderer.
-    public func renderOffline(frameCount: Int, blockFrameCount: Int = 64,
+    public func renderOffline<Failure: Error>(frameCount: Int, blockFrameCount: Int = 64,
                               input: UnsafeBufferPointer<Float>? = nil, inputChannelCount: Int = 1,
-                              _ consume: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
+                              _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) {
         let block = min(max(1, blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let inputChannels = max(1, inputChannelCount)
@@ -65,9 +65,9 @@ extension Engine {
 
     /// Renders `frameCount` frames to a sound file (format from the extension: .wav, .flac, .ogg).
     /// - Thread: stopped. Not real-time safe: file I/O.
-    public func renderOffline(frameCount: Int, to path: String, blockFrameCount: Int = 64) throws {
+    public func renderOffline(frameCount: Int, to path: String, blockFrameCount: Int = 64) throws(AudioFileError) {
         var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)
-        try renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) { try writer.write($0) }
+        try renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) { (block) throws(AudioFileError) in try writer.write(block) }
         try writer.close()
     }
 }

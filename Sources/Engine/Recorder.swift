@@ -24,12 +24,12 @@ public final class Recorder: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// The first write error, which ends the writer thread (reported by `finish`).
-    private var writeError: Error?
+    private var writeError: AudioFileError?
 
     /// Creates `path` now, so a bad path fails before anything plays.
     /// - Throws: `AudioFileError` naming the path.
     /// - Thread: control.
-    public convenience init(path: String, tap: OutputTap, sampleRate: Int) throws {
+    public convenience init(path: String, tap: OutputTap, sampleRate: Int) throws(AudioFileError) {
         let file = try AudioFileWriter(path: path, sampleRate: sampleRate, channelCount: tap.channelCount)
         file.updateHeaderAfterEveryWrite()
         self.init(tap: tap, sink: file)
@@ -102,7 +102,7 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: the first write or close error, naming the file; a failed write says what failed
     ///   (a full disk by name) and how many frames the file keeps.
     /// - Thread: control.
-    public func finish() throws {
+    public func finish() throws(AudioFileError) {
         guard thread != nil else { return try writer.close() }
         stopRequested.store(true, ordering: .releasing)
         done.wait()
@@ -110,8 +110,8 @@ public final class Recorder: @unchecked Sendable {
         guard let writeError else { return try writer.close() }
         try? writer.close()
         let saved = writtenFrameCount
-        let what = (writeError as? AudioFileError).map { $0.isDiskFull ? "the disk is full" : $0.reason } ?? "\(writeError)"
+        let what = writeError.isDiskFull ? "the disk is full" : writeError.reason
         throw AudioFileError(path: path, reason: "\(what): recording stopped; the file is finalised with the \(saved) frames saved before it",
-                             systemErrorCode: (writeError as? AudioFileError)?.systemErrorCode)
+                             systemErrorCode: writeError.systemErrorCode)
     }
 }

@@ -9,10 +9,10 @@ public protocol RecordingSink: AnyObject {
     /// Where the frames go, for messages.
     var path: String { get }
     /// Appends `frameCount` interleaved frames. May block (a slow disk); the audio thread never waits on it.
-    /// - Throws: an error naming the destination.
-    func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws
+    /// - Throws: an `AudioFileError` naming the destination.
+    func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws(AudioFileError)
     /// Finalises the destination (for a file: its header holds the frame count).
-    func close() throws
+    func close() throws(AudioFileError)
 }
 
 extension AudioFileWriter: RecordingSink {}

@@ -32,8 +32,18 @@ public final class Renderer: @unchecked Sendable {
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
-    /// The MIDI instruments' own bus (sampler and drums), `maxFrameCount` frames each: used while
-    /// the song's volume is not exactly 1, to scale them and nothing else.
+    /// The last quantum of the instruments and their effects sends, `RenderQuantum.frameCount`
+    /// frames each; its last `quantumFramesLeft` frames are still to go into a block.
+    let quantumLeft: UnsafeMutablePointer<Float>
+    let quantumRight: UnsafeMutablePointer<Float>
+    var quantumFramesLeft = 0
+    /// The first frame of the next quantum: the instruments' clock, `quantumFramesLeft` frames
+    /// ahead of `frameTime`, on the grid. Audio thread only.
+    var quantumStart: FrameTime = 0
+    /// The end of the last quantum in which a sampler or drum voice played. Audio thread only.
+    var soundingUntil: FrameTime = 0
+    /// The MIDI instruments' own bus (sampler and drums), a quantum each: used while the song's
+    /// volume is not exactly 1, to scale them and nothing else.
     let songLeft: UnsafeMutablePointer<Float>
     let songRight: UnsafeMutablePointer<Float>
     /// The song's volume: the song gain times its master volume (MIDI Master Volume SysEx), a
@@ -46,10 +56,11 @@ public final class Renderer: @unchecked Sendable {
     let outputTap: OutputTap
     /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
     let outputTapReference: Unmanaged<OutputTap>
-    /// Frames rendered so far: the time of the next frame out. Audio thread only.
+    /// Frames delivered so far: the time of the next frame out. Audio thread only.
     var frameTime: FrameTime = 0
 
     let publishedFrameTime = Atomic<UInt64>(0)
+    let publishedLastSoundingFrame = Atomic<UInt64>(0)
     let publishedDroppedEventCount = Atomic<Int>(0)
     let publishedActiveVoices = Atomic<Int>(0)
     let publishedPeakVoices = Atomic<Int>(0)
@@ -88,19 +99,24 @@ public final class Renderer: @unchecked Sendable {
         precondition(self.outputTap.channelCount == configuration.channelCount,
                      "the output tap must have the renderer's channel count")
         tones = ToneBank(sampleRate: configuration.sampleRate)
+        let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
-                          fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: configuration.maxFrameCount)
+                          fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: quantum)
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
         sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
         sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
         sampler.basicChannel = configuration.basicChannel
         sampler.sendsEnabled = configuration.effects
-        sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount)
+        sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: quantum)
         // Written now, so that no page of them is first touched (faulted in) on the audio thread.
-        songLeft = .allocate(capacity: configuration.maxFrameCount)
-        songLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
-        songRight = .allocate(capacity: configuration.maxFrameCount)
-        songRight.initialize(repeating: 0, count: configuration.maxFrameCount)
+        songLeft = .allocate(capacity: quantum)
+        songLeft.initialize(repeating: 0, count: quantum)
+        songRight = .allocate(capacity: quantum)
+        songRight.initialize(repeating: 0, count: quantum)
+        quantumLeft = .allocate(capacity: quantum)
+        quantumLeft.initialize(repeating: 0, count: quantum)
+        quantumRight = .allocate(capacity: quantum)
+        quantumRight.initialize(repeating: 0, count: quantum)
         songGain = decibelsToAmplitude(configuration.songGainDecibels)
         songVolume = SmoothedValue(songGain, rampFrameCount: Int(ClickFreeFade.seconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
@@ -124,6 +140,8 @@ public final class Renderer: @unchecked Sendable {
         mixRight.deallocate()
         songLeft.deallocate()
         songRight.deallocate()
+        quantumLeft.deallocate()
+        quantumRight.deallocate()
         chain.deallocate()
         sends.deallocate()
     }
@@ -131,6 +149,12 @@ public final class Renderer: @unchecked Sendable {
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
     /// - Thread: any.
     public var renderedFrameTime: FrameTime { publishedFrameTime.load(ordering: .acquiring) }
+
+    /// The end of the last quantum (`RenderQuantum`) in which a sampler or drum voice played, as
+    /// last published: where a render that holds every voice to its end may end. It can be up to a
+    /// quantum ahead of `renderedFrameTime`.
+    /// - Thread: any.
+    public var lastSoundingFrame: FrameTime { publishedLastSoundingFrame.load(ordering: .acquiring) }
 
     /// Sampler counters as last published by the audio thread.
     /// - Thread: any.
@@ -176,7 +200,8 @@ public final class Renderer: @unchecked Sendable {
     public var droppedEventCount: Int { publishedDroppedEventCount.load(ordering: .relaxed) }
 
     /// Renders `frameCount` interleaved frames into `output`, applying each queued command at its
-    /// frame. `frameCount` may be any value up to `configuration.maxFrameCount`.
+    /// frame. `frameCount` may be any value up to `configuration.maxFrameCount`; the output does not
+    /// depend on it (`RenderQuantum`).
     /// - Thread: audio.
     @_noAllocation @_noLocks
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
@@ -200,40 +225,18 @@ public final class Renderer: @unchecked Sendable {
             mixRight.update(repeating: 0, count: frameCount)
         }
 
-        sends.clearInputs(frameCount: frameCount)
-        var offset = 0
-        while offset < frameCount {
-            sampler.now = frameTime + FrameTime(offset)
-            sampler.releaseHeldNotes()
-            var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
-            // A held note's release splits the block as a command does.
-            if sampler.nextHeldRelease - frameTime < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - frameTime) }
-            let count = segmentEnd - offset
-            tones.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
-            // Written out: `||` takes its right side as a closure, which would retain `self`.
-            var songIsScaled = songVolume.isMoving
-            if !songIsScaled { songIsScaled = songVolume.current != 1 }
-            if songIsScaled {
-                songLeft.update(repeating: 0, count: count)
-                songRight.update(repeating: 0, count: count)
-                let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
-                sampler.render(left: songLeft, right: songRight, reverb: reverb, chorus: chorus, frameCount: count)
-                drums.render(left: songLeft, right: songRight, frameCount: count)
-                for frame in 0..<count {
-                    let gain = songVolume.next()
-                    mixLeft[offset + frame] += songLeft[frame] * gain
-                    mixRight[offset + frame] += songRight[frame] * gain
-                    reverb[frame] *= gain
-                    chorus[frame] *= gain
-                }
-            } else {
-                sampler.render(left: mixLeft + offset, right: mixRight + offset,
-                               reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset, frameCount: count)
-                drums.render(left: mixLeft + offset, right: mixRight + offset, frameCount: count)
+        var delivered = 0
+        while delivered < frameCount {
+            if quantumFramesLeft == 0 { renderQuantum() }
+            let count = min(quantumFramesLeft, frameCount - delivered)
+            let from = RenderQuantum.frameCount - quantumFramesLeft
+            for frame in 0..<count {
+                mixLeft[delivered + frame] += quantumLeft[from + frame]
+                mixRight[delivered + frame] += quantumRight[from + frame]
             }
-            offset = segmentEnd
+            quantumFramesLeft -= count
+            delivered += count
         }
-        sends.process(addingTo: mixLeft, right: mixRight, frameCount: frameCount, frameTime: frameTime)
         if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
             let (predictor1, predictor2) = chain.howlPredictor
             publishedHowlPredictor1.store(predictor1.bitPattern, ordering: .relaxed)
@@ -247,7 +250,59 @@ public final class Renderer: @unchecked Sendable {
 
         frameTime += FrameTime(frameCount)
         publishStatistics()
+        publishedLastSoundingFrame.store(soundingUntil, ordering: .relaxed)
         publishedFrameTime.store(frameTime, ordering: .releasing)
+    }
+
+    /// Renders the next quantum of the instruments (tones, sampler, drums) and their effects sends
+    /// into `quantumLeft`/`quantumRight`, splitting it at each command's frame.
+    @_noAllocation @_noLocks
+    func renderQuantum() {
+        let frameCount = RenderQuantum.frameCount
+        quantumLeft.update(repeating: 0, count: frameCount)
+        quantumRight.update(repeating: 0, count: frameCount)
+        sends.clearInputs(frameCount: frameCount)
+        var offset = 0
+        var sounded = false
+        while offset < frameCount {
+            sampler.now = quantumStart + FrameTime(offset)
+            sampler.releaseHeldNotes()
+            var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
+            // A held note's release splits the quantum as a command does.
+            if sampler.nextHeldRelease - quantumStart < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumStart) }
+            let count = segmentEnd - offset
+            let left = quantumLeft + offset, right = quantumRight + offset
+            tones.render(left: left, right: right, frameCount: count)
+            // Written out: `||` takes its right side as a closure, which would retain `self`.
+            var songIsScaled = songVolume.isMoving
+            if !songIsScaled { songIsScaled = songVolume.current != 1 }
+            if songIsScaled {
+                songLeft.update(repeating: 0, count: count)
+                songRight.update(repeating: 0, count: count)
+                let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
+                sampler.render(left: songLeft, right: songRight, reverb: reverb, chorus: chorus, frameCount: count)
+                drums.render(left: songLeft, right: songRight, frameCount: count)
+                for frame in 0..<count {
+                    let gain = songVolume.next()
+                    left[frame] += songLeft[frame] * gain
+                    right[frame] += songRight[frame] * gain
+                    reverb[frame] *= gain
+                    chorus[frame] *= gain
+                }
+            } else {
+                sampler.render(left: left, right: right,
+                               reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset, frameCount: count)
+                drums.render(left: left, right: right, frameCount: count)
+            }
+            // Written out: `||` takes its right side as a closure, which would retain `self`.
+            if sampler.renderedVoiceCount > 0 { sounded = true }
+            if drums.renderedVoiceCount > 0 { sounded = true }
+            offset = segmentEnd
+        }
+        sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: frameCount, frameTime: quantumStart)
+        quantumStart += FrameTime(frameCount)
+        quantumFramesLeft = frameCount
+        if sounded { soundingUntil = quantumStart }
     }
 
     /// Sends an event to the control thread; when the return ring is full it is counted as dropped.
@@ -259,8 +314,8 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    /// Applies every command due at `offset` and returns where the block must next be split: the
-    /// offset of the first command still in the future, or `frameCount`.
+    /// Applies every command due at `offset` in the quantum and returns where the quantum must next
+    /// be split: the offset of the first command still in the future, or `frameCount`.
     ///
     /// Commands take effect in the order of their frames (at the same frame, in the order sent),
     /// whatever order they were sent in: each call first moves what the ring holds into `pending`,
@@ -277,12 +332,12 @@ public final class Renderer: @unchecked Sendable {
     /// full (`Engine.send`).
     @_noAllocation @_noLocks
     func applyCommands(dueBefore frameCount: Int, offset: Int) -> Int {
-        let now = frameTime + FrameTime(offset)
+        let now = quantumStart + FrameTime(offset)
         while true {
             takeQueuedCommands(arrivingAt: now)
             guard let command = pending.first else { return frameCount }
             if command.frameTime > now {
-                let distance = command.frameTime - frameTime
+                let distance = command.frameTime - quantumStart
                 return distance < FrameTime(frameCount) ? Int(distance) : frameCount
             }
             guard apply(command.action) else { return frameCount }

@@ -12,8 +12,8 @@ struct Sampler {
         @_noAllocation @_noLocks get { 8 }
     }
 
+    /// What the audio thread reads of a slot's bank (`bankSlots` holds its retain).
     struct BankSlot {
-        var handle: RetainedObject? = nil
         var samples: SampleFrames? = nil
         var regions: UnsafeBufferPointer<SamplerRegion> = UnsafeBufferPointer(start: nil, count: 0)
         var presets: UnsafeBufferPointer<SampleBank.Preset> = UnsafeBufferPointer(start: nil, count: 0)
@@ -21,9 +21,6 @@ struct Sampler {
         var keyRegions: UnsafePointer<Int32>? = nil
         var modulators: UnsafePointer<SamplerModulator>? = nil
         var voiceCount = 0
-        var isEmpty: Bool {
-            @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
-        }
     }
 
     /// Voices rendered together, one per SIMD lane. Eight rather than four: the filter's feedback
@@ -80,7 +77,8 @@ struct Sampler {
     let fractionOffset: Int
     let fractionStepOffset: Int
     let wholeStepOffset: Int
-    var currentBank = -1
+    /// The banks installed: the current one and those ringing out; `banks` holds what each plays.
+    var bankSlots: InstrumentSlots
     var pool: VoicePool
     let sampleRate: Double
     var interpolation = SamplerVoice.Interpolation.cubic
@@ -99,6 +97,8 @@ struct Sampler {
 
     // Statistics (audio thread writes; the renderer publishes them).
     var activeVoiceCount = 0
+    /// Voices the last `render` played, those that ended in it and the fading ones included.
+    var renderedVoiceCount = 0
     var peakVoiceCount = 0
     var noteOnCount = 0
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
@@ -114,6 +114,7 @@ struct Sampler {
                                                            controllers: controllerValues + index * MIDILimits.controllerCount,
                                                            keyPressures: keyPressureValues + index * MIDILimits.keyCount))
         }
+        bankSlots = InstrumentSlots(count: Self.bankSlotCount)
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
@@ -155,7 +156,7 @@ struct Sampler {
     /// Frees the pools and hands every bank still held to `release`.
     /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
-        for index in 0..<Self.bankSlotCount { if let handle = banks[index].handle { release(handle) } }
+        bankSlots.deallocate(releasing: release)
         channels.deinitialize(count: MIDILimits.channelCount)
         channels.deallocate()
         controllerValues.deallocate()
@@ -185,25 +186,20 @@ struct Sampler {
     /// keeps the command and retries next block, after those voices have been faded.
     @_noAllocation @_noLocks
     mutating func install(_ handle: RetainedObject, layout: UnsafePointer<SampleBank.Layout>) -> Bool {
-        var free = -1
-        for index in 0..<Self.bankSlotCount where banks[index].isEmpty {
-            free = index
-            break
-        }
+        let free = bankSlots.firstFree()
         guard free >= 0 else {
             // Make room: fade every voice of banks that are no longer current.
-            for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].bankSlot != currentBank {
+            for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].bankSlot != bankSlots.current {
                 pool.fadeOut(index, sampleRate: sampleRate)
             }
             return false
         }
-        // The slot keeps the handle's retain, which keeps `layout` and the buffers alive.
-        banks[free] = BankSlot(handle: handle, samples: layout.pointee.samples,
+        banks[free] = BankSlot(samples: layout.pointee.samples,
                                regions: layout.pointee.regions, presets: layout.pointee.presets,
                                keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
                                keyRegions: layout.pointee.keyRegions.baseAddress,
                                modulators: layout.pointee.modulators.baseAddress, voiceCount: 0)
-        currentBank = free
+        bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         return true
     }
@@ -217,8 +213,8 @@ struct Sampler {
         // tested (a few hundred bytes each) cost more than the rest of starting a voice.
         let state = channels + Int(channel)
         let presetIndex = state.pointee.presetIndex
-        guard currentBank >= 0, presetIndex >= 0 else { unmappedNoteCount += 1; return }
-        let slot = banks + currentBank
+        guard bankSlots.current >= 0, presetIndex >= 0 else { unmappedNoteCount += 1; return }
+        let slot = banks + bankSlots.current
         guard let samples = slot.pointee.samples, let regions = slot.pointee.regions.baseAddress,
               let modulators = slot.pointee.modulators, let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
               presetIndex < slot.pointee.presets.count else { unmappedNoteCount += 1; return }
@@ -245,14 +241,13 @@ struct Sampler {
             let voice = acquired.voice
             voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
                                 channel: channel, state: state, engineRate: sampleRate)
-            voice.pointee.bankSlot = currentBank
-            voice.pointee.presetIndex = presetIndex
+            voice.pointee.bankSlot = bankSlots.current
             voice.pointee.isPercussion = state.pointee.isPercussion
             voice.pointee.noteOnFrame = now
             voice.pointee.heldReleaseFrame = .max
             voice.pointee.isCaughtBySostenuto = false
             voice.pointee.isHeldBySostenuto = false
-            banks[currentBank].voiceCount += 1
+            banks[bankSlots.current].voiceCount += 1
             pool.refreshKey(voice - pool.voices)
             started += 1
         }
@@ -296,7 +291,7 @@ struct Sampler {
     mutating func releaseHeldNotes() {
         guard nextHeldRelease <= now else { return }
         nextHeldRelease = .max
-        for index in 0..<pool.activeBound where pool.voices[index].isActive && !pool.voices[index].isReleased
+        for index in pool.activeIndices where pool.voices[index].isActive && !pool.voices[index].isReleased
             && pool.voices[index].heldReleaseFrame != .max {
             let due = pool.voices[index].heldReleaseFrame
             if due <= now {
@@ -384,7 +379,7 @@ struct Sampler {
     /// the minimum note length sounds that long first, as FluidSynth's all-notes-off does.
     @_noAllocation @_noLocks
     mutating func allNotesOff(channel: UInt8) {
-        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel {
             releaseKey(index)
         }
     }
@@ -428,7 +423,7 @@ struct Sampler {
     /// Fades every voice of `channel` (all channels when `channel` is nil) out over 5 ms.
     @_noAllocation @_noLocks
     mutating func allSoundOff(channel: UInt8?) {
-        for index in 0..<pool.capacity where pool.voices[index].isActive && (channel == nil || pool.voices[index].channel == channel!) {
+        for index in pool.activeIndices where pool.voices[index].isActive && (channel == nil || pool.voices[index].channel == channel!) {
             pool.fadeOut(index, sampleRate: sampleRate)
         }
     }
@@ -451,6 +446,7 @@ struct Sampler {
         // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
         // large pool would cost more than the count is worth.
         activeVoiceCount = 0
+        renderedVoiceCount = 0
         var grouped = 0
         var activeBound = 0
         for index in 0 ..< pool.activeBound + pool.fadeCapacity {
@@ -462,6 +458,7 @@ struct Sampler {
             }
             group[grouped] = voice
             grouped += 1
+            renderedVoiceCount += 1
             if grouped == Self.laneCount {
                 renderGroup(count: grouped, frameCount: frameCount)
                 grouped = 0
@@ -676,10 +673,9 @@ struct Sampler {
     /// Hands back banks that are neither current nor used by any voice.
     @_noAllocation @_noLocks
     mutating func collectRetiredBank() -> RetainedObject? {
-        for index in 0..<Self.bankSlotCount where index != currentBank && !banks[index].isEmpty && banks[index].voiceCount <= 0 {
-            let handle = banks[index].handle
+        for index in 0..<Self.bankSlotCount where bankSlots.isRingingOut(index) && banks[index].voiceCount <= 0 {
             banks[index] = BankSlot()
-            return handle
+            return bankSlots.vacate(index)
         }
         return nil
     }
@@ -695,7 +691,7 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func releasePedalHeldVoices(channel: UInt8) {
-        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].isHeldByPedal
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].isHeldByPedal
             && pool.voices[index].channel == channel {
             releaseKey(index)
         }
@@ -705,7 +701,7 @@ struct Sampler {
     /// Notes only the sustain pedal holds are not (their keys are up), as in FluidSynth.
     @_noAllocation @_noLocks
     mutating func catchSostenutoNotes(channel: UInt8) {
-        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
             && !pool.voices[index].isReleased && !pool.voices[index].isHeldByPedal
             && pool.voices[index].heldReleaseFrame == .max {
             pool.voices[index].isCaughtBySostenuto = true
@@ -717,7 +713,7 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func releaseSostenutoNotes(channel: UInt8) {
         let sustained = channels[Int(channel)].sustainPedal
-        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel {
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel {
             pool.voices[index].isCaughtBySostenuto = false
             guard pool.voices[index].isHeldBySostenuto else { continue }
             pool.voices[index].isHeldBySostenuto = false
@@ -727,7 +723,7 @@ struct Sampler {
 
     @_noAllocation @_noLocks
     mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8) {
-        for index in 0..<pool.capacity where pool.voices[index].isActive && pool.voices[index].channel == channel
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
             && pool.voices[index].exclusiveClass == exclusiveClass {
             pool.fadeOut(index, sampleRate: sampleRate)
         }
@@ -739,10 +735,10 @@ struct Sampler {
     mutating func selectPreset(channel: Int) {
         let state = channels + channel
         state.pointee.presetIndex = -1
-        guard currentBank >= 0 else { return }
+        guard bankSlots.current >= 0 else { return }
         let percussion = state.pointee.isPercussion
         state.pointee.presetIndex = SampleBank.Preset.index(
             playing: percussion ? SampleBank.Preset.percussionBank : UInt16(state.pointee.bankMSB),
-            program: state.pointee.program, percussion: percussion, in: banks[currentBank].presets)
+            program: state.pointee.program, percussion: percussion, in: banks[bankSlots.current].presets)
     }
 }

@@ -185,10 +185,8 @@ public enum SampleSetLoader {
         let audio: DecodedAudio
         do {
             audio = try AudioFileReader.read(path)
-        } catch let error as AudioFileError {
-            throw SampleSetError(path: error.path, reason: error.reason)
         } catch {
-            throw SampleSetError(path: path, reason: "\(error)")
+            throw SampleSetError(path: error.path, reason: error.reason)
         }
         guard audio.channelCount == 1 || audio.channelCount == 2 else {
             throw SampleSetError(path: path, reason: "\(audio.channelCount) channels; expected mono or stereo")

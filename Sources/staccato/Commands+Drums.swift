@@ -1,6 +1,7 @@
 import AudioIO
 import DrumKitLoader
 import Engine
+import Live
 import Glibc
 import Render
 
@@ -13,12 +14,12 @@ extension Commands {
     static let drums = Subcommand(
         name: "drums",
         summary: "Plays a drum kit from the computer keyboard, live through an ALSA device.",
-        description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent). q quits.",
+        description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent; the row above the home row plays pads 11 to 20). Esc or Ctrl-C quits.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
             OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest",
                        default: .described("the shipped kit", value: { shippedKitPath })),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
-                       default: .described("when q is pressed or input ends", value: { "86400" }), range: 0.01...86_400),
+                       default: .described("when Esc is pressed or input ends", value: { "86400" }), range: 0.01...86_400),
         ],
         playsLive: true
     ) { options in
@@ -35,8 +36,9 @@ extension Commands {
         // One key per pad, in manifest order, playing the pad's own note.
         let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: kit.padNotes[$0]) }
         var lit: [Int: Double] = [:]
-        var inputEnd = InputEnd()
         var quit = false
+        // The piano's decoder: plain bytes and the kitty protocol alike, Ctrl-C and Ctrl-D as quit.
+        var decoder = KeyDecoder()
 
         var columns = TerminalSize.fallbackColumns
         func draw() {
@@ -56,21 +58,25 @@ extension Commands {
         draw()
         var lastDraw = 0.0
         let frameLimit = Int(seconds * Double(configuration.sampleRate))
-        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
-            if quit { stream.stop(); return }
+        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) { session in
+            if quit { session.stop(); return }
             if TerminalSize.takeResize() {
                 columns = TerminalSize.columns()
                 draw()
             }
-            if inputEnd.stopsAfterRingOut(stream) { return }
+            if session.hasInputEnded { return }
             guard let bytes = Terminal.pendingBytes() else {
-                inputEnd.mark()
+                session.inputEnded()
                 return
             }
             var changed = false
-            for byte in bytes {
-                let character = Character(UnicodeScalar(byte))
-                if character == "q" || byte == 27 || byte == 3 { quit = true; continue }
+            // A lone Esc (no sequence after it) quits; every letter, q too, is a pad.
+            if bytes == [0x1B] { quit = true }
+            for event in decoder.decode(bytes) {
+                guard case let .press(character) = event else {
+                    if event == .quit { quit = true }
+                    continue
+                }
                 let lower = Character(character.lowercased())
                 guard let index = keyed.firstIndex(where: { $0.key == lower }) else { continue }
                 engine.send(midi: .noteOn(channel: GeneralMIDI.percussionChannel, key: keyed[index].note, velocity: character.isUppercase ? 127 : 100))
@@ -94,7 +100,7 @@ extension Commands {
     /// pad (cut if a pad's name is too long for the terminal), a lit pad in reverse video.
     static func drumsScreen(kit: String, device: String, granted: String, scheduling: String,
                             pads: [(pad: String, lit: Bool)], columns: Int) -> [String] {
-        var lines = TextFitting.wrapped("staccato drums: \(kit) on '\(device)' — press a key, q quits", columns: columns)
+        var lines = TextFitting.wrapped("staccato drums: \(kit) on '\(device)' — press a key, Esc quits", columns: columns)
         lines += TextFitting.wrapped("\(granted); audio thread: \(scheduling)", columns: columns)
         lines.append("")
         for (pad, lit) in pads {

@@ -140,7 +140,7 @@ enum InstrumentInfo {
         for path in paths where facts[path] == nil {
             let audio: DecodedAudio
             do { audio = try AudioFileReader.read(path) } catch {
-                throw CommandFailure("\(name(path)): \((error as? AudioFileError)?.reason ?? "\(error)")")
+                throw CommandFailure("\(name(path)): \(error.reason)")
             }
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             let size = attributes?[.size] as? Int ?? 0

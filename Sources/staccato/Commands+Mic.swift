@@ -1,6 +1,7 @@
 import AudioIO
 import DSP
 import Engine
+import Live
 import Foundation
 import Glibc
 import Lockfree
@@ -67,20 +68,17 @@ extension Commands {
         var reportedLatency = false
         var howlsReported = 0
         var lastMeter = 0.0
-        var signalStop = SignalStop()
-        while !stream.isDone {
-            if signalStop.stopsOnSignal(engine, stream) { usleep(1_000); continue }
+        let outcome = LiveSession(engine: engine, stream: stream).run { session in
             // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
             // than play on while every frame is dropped as if the disk were only slow.
-            if recorder?.hasFailed == true { stream.stop() }
-            engine.processEvents()
+            if recorder?.hasFailed == true { session.stop() }
             if inputOpen {
                 if let bytes = Terminal.pendingBytes() {
                     lineBuffer += bytes
                     while let newline = lineBuffer.firstIndex(of: 10) {
                         let line = String(decoding: lineBuffer[..<newline], as: UTF8.self)
                         lineBuffer.removeSubrange(...newline)
-                        if MicKnob.apply(line, to: engine) == .quit { stream.stop() }
+                        if MicKnob.apply(line, to: engine) == .quit { session.stop() }
                     }
                 } else {
                     inputOpen = false  // end of standard input: keep running, stop reading
@@ -103,11 +101,8 @@ extension Commands {
                 let peaks = engine.renderer.takePeaks()
                 StatusLine.standard.update(MicKnob.meter("in", peaks.input) + "  " + MicKnob.meter("out", peaks.output))
             }
-            usleep(10_000)
         }
         StatusLine.standard.clear()
-        let outcome = stream.join()
-        engine.processEvents()
         var recordingError: Error?
         do { try recorder?.finish() } catch { recordingError = error }
         print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount); input frames dropped \(stream.droppedInputFrames), repeated \(stream.repeatedInputFrames)")
@@ -116,8 +111,8 @@ extension Commands {
         }
         if let recordingError { printError("staccato: \(recordingError)") }
         switch outcome {
-        case .finished: return recordingError == nil ? 0 : 1
-        case .stopped: return stopSignalReceived.load(ordering: .relaxed) != 0 ? LivePlayback.stoppedExitCode : (recordingError == nil ? 0 : 1)
+        case .finished, .stopped(signal: nil): return recordingError == nil ? 0 : 1
+        case .stopped(signal: _?): return outcome.exitCode
         case let .failed(error):
             printError("staccato: \(error)")
             return 1

@@ -1,6 +1,7 @@
 import AudioIO
 import DrumKitLoader
 import Engine
+import Live
 import Foundation
 import Glibc
 import MIDI
@@ -86,39 +87,19 @@ extension Commands {
                                  holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
 
-    /// A MIDI file in real time, stamped with the same frames as `render`, a lookahead ahead.
+    /// A MIDI file in real time, stamped with the same frames as `render`, a lookahead ahead
+    /// (`LiveSession.play`), with a progress line.
     static func playSong(_ song: MIDIFile, path: String, program: UInt8?, engine: Engine, stream: PlaybackStream, frameLimit: Int) throws -> Int32 {
-        let rate = engine.sampleRate
-        // Stay a tenth of a second (plus the device buffer) ahead of the audio thread, rounded to
-        // whole periods so the song's blocks fall where an offline render's blocks of the period's
-        // size fall: the two renders are then the same, frame for frame.
-        let period = FrameTime(stream.granted.periodFrameCount)
-        let wanted = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
-        let lookahead = (wanted + period - 1) / period * period
-        let sequencer = MIDISequencer(song, sampleRate: rate, program: program, startFrame: lookahead)
-        let tailLimit = lookahead + sequencer.endFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
-        let length = Double(sequencer.endFrame) / rate
-        print("playing \(path): \(formatTime(length)), \(sequencer.messageCount) messages; the song starts at frame \(lookahead)")
-        var lastProgress = 0.0
-        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit) {
-            let now = engine.renderedFrameTime
-            sequencer.send(dueBefore: now + lookahead, to: engine)
-            // Done as `render` is: every message sent, past the song's end, every voice ended and
-            // the effects' tails died away.
-            let statistics = engine.renderer.statistics
-            if sequencer.isFinished, now > lookahead + sequencer.endFrame,
-               statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output) || now >= tailLimit {
-                stream.stop()
-            }
-            let clock = MonotonicClock.seconds()
-            if clock - lastProgress > 0.2 {
-                lastProgress = clock
-                let position = max(0, Double(now) - Double(lookahead)) / rate
-                StatusLine.standard.update("\(formatTime(min(position, length))) / \(formatTime(length))  voices \(statistics.activeVoices + statistics.activeDrumVoices)  xruns \(stream.xrunCount)")
+        let session = LiveSession(engine: engine, stream: stream)
+        let sequencer = session.sequencer(for: song, program: program)
+        print("playing \(path): \(formatTime(Double(sequencer.endFrame) / engine.sampleRate)), \(sequencer.messageCount) messages; the song starts at frame \(sequencer.startFrame)")
+        let code = try LivePlayback.run(session, frameLimit: frameLimit) { session in
+            session.play(sequencer) { progress in
+                StatusLine.standard.update("\(formatTime(progress.position)) / \(formatTime(progress.length))  voices \(progress.voices)  xruns \(stream.xrunCount)")
             }
         }
         StatusLine.standard.clear()
-        print(limiterReport(engine.renderer.statistics, sampleRate: rate, gainDecibels: engine.configuration.render.songGainDecibels))
+        print(limiterReport(engine.renderer.statistics, sampleRate: engine.sampleRate, gainDecibels: engine.configuration.render.songGainDecibels))
         return code
     }
 
@@ -127,13 +108,12 @@ extension Commands {
     static func playLive(engine: Engine, stream: PlaybackStream, frameLimit: Int, label: String,
                          read: @escaping () -> [UInt8]?) throws -> Int32 {
         var parser = MIDIStreamParser()
-        var inputEnd = InputEnd()
         print("playing \(label)")
-        return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) {
-            if inputEnd.stopsAfterRingOut(stream) { return }
+        return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { session in
+            if session.hasInputEnded { return }
             guard let bytes = read() else {
                 engine.releaseAllNotes()
-                inputEnd.mark()
+                session.inputEnded()
                 return
             }
             parser.feed(bytes) { engine.send(midi: $0) }

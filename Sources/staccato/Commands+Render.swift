@@ -20,6 +20,8 @@ extension Commands {
             DeviceOptions.rate,
             OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
+            OptionSpec(name: "block-frames", valueName: "N", help: "frames per render call (the output is the same for every N)",
+                       default: .number(MIDIRenderOptions().blockFrameCount), range: 1...Double(RenderConfiguration().maxFrameCount)),
         ] + DeviceOptions.songSpecs,
         exclusiveGroups: [["soundfont", "samples"]]
     ) { options in
@@ -33,6 +35,7 @@ extension Commands {
         let voices = try options.integer("voices")
         let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
         let interpolation = try options.choice("interpolation", of: SampleInterpolation.self)
+        let blockFrameCount = try options.integer("block-frames")
         var renderConfiguration = RenderConfiguration(sampleRate: Double(rate), voiceCount: voices,
                                                       cubicInterpolation: interpolation == .cubic)
         try DeviceOptions.readSongOptions(options, into: &renderConfiguration)
@@ -47,7 +50,7 @@ extension Commands {
         engine.install(bank)
         if let kit { engine.install(kit) }
         let renderStarted = Date()
-        let summary = try engine.render(song, to: output, options: MIDIRenderOptions(program: program))
+        let summary = try engine.render(song, to: output, options: MIDIRenderOptions(program: program, blockFrameCount: blockFrameCount))
         let renderSeconds = Date().timeIntervalSince(renderStarted)
         let stats = summary.statistics
         print("rendered \(songPath) with \(bank.name) to \(output): \(String(format: "%.2f", summary.seconds)) s of audio in "

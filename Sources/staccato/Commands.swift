@@ -2,6 +2,7 @@ import AudioFile
 import AudioIO
 import DSP
 import Engine
+import Live
 import Foundation
 import Render
 
@@ -73,18 +74,15 @@ enum Commands {
         engine.install(bank)
         do {
             let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
-            // Stay a tenth of a second (plus the device buffer) ahead of the audio thread.
-            let lookahead = FrameTime(0.1 * rate) + FrameTime(stream.granted.bufferFrameCount)
-            let sequencer = MIDISequencer(song, sampleRate: rate, startFrame: lookahead)
-            let frameCount = Int(lookahead + sequencer.endFrame) + Int(Demo.tailSeconds * rate)
+            let session = LiveSession(engine: engine, stream: stream)
+            let sequencer = session.sequencer(for: song)
+            let frameCount = Int(sequencer.startFrame + sequencer.endFrame) + Int(Demo.tailSeconds * rate)
             print("playing \(Demo.songPath) with \(bank.name)")
-            return try LivePlayback.play(engine, on: stream, frameLimit: frameCount) {
-                sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)
-            }
+            return try LivePlayback.run(session, frameLimit: frameCount) { $0.play(sequencer) }
         } catch let error as DeviceError where deviceIsDefault
                     && (error.code == .notFound || error.code == .noDevice || DeviceList.soundCardCount() == 0) {
             print("No playback device (\(error)); rendering the demo to \(output) instead.")
-            let summary = try engine.render(song, to: output, options: MIDIRenderOptions(blockFrameCount: 256, maximumTailSeconds: Demo.tailSeconds))
+            let summary = try engine.render(song, to: output, options: MIDIRenderOptions(maximumTailSeconds: Demo.tailSeconds))
             print("wrote \(output): \(String(format: "%.3f", summary.seconds)) s at \(configuration.sampleRate) Hz, \(summary.statistics.noteOns) notes")
             return 0
         }

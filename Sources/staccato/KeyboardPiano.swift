@@ -1,5 +1,6 @@
 import AudioIO
 import Engine
+import Live
 import Glibc
 import MIDI
 import Render
@@ -58,7 +59,6 @@ final class KeyboardPiano {
     private var sounding: [Int: Double] = [:]
     private var decoder = KeyDecoder()
     private var quit = false
-    private var inputEnd = InputEnd()
     private var needsDrawing = true
     private var lastDraw = 0.0
     private var columns = TerminalSize.fallbackColumns
@@ -89,24 +89,24 @@ final class KeyboardPiano {
         columns = TerminalSize.columns()
         engine.send(midi: .programChange(channel: Instrument.piano.channel, program: GeneralMIDI.acousticGrandPianoProgram))
         // No redraw after the stream ends: the summary and any error are printed below the screen.
-        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick() }
+        let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick($0) }
         releaseEverything()
         return code
     }
 
-    private func tick() {
+    private func tick(_ session: LiveSession) {
         let now = MonotonicClock.seconds()
-        if quit { stream.stop(); return }
+        if quit { session.stop(); return }
         if TerminalSize.takeResize() {
             columns = TerminalSize.columns()
             needsDrawing = true
         }
-        if inputEnd.stopsAfterRingOut(stream) {
+        if session.hasInputEnded {
             // End of piped input: what was played rings out.
         } else if let bytes = Terminal.pendingBytes() {
             for event in decoder.decode(bytes) { handle(event, at: now) }
         } else {
-            inputEnd.mark()
+            session.inputEnded()
         }
         for (key, deadline) in sounding where deadline <= now { noteOff(key) }
         if needsDrawing || now - lastDraw > 0.25 { draw() }

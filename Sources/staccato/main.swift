@@ -1,4 +1,5 @@
 import Glibc
+import Live
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let topUsage = """
@@ -39,7 +40,7 @@ guard let command = Commands.all.first(where: { $0.name == commandName }) else {
     printError("staccato: unknown command '\(commandName)' (commands: \(Commands.all.map(\.name).joined(separator: ", ")))")
     exit(2)
 }
-if command.playsLive { LivePlayback.installSignalHandlers() }
+if command.playsLive { LiveSession.installStopSignalHandlers() }
 let rest = Array(arguments.dropFirst())
 if rest.contains("--help") || rest.contains("-h") {
     print(command.help, terminator: "")

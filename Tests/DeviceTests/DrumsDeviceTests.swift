@@ -36,4 +36,24 @@ final class DrumsDeviceTests: XCTestCase {
             XCTAssertEqual(Double((onsets[2] - onsets[1]) * 10), 400, accuracy: 60)
         }
     }
+    /// One keyboard front end for the piano and the drums: every letter is a pad, q too (the
+    /// eleventh pad of a larger kit), and Esc quits. A kit of twelve pads (the shipped snare on
+    /// each note from 60 up): q is a hit, not a quit.
+    func testQPlaysTheEleventhPadAndEscQuits() throws {
+        let folder = try TemporaryFolder(self)
+        let snare = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/snare.wav").path
+        let pads = (0..<12).map { "{ \"name\": \"pad\($0 + 1)\", \"file\": \"\(snare)\", \"note\": \(60 + $0) }" }
+        try folder.writeText("kit.json", "{ \"name\": \"Twelve\", \"pads\": [\(pads.joined(separator: ", "))] }")
+        let staccato = CommandRunner.staccatoExecutable.path
+        // q, then Esc after a pause: the session ends at the Esc, not at the end of the input.
+        let result = try CommandRunner.shell(
+            "(sleep 2; printf q; sleep 0.5; printf '\\033'; sleep 5) | '\(staccato)' drums --kit '\(folder.file("kit.json"))' --device staccato_jack",
+            timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("drum hits 1,"), result.standardOutput)
+        // The shell waits for the input's last sleep; the player's own line says when it stopped.
+        let played = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("played ") }
+        let seconds = played.flatMap { line in line.split(separator: "(").dropFirst().first.flatMap { Double($0.split(separator: " ")[0]) } }
+        XCTAssertLessThan(try XCTUnwrap(seconds, result.standardOutput), 4, "Esc quit, 5 s before the input ended")
+    }
 }

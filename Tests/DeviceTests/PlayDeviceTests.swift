@@ -47,7 +47,7 @@ final class PlayDeviceTests: XCTestCase {
         // on this clock (shared/notes).
         let live = try Self.playRecorded(song, rate: Self.rate, arguments: ["--period", "128"], timeout: 120)
         XCTAssertEqual(live.granted.period, 128, live.result.standardOutput)
-        let (offline, summary) = try Self.renderOffline(song, rate: Self.rate, blockFrameCount: live.granted.period)
+        let (offline, summary) = try Self.renderOffline(song, rate: Self.rate)
 
         let playedFrames = live.played.count / 2
         let songSeconds = summary.seconds
@@ -58,7 +58,22 @@ final class PlayDeviceTests: XCTestCase {
 
         let (largest, count) = Self.largestDifference(offline, live.played, start: live.start)
         print("play in real time vs offline render: largest sample difference \(largest) over \(count) frames")
-        XCTAssertLessThan(largest, 1e-5, "the live recording is the offline render, frame for frame")
+        XCTAssertEqual(largest, 0, "the live recording is the offline render, bit for bit")
+    }
+
+    /// Whatever the device's period, the song's quanta fall where the offline render's do: the
+    /// recording at periods of 64 and 256 frames (and 128 above) is the render in blocks of 64.
+    func testPlayAtAnyPeriodRecordsExactlyTheOfflineRender() throws {
+        let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let (offline, _) = try Self.renderOffline(song, rate: Self.rate)
+        for period in [64, 256] {
+            let live = try Self.playRecorded(song, rate: Self.rate, arguments: ["--period", "\(period)", "--seconds", "10"], timeout: 60)
+            XCTAssertEqual(live.granted.period, period, live.result.standardOutput)
+            let (largest, count) = Self.largestDifference(offline, live.played, start: live.start)
+            print("play at a period of \(period) frames vs offline render: largest sample difference \(largest) over \(count) frames")
+            XCTAssertGreaterThan(count, 8 * Self.rate, "compared over most of the ten seconds")
+            XCTAssertEqual(largest, 0, "period \(period): the live recording is the offline render, bit for bit")
+        }
     }
 
     /// What `staccato play` recorded on `staccato_record`, with what it printed.
@@ -100,14 +115,13 @@ final class PlayDeviceTests: XCTestCase {
         return (period, buffer)
     }
 
-    /// `song` rendered offline with the shipped font, in blocks of `blockFrameCount` (the live
-    /// period, so the song's blocks fall where the live stream's do).
-    static func renderOffline(_ song: String, rate: Int, blockFrameCount: Int) throws -> (samples: [Float], summary: MIDIRenderSummary) {
+    /// `song` rendered offline with the shipped font, in the default blocks (64 frames).
+    static func renderOffline(_ song: String, rate: Int) throws -> (samples: [Float], summary: MIDIRenderSummary) {
         // The defaults `play` runs with (song gain, effects), as a library user gets them.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(rate))))
         engine.install(try SoundFontLoader.load(path: root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path, sampleRate: Double(rate)))
         var offline: [Float] = []
-        let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions(blockFrameCount: blockFrameCount)) { offline.append(contentsOf: $0) }
+        let summary = try engine.render(MIDIFile.read(path: song), options: MIDIRenderOptions()) { offline.append(contentsOf: $0) }
         return (offline, summary)
     }
 

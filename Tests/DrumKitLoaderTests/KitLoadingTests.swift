@@ -61,7 +61,7 @@ final class KitLoadingTests: XCTestCase {
         XCTAssertEqual(kit.name, "Test kit")
         XCTAssertEqual(kit.padNames, ["kick", "crash", "quiet", "loud"])
         XCTAssertEqual(kit.pads.map(\.voiceCount), [DrumKitLoader.defaultVoiceCount, 64, 1, 4])
-        XCTAssertEqual(kit.voices.count, 4 + 64 + 1 + 4, "voice storage for every pad")
+        XCTAssertEqual(kit.voiceCount, 4 + 64 + 1 + 4, "voice storage for every pad")
         XCTAssertEqual(kit.pads[0].gain, 1, "0 dB by default")
         XCTAssertEqual(kit.pads[1].gain, 0.5, accuracy: 1e-4)
         XCTAssertEqual(kit.pads[2].gain, 0.001, accuracy: 1e-7)

@@ -56,6 +56,31 @@ final class DrumRenderTests: XCTestCase {
         return dot / (aa * bb).squareRoot()
     }
 
+    /// A kit is a description; each engine plays it through a playback of its own. Two engines
+    /// playing one kit at once, with different hits, each render what they would alone.
+    func testOneKitPlaysInTwoEnginesAtOnce() {
+        let (kit, _) = Self.kit(voices: 2)
+        func hits(_ engine: Engine, offset: Int) {
+            for hit in 0..<5 { engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 90), at: FrameTime(offset + hit * 700)) }
+        }
+        let first = engine(with: kit), second = engine(with: kit)
+        hits(first, offset: 100)
+        hits(second, offset: 333)
+        // Rendered in turns, a block each, so both engines' voices ring at the same time.
+        var together: ([Float], [Float]) = ([], [])
+        for _ in 0..<100 {
+            together.0 += first.renderOffline(frameCount: 100)
+            together.1 += second.renderOffline(frameCount: 100)
+        }
+        let alone = engine(with: kit), alsoAlone = engine(with: kit)
+        hits(alone, offset: 100)
+        hits(alsoAlone, offset: 333)
+        XCTAssertEqual(together.0, alone.renderOffline(frameCount: 10_000))
+        XCTAssertEqual(together.1, alsoAlone.renderOffline(frameCount: 10_000))
+        XCTAssertEqual(first.renderer.statistics.drumRecycles, 3, "each engine recycles its own two voices")
+        XCTAssertEqual(second.renderer.statistics.drumRecycles, 3)
+    }
+
     func testFourQuickHitsAreFourShiftedCopies() {
         let (kit, snare) = Self.kit()
         let engine = engine(with: kit)

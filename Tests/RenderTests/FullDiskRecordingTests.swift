@@ -21,14 +21,14 @@ final class FullDiskRecordingTests: XCTestCase {
             self.capacity = capacity
         }
 
-        func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
+        func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws(AudioFileError) {
             guard file.frameCount + frameCount <= capacity else {
                 throw AudioFileError(path: path, reason: "write failed: System error : No space left on device.", systemErrorCode: ENOSPC)
             }
             try file.write(samples, frameCount: frameCount)
         }
 
-        func close() throws { try file.close() }
+        func close() throws(AudioFileError) { try file.close() }
     }
 
     func testAFullDiskStopsTheRecordingSaysSoAndFinalisesTheFile() throws {

@@ -19,7 +19,7 @@ final class StalledRecordingTests: XCTestCase {
 
         init(file: AudioFileWriter) { self.file = file }
 
-        func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws {
+        func write(_ samples: UnsafePointer<Float>, frameCount: Int) throws(AudioFileError) {
             if stallPending {
                 stallPending = false
                 stalled.signal()
@@ -28,7 +28,7 @@ final class StalledRecordingTests: XCTestCase {
             try file.write(samples, frameCount: frameCount)
         }
 
-        func close() throws { try file.close() }
+        func close() throws(AudioFileError) { try file.close() }
         /// Waits until the writer thread is stuck in a write.
         func waitUntilStalled() -> Bool { stalled.wait(timeout: .now() + 10) == .success }
         func resume() { gate.signal() }

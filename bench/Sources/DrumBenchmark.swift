@@ -11,7 +11,7 @@ enum DrumBenchmark {
         let rate = 48_000.0
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: rate)
         let notes: [UInt8] = (0..<128).compactMap { kit.padForNote[$0] >= 0 ? UInt8($0) : nil }
-        print("Drums: rapid fire on \(kit.name) (\(kit.pads.count) pads, \(kit.voices.count) voices), 64-frame blocks at 48 kHz,")
+        print("Drums: rapid fire on \(kit.name) (\(kit.pads.count) pads, \(kit.voiceCount) voices), 64-frame blocks at 48 kHz,")
         print("median of \(runs) runs of \(seconds) s")
         var sustained = 0.0
         var rates: [[String: Any]] = []

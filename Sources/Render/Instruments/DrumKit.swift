@@ -1,10 +1,8 @@
-/// A loaded drum kit: one-shot pads, each with its decoded stereo sample and its own fixed pool of
-/// voices. Built whole on the control thread (by the kit loader), swapped into the renderer by
-/// pointer, and handed back on the return ring when the renderer lets go of it, to be freed on the
-/// control thread — like `SampleBank`.
-///
-/// The voice storage lives in the kit, allocated at load: the audio thread owns it from install
-/// until retirement, so a hit never allocates.
+/// A loaded drum kit: one-shot pads, each with its decoded stereo sample and the number of voices
+/// it may ring with. An immutable description, built whole on the control thread (by the kit
+/// loader): any number of engines may play one kit at once. What a kit's playing changes (its
+/// voices, each pad's next voice) lives in a `DrumKitPlayback`, one per install, which the audio
+/// thread owns until it hands it back, as sfizz keeps a Region apart from its Layer.
 public final class DrumKit: @unchecked Sendable {
     /// Frames of silence after every pad's sample in `samples`.
     /// - Thread: any.
@@ -27,7 +25,7 @@ public final class DrumKit: @unchecked Sendable {
         /// Pads in the same non-zero group silence each other (a closed hi-hat chokes the open one).
         /// - Thread: any.
         public var chokeGroup: UInt16
-        /// First of this pad's voices in the kit's voice storage (set by `DrumKit.init`).
+        /// First of this pad's voices in a playback's voice storage (set by `DrumKit.init`).
         /// - Thread: any.
         public var firstVoice: Int = 0
 
@@ -39,29 +37,6 @@ public final class DrumKit: @unchecked Sendable {
             self.voiceCount = voiceCount
             self.chokeGroup = chokeGroup
         }
-    }
-
-    /// One voice's state. Recycling a ringing voice moves its playhead to `tail`, which fades out
-    /// over 5 ms while `head` starts the new hit, so a recycle never clicks.
-    public struct Voice: Sendable, BitwiseCopyable {
-        public struct Playhead: Sendable, BitwiseCopyable {
-            var isActive = false
-            var position = 0
-            var gain: Float = 0
-            /// 1 normally; ramps to 0 by `fadeStep` when faded.
-            var fade: Float = 1
-            var fadeStep: Float = 0
-
-            @_noAllocation @_noLocks
-            init(isActive: Bool = false, gain: Float = 0) {
-                self.isActive = isActive
-                self.gain = gain
-            }
-        }
-        var head = Playhead()
-        var tail = Playhead()
-        /// - Thread: audio.
-        @_noAllocation @_noLocks public init() {}
     }
 
     /// - Thread: any.
@@ -81,27 +56,9 @@ public final class DrumKit: @unchecked Sendable {
     /// - Thread: any.
     public let padNotes: [UInt8]
     /// Voice storage for all pads; the audio thread's while the kit is installed.
+    /// Voices of every pad together: the storage a `DrumKitPlayback` of this kit allocates.
     /// - Thread: any.
-    public let voices: UnsafeMutableBufferPointer<Voice>
-    /// Where each pad's next hit goes (round robin), parallel to `pads`; the audio thread's.
-    /// - Thread: any.
-    public let nextVoice: UnsafeMutableBufferPointer<Int>
-    /// The buffers above as plain data for the audio thread, which must not touch the class.
-    /// - Thread: any.
-    public let layout: UnsafePointer<Layout>
-
-    public struct Layout: @unchecked Sendable, BitwiseCopyable {
-        /// - Thread: any.
-        public let samples: UnsafeBufferPointer<Float>
-        /// - Thread: any.
-        public let pads: UnsafeBufferPointer<Pad>
-        /// - Thread: any.
-        public let padForNote: UnsafeBufferPointer<Int16>
-        /// - Thread: any.
-        public let voices: UnsafeMutableBufferPointer<Voice>
-        /// - Thread: any.
-        public let nextVoice: UnsafeMutableBufferPointer<Int>
-    }
+    public let voiceCount: Int
 
     /// - Parameters:
     ///   - samples: stereo interleaved frames; every pad's range must lie inside it.
@@ -138,23 +95,12 @@ public final class DrumKit: @unchecked Sendable {
         self.samples = UnsafeBufferPointer.copying(samples)
         self.pads = UnsafeBufferPointer.copying(placed)
         padForNote = UnsafeBufferPointer.copying(table)
-        let storage = UnsafeMutableBufferPointer<Voice>.allocate(capacity: max(1, voiceTotal))
-        storage.initialize(repeating: Voice())
-        voices = UnsafeMutableBufferPointer(rebasing: storage[0..<voiceTotal])
-        nextVoice = .allocate(capacity: max(1, placed.count))
-        nextVoice.initialize(repeating: 0)
-        let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
-        layout.initialize(to: Layout(samples: self.samples, pads: self.pads, padForNote: padForNote,
-                                     voices: voices, nextVoice: nextVoice))
-        self.layout = UnsafePointer(layout)
+        voiceCount = voiceTotal
     }
 
     deinit {
         samples.deallocate()
         pads.deallocate()
         padForNote.deallocate()
-        voices.baseAddress?.deallocate()
-        nextVoice.deallocate()
-        UnsafeMutablePointer(mutating: layout).deallocate()
     }
 }

@@ -43,7 +43,7 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
         /// bank back as `.retired` when its last voice has ended after a later switch.
         case installBank(RetainedObject, layout: UnsafePointer<SampleBank.Layout>)
         /// Makes a `DrumKit` current: from then on channel 10 plays it. Ownership as for banks.
-        case installKit(RetainedObject, layout: UnsafePointer<DrumKit.Layout>)
+        case installKit(RetainedObject, layout: UnsafePointer<DrumKitPlayback.Layout>)
         /// Switches the reverb's room (decay and damping; the mix is a knob of its own).
         case reverbPreset(ReverbPreset)
         /// Fades the output out (true) or back in (false), leaving every knob where it is.

@@ -13,20 +13,18 @@ struct DrumPlayer {
         @_noAllocation @_noLocks get { 4 }
     }
 
+    /// What the audio thread reads of a slot's kit (`kitSlots` holds its retain).
     struct KitSlot {
-        var handle: RetainedObject? = nil
         var samples: UnsafeBufferPointer<Float> = UnsafeBufferPointer(start: nil, count: 0)
         var pads: UnsafeBufferPointer<DrumKit.Pad> = UnsafeBufferPointer(start: nil, count: 0)
         var padForNote: UnsafeBufferPointer<Int16> = UnsafeBufferPointer(start: nil, count: 0)
-        var voices: UnsafeMutableBufferPointer<DrumKit.Voice> = UnsafeMutableBufferPointer(start: nil, count: 0)
+        var voices: UnsafeMutableBufferPointer<DrumKitPlayback.Voice> = UnsafeMutableBufferPointer(start: nil, count: 0)
         var nextVoice: UnsafeMutableBufferPointer<Int> = UnsafeMutableBufferPointer(start: nil, count: 0)
-        var isEmpty: Bool {
-            @_noAllocation @_noLocks get { if case .none = handle { true } else { false } }
-        }
     }
 
     let kits: UnsafeMutablePointer<KitSlot>
-    var currentKit = -1
+    /// The kits installed: the current one and those ringing out; `kits` holds what each plays.
+    var kitSlots: InstrumentSlots
     let fadeStep: Float
 
     // Statistics (audio thread writes; the renderer publishes them).
@@ -36,8 +34,11 @@ struct DrumPlayer {
     /// Hits on notes no pad plays.
     var unmappedHitCount = 0
     var activeVoiceCount = 0
+    /// Playheads the last `render` played, those that ended in it included.
+    var renderedVoiceCount = 0
 
     init(sampleRate: Double) {
+        kitSlots = InstrumentSlots(count: Self.kitSlotCount)
         kits = .allocate(capacity: Self.kitSlotCount)
         kits.initialize(repeating: KitSlot(), count: Self.kitSlotCount)
         fadeStep = -Float(1 / (ClickFreeFade.seconds * sampleRate))
@@ -46,43 +47,37 @@ struct DrumPlayer {
     /// Frees the slots and hands every kit still held to `release`.
     /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
-        for index in 0..<Self.kitSlotCount { if let handle = kits[index].handle { release(handle) } }
+        kitSlots.deallocate(releasing: release)
         kits.deinitialize(count: Self.kitSlotCount)
         kits.deallocate()
     }
 
     /// True when a kit is installed: channel 10 then plays it.
     var hasKit: Bool {
-        @_noAllocation @_noLocks get { currentKit >= 0 }
+        @_noAllocation @_noLocks get { kitSlots.current >= 0 }
     }
 
     /// Makes `kit` current; false when every slot is still ringing out (the caller retries next
     /// block, after the old kits' voices have been faded).
     @_noAllocation @_noLocks
-    mutating func install(_ handle: RetainedObject, layout: UnsafePointer<DrumKit.Layout>) -> Bool {
-        var free = -1
-        for index in 0..<Self.kitSlotCount where kits[index].isEmpty {
-            free = index
-            break
-        }
+    mutating func install(_ handle: RetainedObject, layout: UnsafePointer<DrumKitPlayback.Layout>) -> Bool {
+        let free = kitSlots.firstFree()
         guard free >= 0 else {
-            for index in 0..<Self.kitSlotCount where index != currentKit { fadeAll(slot: index) }
+            for index in 0..<Self.kitSlotCount where kitSlots.isRingingOut(index) { fadeAll(slot: index) }
             return false
         }
-        // Voice state may be left over from an earlier life of this kit: start it silent.
-        for index in 0..<layout.pointee.voices.count { layout.pointee.voices[index] = DrumKit.Voice() }
-        kits[free] = KitSlot(handle: handle, samples: layout.pointee.samples, pads: layout.pointee.pads,
+        kits[free] = KitSlot(samples: layout.pointee.samples, pads: layout.pointee.pads,
                              padForNote: layout.pointee.padForNote, voices: layout.pointee.voices,
                              nextVoice: layout.pointee.nextVoice)
-        currentKit = free
+        kitSlots.occupy(free, with: handle)
         return true
     }
 
     /// Plays `note` at `velocity` on the current kit. Returns false when no pad plays the note.
     @_noAllocation @_noLocks
     mutating func hit(note: UInt8, velocity: UInt8) -> Bool {
-        guard currentKit >= 0, Int(note) < MIDILimits.keyCount else { return false }
-        let kit = kits[currentKit]
+        guard kitSlots.current >= 0, Int(note) < MIDILimits.keyCount else { return false }
+        let kit = kits[kitSlots.current]
         let padIndex = Int(kit.padForNote[Int(note)])
         guard padIndex >= 0 else { unmappedHitCount += 1; return false }
         let pad = kit.pads[padIndex]
@@ -105,7 +100,7 @@ struct DrumPlayer {
             fade(&kit.voices[voiceIndex].tail)
         }
         let level = Float(min(velocity, 127)) / 127
-        kit.voices[voiceIndex].head = DrumKit.Voice.Playhead(isActive: true, gain: pad.gain * level * level)
+        kit.voices[voiceIndex].head = DrumKitPlayback.Voice.Playhead(isActive: true, gain: pad.gain * level * level)
         hitCount += 1
         return true
     }
@@ -126,34 +121,37 @@ struct DrumPlayer {
     }
 
     @_noAllocation @_noLocks
-    func fade(_ playhead: inout DrumKit.Voice.Playhead) {
+    func fade(_ playhead: inout DrumKitPlayback.Voice.Playhead) {
         if playhead.isActive && playhead.fadeStep == 0 { playhead.fadeStep = fadeStep }
     }
 
     /// Adds every ringing voice of every live kit into `left`/`right`.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        var active = 0
-        for slot in 0..<Self.kitSlotCount where !kits[slot].isEmpty {
+        var active = 0, rendered = 0
+        for slot in 0..<Self.kitSlotCount where kitSlots.isOccupied(slot) {
             let kit = kits[slot]
             for padIndex in 0..<kit.pads.count {
                 let pad = kit.pads[padIndex]
                 for voice in pad.firstVoice ..< pad.firstVoice + pad.voiceCount {
                     if kit.voices[voice].head.isActive {
+                        rendered += 1
                         play(&kit.voices[voice].head, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
                         if kit.voices[voice].head.isActive { active += 1 }
                     }
                     if kit.voices[voice].tail.isActive {
+                        rendered += 1
                         play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
                     }
                 }
             }
         }
         activeVoiceCount = active
+        renderedVoiceCount = rendered
     }
 
     @_noAllocation @_noLocks
-    func play(_ playhead: inout DrumKit.Voice.Playhead, pad: DrumKit.Pad, samples: UnsafeBufferPointer<Float>,
+    func play(_ playhead: inout DrumKitPlayback.Voice.Playhead, pad: DrumKit.Pad, samples: UnsafeBufferPointer<Float>,
               left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         guard let base = samples.baseAddress else { playhead.isActive = false; return }
         let count = min(frameCount, pad.frameCount - playhead.position)
@@ -175,16 +173,15 @@ struct DrumPlayer {
     /// Hands back a kit that is neither current nor sounding.
     @_noAllocation @_noLocks
     mutating func collectRetiredKit() -> RetainedObject? {
-        for slot in 0..<Self.kitSlotCount where slot != currentKit && !kits[slot].isEmpty {
+        for slot in 0..<Self.kitSlotCount where kitSlots.isRingingOut(slot) {
             var sounding = false
             for index in 0..<kits[slot].voices.count where kits[slot].voices[index].head.isActive || kits[slot].voices[index].tail.isActive {
                 sounding = true
                 break
             }
             if sounding { continue }
-            let handle = kits[slot].handle
             kits[slot] = KitSlot()
-            return handle
+            return kitSlots.vacate(slot)
         }
         return nil
     }

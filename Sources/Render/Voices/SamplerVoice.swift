@@ -8,9 +8,10 @@ import DSP
 /// frames); gains ramp across the block, so nothing steps. The `Sampler` renders voices eight at a
 /// time (`prepare`, a SIMD read, an eight-lane filter and mix, `finish`) so they share SIMD lanes.
 struct SamplerVoice {
-    /// Frames between control-rate updates: 1.3 ms at 48 kHz, finer than an envelope can be heard.
+    /// Frames between control-rate updates: one render quantum, so that the updates fall on a grid
+    /// anchored to frame 0 (`RenderQuantum`), whatever the block size.
     static var controlBlockFrameCount: Int {
-        @_noAllocation @_noLocks get { 64 }
+        @_noAllocation @_noLocks get { RenderQuantum.frameCount }
     }
 
     enum Interpolation: UInt8 {
@@ -26,11 +27,9 @@ struct SamplerVoice {
     var isActive = false
     var channel: UInt8 = 0
     var key: UInt8 = 0
-    var velocity: UInt8 = 0
     /// Increases with every note-on: smaller is older.
     var noteSerial: UInt64 = 0
     var bankSlot = 0
-    var presetIndex = 0
     var exclusiveClass: UInt16 = 0
     /// The key is up (note-off seen, not held by the pedal).
     var isReleased = false
@@ -139,7 +138,6 @@ struct SamplerVoice {
         isActive = true
         self.channel = channel
         self.key = key
-        self.velocity = velocity
         exclusiveClass = region.exclusiveClass
         isReleased = false
         isHeldByPedal = false

@@ -51,6 +51,9 @@ struct VoicePool {
     /// pool holding ten notes cost more to scan than to render. Raised as voices are taken; lowered
     /// by `Sampler.render`, which sees every active voice.
     var activeBound = 0
+    /// The indices of every voice that may be active: the one bound every scan of the pool's
+    /// voices (not its fading slots) goes by.
+    var activeIndices: Range<Int> { @_noAllocation @_noLocks get { 0..<activeBound } }
     /// No voice at or past this index has a steal score or a chain link that rendering can have
     /// made stale: it rises with `activeBound` as voices are taken, and comes down to it only when
     /// the scores are rebuilt, so a voice that ended after the bound fell below it is still reached.

@@ -1,0 +1,205 @@
+import AudioIO
+import Engine
+import Glibc
+import MIDI
+import Render
+import Synchronization
+
+/// The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 before one; set by the handlers
+/// `LiveSession.installStopSignalHandlers` installs.
+let receivedStopSignal = Atomic<Int32>(0)
+
+/// One live run of an engine on a started device stream, from the first wake-up of the control
+/// loop to its outcome: what every live command (`play`, `drums`, `mic`, `demo`) shares, so that
+/// they stop, drain, join and report alike.
+///
+/// - The control loop wakes every `wakeMicroseconds`, runs the caller's work (sending what is due,
+///   reading input), and drains the engine's events.
+/// - A stop signal fades the output to silence before the stream stops (`SignalFade`), so what was
+///   playing ends without a click and no voice is left sounding in the device's last frames.
+/// - An input that ends (a pipe, a FIFO, a MIDI source) rings out for a second, then stops.
+/// - A song plays a lookahead ahead on the renderer's grid and ends as an offline render does.
+///
+/// The session prints nothing: the caller reports `Outcome` and the stream's counters.
+public final class LiveSession {
+    /// How a session ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The stream played its frame limit, or the song ended, and drained.
+        case finished
+        /// `stop()` ended it (a quit key, the end of an input), or a stop signal did (its number).
+        case stopped(signal: Int32?)
+        /// The device failed.
+        case failed(DeviceError)
+
+        /// The command's exit code: 0 played or quit, 1 device failure, 128 + the signal's number
+        /// when a signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports a
+        /// process the signal killed.
+        /// - Thread: any.
+        public var exitCode: Int32 {
+            switch self {
+            case .finished, .stopped(signal: nil): 0
+            case let .stopped(signal: signalNumber?): 128 + signalNumber
+            case .failed: 1
+            }
+        }
+    }
+
+    /// - Thread: control.
+    public let engine: Engine
+    /// - Thread: control.
+    public let stream: PlaybackStream
+    let wakeMicroseconds: UInt32
+    private var fade = SignalFade()
+    private var inputEndedAt: Double?
+
+    /// How long what was played rings out after an input ends.
+    /// - Thread: any.
+    public static var ringOutSeconds: Double { 1 }
+
+    /// - Parameter wakeMicroseconds: how often the control loop wakes: 10 ms by default; live
+    ///   input wants 1 ms.
+    /// - Thread: control.
+    public init(engine: Engine, stream: PlaybackStream, wakeMicroseconds: UInt32 = 10_000) {
+        self.engine = engine
+        self.stream = stream
+        self.wakeMicroseconds = wakeMicroseconds
+    }
+
+    /// Installs the stop-signal handlers: called before a live command parses or loads anything,
+    /// so a signal that comes during start-up is held until the stream runs and then stops it
+    /// cleanly too.
+    /// - Thread: control.
+    public static func installStopSignalHandlers() {
+        _ = receivedStopSignal.load(ordering: .relaxed)  // initialise the global before any signal
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber) { received in receivedStopSignal.store(received, ordering: .relaxed) }
+        }
+    }
+
+    /// The stop signal received so far, if any.
+    /// - Thread: any.
+    public static var stopSignal: Int32? {
+        let signalNumber = receivedStopSignal.load(ordering: .relaxed)
+        return signalNumber != 0 ? signalNumber : nil
+    }
+
+    /// Ends the session at the control loop's next wake-up, without a fade (the caller has released
+    /// or faded what it wants to).
+    /// - Thread: control.
+    public func stop() { stream.stop() }
+
+    /// Notes that the session's input has ended: what was played rings out for `ringOutSeconds`,
+    /// then the session stops. Later calls change nothing.
+    /// - Thread: control.
+    public func inputEnded() {
+        if inputEndedAt == nil { inputEndedAt = MonotonicClock.seconds() }
+    }
+
+    /// True once `inputEnded()` has been called.
+    /// - Thread: control.
+    public var hasInputEnded: Bool { inputEndedAt != nil }
+
+    /// Runs the control loop until the stream ends: each wake-up runs `wake` (unless a stop signal
+    /// is fading the output out), drains the engine's events, and sleeps. Then joins the stream.
+    /// The stream must have been started.
+    /// - Thread: control.
+    public func run(_ wake: (LiveSession) -> Void = { _ in }) -> Outcome {
+        while !stream.isDone {
+            if fade.stopsOnSignal(engine, stream) { usleep(1_000); continue }
+            if let inputEndedAt, MonotonicClock.seconds() > inputEndedAt + Self.ringOutSeconds { stream.stop() }
+            wake(self)
+            engine.processEvents()
+            usleep(wakeMicroseconds)
+        }
+        let outcome = stream.join()
+        engine.processEvents()
+        switch outcome {
+        case .finished: return .finished
+        case .stopped: return .stopped(signal: Self.stopSignal)
+        case let .failed(error): return .failed(error)
+        }
+    }
+
+    /// Where a song stands, for a progress line.
+    public struct SongProgress: Sendable {
+        /// Seconds of the song played, and its length.
+        /// - Thread: any.
+        public var position: Double, length: Double
+        /// Sampler and drum voices sounding.
+        /// - Thread: any.
+        public var voices: Int
+    }
+
+    /// Plays `song` in real time, stamped with the same frames as an offline render and
+    /// `MIDISequencer.liveLookahead` ahead, so the recording is the render's, frame for frame. The
+    /// session ends as a render does: every message sent, past the song's end, every voice ended
+    /// and the effects' tails died away, or at the tail's limit. `progress` is called about five
+    /// times a second. `sequencer` comes from `sequencer(for:program:)`, and the stream must have
+    /// been started.
+    /// - Thread: control.
+    public func play(_ sequencer: MIDISequencer, progress: (SongProgress) -> Void = { _ in }) -> Outcome {
+        let rate = engine.sampleRate
+        let tailLimit = sequencer.startFrame + sequencer.endFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
+        let length = Double(sequencer.endFrame) / rate
+        var lastProgress = 0.0
+        let lookahead = self.lookahead
+        return run { session in
+            let now = engine.renderedFrameTime
+            sequencer.send(dueBefore: now + lookahead, to: engine)
+            let statistics = engine.renderer.statistics
+            if sequencer.isFinished, now > sequencer.startFrame + sequencer.endFrame,
+               statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output) || now >= tailLimit {
+                session.stop()
+            }
+            let clock = MonotonicClock.seconds()
+            if clock - lastProgress > 0.2 {
+                lastProgress = clock
+                let position = max(0, Double(now) - Double(sequencer.startFrame)) / rate
+                progress(SongProgress(position: min(position, length), length: length,
+                                      voices: statistics.activeVoices + statistics.activeDrumVoices))
+            }
+        }
+    }
+
+    /// How far ahead of the audio thread a song's messages are sent: `MIDISequencer.liveLookahead`
+    /// for this stream's buffer.
+    /// - Thread: control.
+    public var lookahead: FrameTime {
+        MIDISequencer.liveLookahead(sampleRate: engine.sampleRate, bufferFrameCount: stream.granted.bufferFrameCount)
+    }
+
+    /// A sequencer for `song` that starts a lookahead after the frame the engine has rendered to,
+    /// on the renderer's grid: where `play` expects it.
+    /// - Thread: control.
+    public func sequencer(for song: MIDIFile, program: UInt8? = nil) -> MIDISequencer {
+        MIDISequencer(song, sampleRate: engine.sampleRate, program: program,
+                      startFrame: RenderQuantum.boundary(atOrAfter: engine.renderedFrameTime) + lookahead)
+    }
+}
+
+/// A stop signal ends the stream after fading to silence: the master volume goes to 0 (a
+/// parameter cell, so the 5 ms ramp starts with the next block, ahead of any command still queued
+/// for a later frame: a song runs a lookahead ahead, a tone has its end queued), every note is
+/// released, and the stream stops once the audio thread has rendered past the ramp plus two
+/// periods of silence, or after a quarter of a second if it has stopped rendering.
+struct SignalFade {
+    private var fadeEndFrame: FrameTime?
+    private var fadeStartedAt = 0.0
+
+    /// True once a stop signal has come (the caller's loop then only waits for the stream's end).
+    mutating func stopsOnSignal(_ engine: Engine, _ stream: PlaybackStream) -> Bool {
+        guard LiveSession.stopSignal != nil else { return false }
+        if let fadeEndFrame {
+            if engine.renderedFrameTime >= fadeEndFrame || MonotonicClock.seconds() - fadeStartedAt > 0.25 { stream.stop() }
+            engine.processEvents()
+            return true
+        }
+        engine.masterVolume.set(0)
+        engine.releaseAllNotes()
+        // The block being rendered may have read the volume already: the next one ramps.
+        let period = FrameTime(stream.granted.periodFrameCount)
+        fadeEndFrame = engine.renderedFrameTime + period + FrameTime(ClickFreeFade.seconds * engine.sampleRate) + 2 * period
+        fadeStartedAt = MonotonicClock.seconds()
+        return true
+    }
+}
