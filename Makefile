@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop clean
+.PHONY: all deps demo test test-fast build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop clean
 
 all: build
 
@@ -26,11 +26,18 @@ release: deps
 demo: release
 	.build/release/staccato demo
 
-## Runs every test against the virtual audio devices (scripts/test-audio), then the ThreadSanitizer
-## ring stress and the real-time build gate.
+## Runs every test against the virtual audio devices (scripts/test-audio): the fast tier, the
+## real-time build gate, then the slow part (Tests/slow-tests), the ThreadSanitizer ring stress and
+## the fuzz targets.
 test: deps
 	@scripts/install-deps --reference
 	scripts/run-tests
+
+## The fast tier alone: every test but the whole-song renders and plays and the loops over
+## generated inputs (Tests/slow-tests), and the real-time gate.
+test-fast: deps
+	@scripts/install-deps --reference
+	STACCATO_TEST_TIER=fast scripts/run-tests
 
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test -c release --scratch-path .build/tsan --sanitize=thread \

@@ -68,7 +68,8 @@ extension Commands {
         var reportedLatency = false
         var howlsReported = 0
         var lastMeter = 0.0
-        let outcome = LiveSession(engine: engine, stream: stream).run { session in
+        let session = LiveSession(engine: engine, stream: stream)
+        let outcome = session.run { session in
             // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
             // than play on while every frame is dropped as if the disk were only slow.
             if recorder?.hasFailed == true { session.stop() }
@@ -110,13 +111,20 @@ extension Commands {
             print("recorded \(recorder.writtenFrameCount) frames to \(recorder.path); frames dropped: \(recorder.droppedFrameCount)")
         }
         if let recordingError { printError("staccato: \(recordingError)") }
+        let exitCode: Int32
         switch outcome {
-        case .finished, .stopped(signal: nil): return recordingError == nil ? 0 : 1
-        case .stopped(signal: _?): return outcome.exitCode
+        case .finished, .stopped(signal: nil): exitCode = recordingError == nil ? 0 : 1
+        case .stopped(signal: _?): exitCode = outcome.exitCode
         case let .failed(error):
             printError("staccato: \(error)")
-            return 1
+            exitCode = 1
         }
+        LiveReport.extra["inputFramesDropped"] = stream.droppedInputFrames
+        LiveReport.extra["inputFramesRepeated"] = stream.repeatedInputFrames
+        LiveReport.extra["latencyFrames"] = stream.latencyFrameCount ?? NSNull()
+        if let recorder { LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount }
+        LiveReport.write(session, outcome: outcome, exitCode: exitCode, command: "mic")
+        return exitCode
     }
 }
 

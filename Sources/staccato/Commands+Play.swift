@@ -93,6 +93,7 @@ extension Commands {
         let session = LiveSession(engine: engine, stream: stream)
         let sequencer = session.sequencer(for: song, program: program)
         print("playing \(path): \(formatTime(Double(sequencer.endFrame) / engine.sampleRate)), \(sequencer.messageCount) messages; the song starts at frame \(sequencer.startFrame)")
+        LiveReport.extra["songStartFrame"] = sequencer.startFrame
         let code = try LivePlayback.run(session, frameLimit: frameLimit) { session in
             session.play(sequencer) { progress in
                 StatusLine.standard.update("\(formatTime(progress.position)) / \(formatTime(progress.length))  voices \(progress.voices)  xruns \(stream.xrunCount)")

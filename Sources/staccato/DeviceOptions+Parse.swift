@@ -3,9 +3,10 @@ import Engine
 import Render
 
 extension DeviceOptions {
-    /// Reads `--rate`, `--period` and `--periods` into a stream request.
+    /// Reads `--rate`, `--period` and `--periods` into a stream request, and `--report`.
     static func streamConfiguration(_ options: ParsedOptions) throws -> StreamConfiguration {
-        StreamConfiguration(
+        try LiveReport.prepare(options.values["report"])
+        return StreamConfiguration(
             sampleRate: try options.integer("rate"),
             periodFrameCount: try options.integer("period"),
             periodCount: try options.integer("periods"))

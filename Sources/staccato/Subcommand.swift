@@ -91,12 +91,13 @@ enum DeviceOptions {
         ] + streamSpecs(periodFrameCount: periodFrameCount)
     }
 
-    /// `--rate`, `--period` and `--periods`, which `streamConfiguration` reads.
+    /// `--rate`, `--period`, `--periods` and `--report`, which `streamConfiguration` reads.
     static func streamSpecs(periodFrameCount: Int = defaults.periodFrameCount) -> [OptionSpec] {
         [
             rate,
             OptionSpec(name: "period", valueName: "FRAMES", help: "frames per period", default: .number(periodFrameCount), range: 16...8_192),
             OptionSpec(name: "periods", valueName: "N", help: "periods in the device buffer", default: .number(defaults.periodCount), range: 2...16),
+            OptionSpec(name: "report", valueName: "FILE", help: "write what was played (granted configuration, frames, xruns, outcome) to FILE as JSON"),
         ]
     }
 

@@ -190,6 +190,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(SignalAnalysis.rms(decoded.samples[...]), 0.01)
     }
 
+    /// `--report` to a folder that does not exist is one line naming the path, before anything plays.
+    func testAReportThatCannotBeWrittenIsOneLineBeforeAnythingPlays() throws {
+        let result = try CommandRunner.staccato(["tone", "--device", "no_such_pcm", "--frequency", "440", "--seconds", "1",
+                                                 "--report", "/nonexistent/folder/report.json"], timeout: 10)
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato: /nonexistent/folder/report.json: cannot write the report there"])
+        XCTAssertFalse(result.standardOutput.contains("playing"), result.standardOutput)
+    }
+
     /// A device the user named must play: only the default may fall back to a file.
     func testDemoOnANamedDeviceThatDoesNotExistIsAnError() throws {
         let path = TestDevices.temporaryFile("demo-nosuch.wav")

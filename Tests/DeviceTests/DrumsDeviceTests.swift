@@ -13,11 +13,13 @@ final class DrumsDeviceTests: XCTestCase {
         let staccato = CommandRunner.staccatoExecutable.path
         // a = kick, s = closed hi-hat, f = snare (the shipped kit's order), 400 ms apart, after
         // a 2 s pause that covers loading the kit in a debug build.
+        let reportPath = TestDevices.temporaryFile("drums.json")
+        defer { unlink(reportPath) }
         let result = try CommandRunner.shell(
-            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --device 'staccato_record:FILE=\(path)'",
+            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --device 'staccato_record:FILE=\(path)' --report '\(reportPath)'",
             timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        XCTAssertTrue(result.standardOutput.contains("drum hits 3"), result.standardOutput)
+        XCTAssertEqual(try TestDevices.Report.read(reportPath)?.drumHits, 3, result.standardOutput)
 
         let recording = try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2)
         let left = recording.channel(0)
@@ -46,14 +48,15 @@ final class DrumsDeviceTests: XCTestCase {
         try folder.writeText("kit.json", "{ \"name\": \"Twelve\", \"pads\": [\(pads.joined(separator: ", "))] }")
         let staccato = CommandRunner.staccatoExecutable.path
         // q, then Esc after a pause: the session ends at the Esc, not at the end of the input.
+        let reportPath = folder.file("report.json")
         let result = try CommandRunner.shell(
-            "(sleep 2; printf q; sleep 0.5; printf '\\033'; sleep 5) | '\(staccato)' drums --kit '\(folder.file("kit.json"))' --device staccato_jack",
+            "(sleep 2; printf q; sleep 0.5; printf '\\033'; sleep 5) | '\(staccato)' drums --kit '\(folder.file("kit.json"))' --device staccato_jack --report '\(reportPath)'",
             timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        XCTAssertTrue(result.standardOutput.contains("drum hits 1,"), result.standardOutput)
-        // The shell waits for the input's last sleep; the player's own line says when it stopped.
-        let played = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("played ") }
-        let seconds = played.flatMap { line in line.split(separator: "(").dropFirst().first.flatMap { Double($0.split(separator: " ")[0]) } }
-        XCTAssertLessThan(try XCTUnwrap(seconds, result.standardOutput), 4, "Esc quit, 5 s before the input ended")
+        let report = try XCTUnwrap(try TestDevices.Report.read(reportPath), result.standardOutput)
+        XCTAssertEqual(report.drumHits, 1, "q is a pad")
+        // The shell waits for the input's last sleep; the report says when the player stopped.
+        XCTAssertLessThan(Double(report.framesPlayed) / 48_000, 4, "Esc quit, 5 s before the input ended")
+        XCTAssertEqual(report.outcome, "stopped")
     }
 }

@@ -93,26 +93,18 @@ final class PlayDeviceTests: XCTestCase {
         let recordPath = TestDevices.temporaryFile("play-song-\(rate).raw")
         defer { unlink(recordPath) }
         let command = ["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--rate", "\(rate)"] + arguments
-        var result = try CommandRunner.staccato(command, timeout: timeout)
-        var xrunsPerRun = [xruns(in: result)]
-        if xrunsPerRun[0] != 0 {
-            result = try CommandRunner.staccato(command, timeout: timeout)
-            xrunsPerRun.append(xruns(in: result))
+        var (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
+        var xrunsPerRun = [report.xruns]
+        if report.xruns != 0 {
+            (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
+            xrunsPerRun.append(report.xruns)
         }
         XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertEqual(report.exitCode, 0)
         XCTAssertEqual(xrunsPerRun.last, 0, "xruns per run: \(xrunsPerRun)")
-        let startLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.contains("the song starts at frame") }, result.standardOutput)
-        let start = try XCTUnwrap(Int(startLine.split(separator: " ").last!))
-        let granted = try XCTUnwrap(grantedPeriodAndBuffer(in: result.standardOutput), result.standardOutput)
-        return LiveRecording(result: result, played: try TestDevices.readRaw(recordPath), start: start, granted: granted, xrunsPerRun: xrunsPerRun)
-    }
-
-    /// The period and buffer from the granted line ("…, period 58 frames (1.32 ms) x 3, buffer 176 frames …").
-    static func grantedPeriodAndBuffer(in output: String) -> (period: Int, buffer: Int)? {
-        let words = output.split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard let periodIndex = words.firstIndex(of: "period"), let bufferIndex = words.firstIndex(of: "buffer"),
-              let period = Int(words[periodIndex + 1]), let buffer = Int(words[bufferIndex + 1]) else { return nil }
-        return (period, buffer)
+        let start = try XCTUnwrap(report.songStartFrame, "the report names the song's start frame")
+        return LiveRecording(result: result, played: try TestDevices.readRaw(recordPath), start: start,
+                             granted: (report.period, report.buffer), xrunsPerRun: xrunsPerRun)
     }
 
     /// `song` rendered offline with the shipped font, in the default blocks (64 frames).
@@ -132,11 +124,6 @@ final class PlayDeviceTests: XCTestCase {
         var largest: Float = 0
         for index in 0..<count { largest = max(largest, abs(offline[index] - played[2 * start + index])) }
         return (largest, count / 2)
-    }
-
-    static func xruns(in result: CommandRunner.Result) -> Int {
-        let line = result.standardOutput.split(separator: "\n").first { $0.contains("xruns: ") } ?? ""
-        return Int(line.split(separator: " ").last ?? "") ?? -1
     }
 
     func testLiveMIDIByteStreamPlaysEveryNoteAndEndsReleased() throws {

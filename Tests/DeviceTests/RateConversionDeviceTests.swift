@@ -13,28 +13,30 @@ final class RateConversionDeviceTests: XCTestCase {
 
     /// One second of tone at `rate`: exit 0, every frame played, paced (1-2 s), no xrun (one
     /// re-run for the dummy clock's own misses, which show as an xrun or, since the clock restarts
-    /// its timing after a miss, as a run longer than real time). Returns the granted line.
+    /// its timing after a miss, as a run longer than real time). Returns the last run's report.
     @discardableResult
-    func assertOneSecondOfTonePlays(rate: Int, arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    func assertOneSecondOfTonePlays(rate: Int, arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> TestDevices.Report {
         var runs: [(xruns: Int, wallSeconds: Double)] = []
+        var last: TestDevices.Report?
         var grantedLine = ""
         for _ in 0..<2 {
-            let result = try CommandRunner.staccato(["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "1",
-                                                     "--rate", "\(rate)"] + arguments, timeout: 10)
+            let (result, played) = try TestDevices.staccatoReported(["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "1",
+                                                                     "--rate", "\(rate)"] + arguments, timeout: 10)
             XCTAssertFalse(result.timedOut, "\(rate) Hz \(arguments): hung; \(result.standardOutput)", file: file, line: line)
             XCTAssertEqual(result.exitCode, 0, "\(rate) Hz \(arguments): \(result.standardError)", file: file, line: line)
             grantedLine = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
-            let played = try XCTUnwrap(ToneDeviceTests.playedLine(result.standardOutput), "\(rate) Hz: \(result.standardOutput)", file: file, line: line)
-            XCTAssertEqual(played.frames, rate, "\(rate) Hz \(arguments): every frame played", file: file, line: line)
+            XCTAssertEqual(played.sampleRate, rate, file: file, line: line)
+            XCTAssertEqual(played.framesPlayed, rate, "\(rate) Hz \(arguments): every frame played", file: file, line: line)
             XCTAssertEqual(result.seconds, 1.5, accuracy: 0.5, "\(rate) Hz \(arguments): the process finishes in 1-2 s", file: file, line: line)
-            runs.append((played.xruns, played.wallSeconds))
-            if played.xruns == 0 && abs(played.wallSeconds - 1) <= 0.1 { break }
+            runs.append((played.xruns, played.elapsedSeconds))
+            last = played
+            if played.xruns == 0 && abs(played.elapsedSeconds - 1) <= 0.1 { break }
         }
         print("tone at \(rate) Hz \(arguments): \(grantedLine); runs (xruns, wall s) \(runs)")
-        let last = try XCTUnwrap(runs.last)
-        XCTAssertEqual(last.xruns, 0, "\(rate) Hz \(arguments): runs \(runs)", file: file, line: line)
-        XCTAssertEqual(last.wallSeconds, 1, accuracy: 0.1, "\(rate) Hz \(arguments): real-time pacing; runs \(runs)", file: file, line: line)
-        return grantedLine
+        let report = try XCTUnwrap(last)
+        XCTAssertEqual(report.xruns, 0, "\(rate) Hz \(arguments): runs \(runs)", file: file, line: line)
+        XCTAssertEqual(report.elapsedSeconds, 1, accuracy: 0.1, "\(rate) Hz \(arguments): real-time pacing; runs \(runs)", file: file, line: line)
+        return report
     }
 
     func testToneAtEveryConvertedRatePlaysInRealTime() throws {
@@ -47,8 +49,7 @@ final class RateConversionDeviceTests: XCTestCase {
     /// so a start threshold of the whole buffer is never reached by whole-period writes.
     func testToneAt44100WithAnOddPeriodPlays() throws {
         let granted = try assertOneSecondOfTonePlays(rate: 44_100)
-        let (period, buffer) = try XCTUnwrap(PlayDeviceTests.grantedPeriodAndBuffer(in: granted), granted)
-        XCTAssertNotEqual(buffer % period, 0, "this device grants a buffer that is not whole periods: \(granted)")
+        XCTAssertNotEqual(granted.buffer % granted.period, 0, "this device grants a buffer that is not whole periods: \(granted)")
     }
 
     /// Period 256 at 44100 Hz maps to 235 frames, and the plug refuses 3 x 235: the negotiation
@@ -63,18 +64,20 @@ final class RateConversionDeviceTests: XCTestCase {
         let path = TestDevices.temporaryFile("drums-44100.raw")
         defer { unlink(path) }
         let staccato = CommandRunner.staccatoExecutable.path
+        let reportPath = TestDevices.temporaryFile("drums-44100.json")
+        defer { unlink(reportPath) }
         let result = try CommandRunner.shell(
-            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --rate 44100 --device 'staccato_record:FILE=\(path)'",
+            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --rate 44100 --device 'staccato_record:FILE=\(path)' --report '\(reportPath)'",
             timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        XCTAssertTrue(result.standardOutput.contains("drum hits 3"), result.standardOutput)
-        let played = try XCTUnwrap(ToneDeviceTests.playedLine(result.standardOutput), result.standardOutput)
+        let played = try XCTUnwrap(try TestDevices.Report.read(reportPath), result.standardOutput)
+        XCTAssertEqual(played.drumHits, 3)
         let recordedFrames = try TestDevices.readRaw(path).count / 2
-        print("drums at 44100 Hz: played \(played.frames) frames in \(played.wallSeconds) s, recorded \(recordedFrames); xruns \(played.xruns)")
-        XCTAssertEqual(recordedFrames, played.frames, "the device got every frame played")
+        print("drums at 44100 Hz: played \(played.framesPlayed) frames in \(played.elapsedSeconds) s, recorded \(recordedFrames); xruns \(played.xruns)")
+        XCTAssertEqual(recordedFrames, played.framesPlayed, "the device got every frame played")
         // Loading takes part of the 2 s before the first key; the keys and the ring-out take 2 s.
-        XCTAssertGreaterThan(Double(played.frames) / 44_100, 2.0, "plays through the keys and the ring-out")
-        XCTAssertEqual(Double(played.frames) / 44_100, played.wallSeconds, accuracy: 0.2, "in real time")
+        XCTAssertGreaterThan(Double(played.framesPlayed) / 44_100, 2.0, "plays through the keys and the ring-out")
+        XCTAssertEqual(Double(played.framesPlayed) / 44_100, played.elapsedSeconds, accuracy: 0.2, "in real time")
     }
 
     /// A song played at 44100 Hz records, bit for bit, the offline render, though the granted

@@ -33,6 +33,46 @@ enum TestDevices {
         }
     }
 
+    /// What a live command's `--report FILE` says (the JSON it writes when it ends).
+    struct Report {
+        var framesPlayed: Int
+        var elapsedSeconds: Double
+        var xruns: Int
+        var exitCode: Int
+        var outcome: String
+        var period: Int
+        var buffer: Int
+        var sampleRate: Int
+        /// `play SONG`: the frame the song starts at (the lookahead lead-in).
+        var songStartFrame: Int?
+        /// Drum hits the renderer played.
+        var drumHits: Int
+
+        /// Reads the report at `path`; nil when there is none.
+        static func read(_ path: String) throws -> Report? {
+            guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(path) holds no JSON object")
+            let granted = try XCTUnwrap(json["granted"] as? [String: Any], "no granted configuration in \(path)")
+            func number(_ object: [String: Any], _ key: String) throws -> Int { try XCTUnwrap(object[key] as? Int, "no \(key) in \(path)") }
+            return Report(framesPlayed: try number(json, "framesPlayed"),
+                          elapsedSeconds: try XCTUnwrap(json["elapsedSeconds"] as? Double, "no elapsedSeconds in \(path)"),
+                          xruns: try number(json, "xruns"), exitCode: try number(json, "exitCode"),
+                          outcome: try XCTUnwrap(json["outcome"] as? String), period: try number(granted, "periodFrameCount"),
+                          buffer: try number(granted, "bufferFrameCount"), sampleRate: try number(granted, "sampleRate"),
+                          songStartFrame: json["songStartFrame"] as? Int,
+                          drumHits: try number(try XCTUnwrap(json["statistics"] as? [String: Any]), "drumHits"))
+        }
+    }
+
+    /// Runs `staccato` with `arguments` plus `--report`, and returns what it printed and its report.
+    static func staccatoReported(_ arguments: [String], timeout: Double) throws -> (result: CommandRunner.Result, report: Report) {
+        let path = temporaryFile("report-\(UUID().uuidString).json")
+        defer { unlink(path) }
+        let result = try CommandRunner.staccato(arguments + ["--report", path], timeout: timeout)
+        let report = try XCTUnwrap(try Report.read(path), "no report: \(result.standardOutput) \(result.standardError)")
+        return (result, report)
+    }
+
     /// A fresh path for a recording.
     static func temporaryFile(_ name: String) -> String {
         let path = NSTemporaryDirectory() + "staccato-\(getpid())-\(name)"

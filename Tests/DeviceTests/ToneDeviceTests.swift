@@ -7,15 +7,6 @@ import XCTest
 final class ToneDeviceTests: XCTestCase {
     override func setUpWithError() throws { try TestDevices.require() }
 
-    /// Parses "played N frames (… s of audio) in W s; xruns: X".
-    static func playedLine(_ output: String) -> (frames: Int, wallSeconds: Double, xruns: Int)? {
-        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("played ") }) else { return nil }
-        let words = line.split(separator: " ")
-        guard let frames = Int(words[1]), let inIndex = words.lastIndex(of: "in"),
-              let wall = Double(words[inIndex + 1]), let xruns = Int(words.last!) else { return nil }
-        return (frames, wall, xruns)
-    }
-
     func testTwoSecondsOf440HzArePacedRecordedAndExact() throws {
         // Timing on this VM is noisy (the JACK dummy clock itself misses wake-ups): an xrun gets one
         // more run, and both counts are reported. Every other assertion holds on every run.
@@ -23,14 +14,13 @@ final class ToneDeviceTests: XCTestCase {
         for _ in 0..<2 {
             let path = TestDevices.temporaryFile("tone.raw")
             defer { unlink(path) }
-            let result = try CommandRunner.staccato(["tone", "--device", "staccato_record:FILE=\(path)",
-                                                     "--frequency", "440", "--seconds", "2"], timeout: 15)
+            let (result, played) = try TestDevices.staccatoReported(["tone", "--device", "staccato_record:FILE=\(path)",
+                                                                    "--frequency", "440", "--seconds", "2"], timeout: 15)
             XCTAssertEqual(result.exitCode, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.contains("48000 Hz, 2 ch, FLOAT_LE, period 64 frames (1.33 ms) x 3, buffer 192 frames (4.00 ms)"),
                           "prints the granted configuration: \(result.standardOutput)")
-            let played = try XCTUnwrap(Self.playedLine(result.standardOutput), result.standardOutput)
-            XCTAssertEqual(played.frames, 96_000)
-            XCTAssertEqual(played.wallSeconds, 2, accuracy: 0.1, "real-time pacing: 2 s ± 5 %")
+            XCTAssertEqual(played.framesPlayed, 96_000)
+            XCTAssertEqual(played.elapsedSeconds, 2, accuracy: 0.1, "real-time pacing: 2 s ± 5 %")
             XCTAssertLessThan(result.seconds, 2 + 1.5, "process start and stop add little")
 
             let recording = try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2)

@@ -4,9 +4,10 @@ import SoundFont
 import XCTest
 
 /// The two fonts the project ships, loaded whole. Expected numbers come from an independent
-/// reading of the files: a ~60-line Python script that walks the RIFF chunks, reads phdr/pbag/
-/// pgen/inst/ibag/igen/shdr with `struct.unpack`, treats a first zone without a link generator as
-/// global, intersects key/velocity ranges, and counts zones (run once; the numbers are pasted here).
+/// reading of the files, `Tests/SoundFontTests/Scripts/shipped_font_facts.py` (it walks the RIFF
+/// chunks, reads phdr/pbag/pgen/inst/ibag/igen/shdr with `struct.unpack`, treats a first zone
+/// without its link generator as global, intersects key and velocity ranges, counts zones and
+/// prints what key 60 at velocity 100 plays): `python3 Tests/SoundFontTests/Scripts/shipped_font_facts.py soundfonts/*.sf2`.
 final class ShippedFontTests: XCTestCase {
     static let soundfonts = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
