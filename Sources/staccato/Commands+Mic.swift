@@ -122,7 +122,11 @@ extension Commands {
         LiveReport.extra["inputFramesDropped"] = stream.droppedInputFrames
         LiveReport.extra["inputFramesRepeated"] = stream.repeatedInputFrames
         LiveReport.extra["latencyFrames"] = stream.latencyFrameCount ?? NSNull()
-        if let recorder { LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount }
+        LiveReport.extra["bufferedFrames"] = stream.streamOffsetFrameCount ?? NSNull()
+        if let recorder {
+            LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount
+            LiveReport.extra["recordingFramesDropped"] = recorder.droppedFrameCount
+        }
         LiveReport.write(session, outcome: outcome, exitCode: exitCode, command: "mic")
         return exitCode
     }

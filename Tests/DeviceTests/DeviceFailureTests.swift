@@ -46,7 +46,7 @@ final class DeviceFailureTests: XCTestCase {
     }
 
     func testKilledServerStopsThePlayerWithAMessage() throws {
-        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+        let (result, secondsAfterKill, _) = try TestDevices.runKillingTheServer(
             ["tone", "--device", "staccato_jack", "--frequency", "440", "--seconds", "30"], after: 1)
         assertOneLineError(result, mentioning: ["staccato_jack", "sound server died"])
         XCTAssertLessThan(secondsAfterKill, 3, "stops promptly after the server dies")

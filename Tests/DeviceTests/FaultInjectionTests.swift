@@ -40,27 +40,29 @@ final class FaultInjectionTests: XCTestCase {
         let speakerPath = TestDevices.temporaryFile("capture-killed-speaker.raw")
         defer { unlink(recordPath); unlink(speakerPath) }
         // Only the microphone rides on the server that dies; the speaker is on no server at all.
-        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+        let (result, secondsAfterKill, report) = try TestDevices.runKillingTheServer(
             ["mic", "--in", "staccato_jack", "--out", "staccato_serverless_record:FILE=\(speakerPath)", "--record", recordPath, "--seconds", "30"],
             after: 1.5)
+        let played = try XCTUnwrap(report, result.standardOutput)
 
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
         XCTAssertTrue(result.standardError.contains("'staccato_jack'"), "names the microphone: \(result.standardError)")
         XCTAssertTrue(result.standardError.contains("stopped delivering audio"), result.standardError)
         XCTAssertLessThan(secondsAfterKill, 3, "stops promptly")
-        let recorded = try XCTUnwrap(Self.count(after: "recorded ", in: result.standardOutput), result.standardOutput)
+        let recorded = try XCTUnwrap(played.integer("recordedFrames"), result.standardOutput)
         let recording = try AudioFileReader.read(recordPath)
         XCTAssertEqual(recording.frameCount, recorded, "the file is finalised: its header counts every frame recorded")
         XCTAssertGreaterThan(recorded, Self.rate, "the 1.5 s before the kill are kept")
-        XCTAssertEqual(Self.count(after: "played ", in: result.standardOutput), recorded, "every frame played is in the file")
+        XCTAssertEqual(played.framesPlayed, recorded, "every frame played is in the file")
+        XCTAssertEqual(played.outcome, "failed")
         print("killed server under the microphone: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; recorded \(recorded) frames; \(result.errorLines[0])")
     }
 
     /// A song on a dying server: no note can be heard from a dead device, so what can be observed is
     /// that the player does not keep running with its notes held: it ends at once, with one line.
     func testKilledServerUnderASongEndsThePlayerWithOneLine() throws {
-        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(["play", Self.song, "--device", "staccato_jack"], after: 1.5)
+        let (result, secondsAfterKill, _) = try TestDevices.runKillingTheServer(["play", Self.song, "--device", "staccato_jack"], after: 1.5)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         XCTAssertEqual(result.errorLines.count, 1, result.standardError)
         XCTAssertTrue(result.standardError.contains("'staccato_jack'") && result.standardError.contains("sound server died"), result.standardError)

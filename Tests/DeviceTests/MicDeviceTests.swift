@@ -59,19 +59,18 @@ final class MicDeviceTests: XCTestCase {
         // An xrun (the dummy clock misses a wake-up now and then) restarts both sides and shifts
         // the alignment mid-run, so one re-run is allowed for it, as for the tone test; both
         // runs' counts are printed.
-        var result = try runMic(inputPath, outputPath, recordPath)
-        var disturbances = [Self.disturbances(in: result)]
+        var (result, report) = try runMic(inputPath, outputPath, recordPath)
+        var disturbances = [Self.disturbances(in: report)]
         if disturbances[0] != 0 {
-            result = try runMic(inputPath, outputPath, recordPath)
-            disturbances.append(Self.disturbances(in: result))
+            (result, report) = try runMic(inputPath, outputPath, recordPath)
+            disturbances.append(Self.disturbances(in: report))
         }
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         print(result.standardOutput)
         print("mic runs' xruns + dropped + repeated frames: \(disturbances)")
-        // "latency: mic to speaker 2.67 ms (128 frames: 128 buffered by staccato + 0 in the devices)"
-        let latencyLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("latency:") })
-        let numbers = latencyLine.split(separator: "(")[1].split(separator: " ").compactMap { Int($0) }
-        let (reportedLatency, reportedBuffered) = (numbers[0], numbers[1])
+        let reportedLatency = try XCTUnwrap(report.integer("latencyFrames"), "the report holds the measured latency")
+        let reportedBuffered = try XCTUnwrap(report.integer("bufferedFrames"))
+        XCTAssertTrue(result.standardOutput.contains("latency: mic to speaker"), "and the user is told: \(result.standardOutput)")
 
         // The same chain offline: same engine, same knobs, fed the same frames.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Double(Self.rate)),
@@ -101,17 +100,14 @@ final class MicDeviceTests: XCTestCase {
         XCTAssertEqual(Array(recorded[0..<window]), Array(played[lag..<(lag + window)]))
     }
 
-    func runMic(_ inputPath: String, _ outputPath: String, _ recordPath: String) throws -> CommandRunner.Result {
-        try CommandRunner.staccato(["mic", "--in", "staccato_mic:FILE=\(inputPath)", "--out", "staccato_record:FILE=\(outputPath)",
-                                    "--bass", "6", "--seconds", "3", "--record", recordPath], timeout: 30)
+    func runMic(_ inputPath: String, _ outputPath: String, _ recordPath: String) throws -> (CommandRunner.Result, TestDevices.Report) {
+        try TestDevices.staccatoReported(["mic", "--in", "staccato_mic:FILE=\(inputPath)", "--out", "staccato_record:FILE=\(outputPath)",
+                                          "--bass", "6", "--seconds", "3", "--record", recordPath], timeout: 30)
     }
 
-    /// Xruns plus frames dropped or repeated, from the closing "played …" line.
-    static func disturbances(in result: CommandRunner.Result) -> Int {
-        guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("played ") }) else { return -1 }
-        let words = line.replacingOccurrences(of: ";", with: "").replacingOccurrences(of: ",", with: "").split(separator: " ")
-        func number(after word: String) -> Int { words.firstIndex(of: Substring(word)).flatMap { Int(words[$0 + 1]) } ?? 0 }
-        return number(after: "xruns:") + number(after: "dropped") + number(after: "repeated")
+    /// Xruns plus input frames dropped or repeated, from the run's report.
+    static func disturbances(in report: TestDevices.Report) -> Int {
+        report.xruns + (report.integer("inputFramesDropped") ?? 0) + (report.integer("inputFramesRepeated") ?? 0)
     }
 
     func testLiveCommandsChangeTheSoundWhileItRuns() throws {
@@ -145,22 +141,28 @@ final class MicDeviceTests: XCTestCase {
         for knobs in [["--boost", "12"], ["--boost", "12", "--bass", "12"], ["--boost", "9", "--treble", "12"]] {
             let recordPath = TestDevices.temporaryFile("mic-cable.wav")
             defer { unlink(recordPath) }
-            func run() throws -> CommandRunner.Result {
+            let reportPath = TestDevices.temporaryFile("mic-cable.json")
+            defer { unlink(reportPath) }
+            func run() throws -> (CommandRunner.Result, TestDevices.Report?) {
                 let mic = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                                  ["mic", "--in", "staccato_loop", "--out", "staccato_loop", "--seconds", "4", "--record", recordPath] + knobs,
+                                                  ["mic", "--in", "staccato_loop", "--out", "staccato_loop", "--seconds", "4", "--record", recordPath,
+                                                   "--report", reportPath] + knobs,
                                                   timeout: 30)
                 usleep(1_000_000)
                 let kick = try CommandRunner.staccato(["tone", "--device", "staccato_loop", "--frequency", "700", "--seconds", "0.1", "--volume", "0.05"])
                 XCTAssertEqual(kick.exitCode, 0, kick.standardError)
-                return mic.wait()
+                let result = mic.wait()
+                return (result, try TestDevices.Report.read(reportPath))
             }
             // The cable is not bit-exact and xruns break the loop's growth into bursts: one re-run
             // is allowed for a run the dummy clock disturbed.
-            var result = try run()
-            if Self.disturbances(in: result) != 0 && !result.standardError.contains("staccato mic: feedback") {
-                print("virtual cable \(knobs.joined(separator: " ")): disturbed run (\(Self.disturbances(in: result))), running again")
-                result = try run()
+            var (result, report) = try run()
+            let disturbed = report.map(Self.disturbances(in:)) ?? -1
+            if disturbed != 0 && !result.standardError.contains("staccato mic: feedback") {
+                print("virtual cable \(knobs.joined(separator: " ")): disturbed run (\(disturbed)), running again")
+                (result, report) = try run()
             }
+            XCTAssertNotNil(report, "the run wrote its report")
             XCTAssertEqual(result.exitCode, 0, result.standardError)
             let warning = result.standardError.split(separator: "\n").first { $0.contains("staccato mic: feedback") }
             XCTAssertNotNil(warning, "\(knobs): \(result.standardError)")
@@ -186,7 +188,7 @@ final class MicDeviceTests: XCTestCase {
         let recordPath = TestDevices.temporaryFile("mic-killed.wav")
         defer { unlink(recordPath) }
 
-        let (result, secondsAfterKill) = try TestDevices.runKillingTheServer(
+        let (result, secondsAfterKill, report) = try TestDevices.runKillingTheServer(
             ["mic", "--in", "staccato_jack", "--out", "staccato_jack", "--record", recordPath, "--seconds", "30"], after: 1.5)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
         let errors = result.standardError.split(separator: "\n")
@@ -196,15 +198,17 @@ final class MicDeviceTests: XCTestCase {
 
         // Everything up to the fault is in the file, and the file is whole.
         let recording = try AudioFileReader.read(recordPath)
-        let playedLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("played ") })
-        let playedFrames = try XCTUnwrap(Int(playedLine.split(separator: " ")[1]))
-        let recordedLine = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("recorded ") })
-        print("killed server during mic --record: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; \(playedLine); \(recordedLine); file holds \(recording.frameCount) frames")
+        let played = try XCTUnwrap(report, result.standardOutput)
+        let playedFrames = played.framesPlayed
+        XCTAssertEqual(played.outcome, "failed")
+        XCTAssertEqual(played.exitCode, 1)
+        print("killed server during mic --record: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; played \(playedFrames) frames, recorded \(played.integer("recordedFrames") ?? -1); file holds \(recording.frameCount) frames")
         XCTAssertGreaterThan(recording.frameCount, Self.rate, "about 1.5 s recorded before the kill")
         // Every frame handed to the device is in the file; at most the one period that was being
         // written when the device vanished is in the file but never reached the speaker.
         XCTAssertGreaterThanOrEqual(recording.frameCount, playedFrames, "every frame played is in the file")
         XCTAssertLessThanOrEqual(recording.frameCount, playedFrames + 64)
-        XCTAssertTrue(recordedLine.hasSuffix("frames dropped: 0"), String(recordedLine))
+        XCTAssertEqual(played.integer("recordedFrames"), recording.frameCount, "the report counts what the file holds")
+        XCTAssertEqual(played.integer("recordingFramesDropped"), 0)
     }
 }

@@ -47,6 +47,10 @@ enum TestDevices {
         var songStartFrame: Int?
         /// Drum hits the renderer played.
         var drumHits: Int
+        /// The whole report, for what a command adds of its own (`mic`'s input counters).
+        var fields: [String: Any]
+        /// A whole number the command added; nil when it is absent or null.
+        func integer(_ key: String) -> Int? { fields[key] as? Int }
 
         /// Reads the report at `path`; nil when there is none.
         static func read(_ path: String) throws -> Report? {
@@ -60,7 +64,7 @@ enum TestDevices {
                           outcome: try XCTUnwrap(json["outcome"] as? String), period: try number(granted, "periodFrameCount"),
                           buffer: try number(granted, "bufferFrameCount"), sampleRate: try number(granted, "sampleRate"),
                           songStartFrame: json["songStartFrame"] as? Int,
-                          drumHits: try number(try XCTUnwrap(json["statistics"] as? [String: Any]), "drumHits"))
+                          drumHits: try number(try XCTUnwrap(json["statistics"] as? [String: Any]), "drumHits"), fields: json)
         }
     }
 
@@ -105,15 +109,17 @@ enum TestDevices {
     /// Runs `staccato arguments` on a killable server of its own, SIGKILLs the server `seconds`
     /// in, and returns how the process ended and how long after the kill.
     static func runKillingTheServer(_ arguments: [String], after seconds: Double) throws
-        -> (result: CommandRunner.Result, secondsAfterKill: Double) {
+        -> (result: CommandRunner.Result, secondsAfterKill: Double, report: Report?) {
         let stopServer = try startKillableServer()
         defer { stopServer() }
-        let process = try CommandRunner.start(CommandRunner.staccatoExecutable, arguments,
+        let reportPath = temporaryFile("killed-\(UUID().uuidString).json")
+        defer { unlink(reportPath) }
+        let process = try CommandRunner.start(CommandRunner.staccatoExecutable, arguments + ["--report", reportPath],
                                               environment: ["JACK_DEFAULT_SERVER": killableServer], timeout: 20)
         usleep(UInt32(seconds * 1_000_000))
         let killedAt = try killServer()
         let result = process.wait()
-        return (result, Date().timeIntervalSince(killedAt))
+        return (result, Date().timeIntervalSince(killedAt), try Report.read(reportPath))
     }
 
     /// The interleaved stereo frames a `staccato_record:FILE` device wrote (raw FLOAT_LE).
