@@ -12,6 +12,17 @@ final class BenchArgumentTests: XCTestCase {
         }
     }
 
+    /// `--engines` may name any of the contenders alone: the generic kernels without the AVX2 ones
+    /// measure, and no ratio between the two is made from a missing figure.
+    func testPolyphonyOfTheGenericKernelsAlone() throws {
+        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic-generic", "--runs", "1",
+                                              "--seconds", "1", "--notes", "20"], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("generic (SSE2) kernels") || result.standardOutput.contains("generic kernels"),
+                      result.standardOutput)
+        XCTAssertFalse(result.standardOutput.contains("ratio Staccato cubic,"), result.standardOutput)
+    }
+
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
         let result = try CommandRunner.bench(["latency", "--device", "nosuch", "--seconds", "1"], timeout: 30)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)

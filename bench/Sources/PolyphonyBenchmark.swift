@@ -124,7 +124,7 @@ enum PolyphonyBenchmark {
             print("  ratio Staccato cubic / FluidSynth: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_over_fluidsynth"] = ratio
         }
-        if !cubicGeneric.isEmpty {
+        if !cubicGeneric.isEmpty && !cubic.isEmpty {  // the ratio needs both (--engines may name one)
             let ratio = cubic.map(\.voicesPerCore).median / cubicGeneric.map(\.voicesPerCore).median
             print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.generic) kernels: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_fastest_over_generic_kernels"] = ratio
