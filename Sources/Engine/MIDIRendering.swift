@@ -65,7 +65,7 @@ extension Engine {
         let sequencer = MIDISequencer(file, sampleRate: sampleRate, program: options.program,
                                       startFrame: RenderQuantum.boundary(atOrAfter: renderStart))
         let songEnd = sequencer.startFrame + sequencer.endFrame
-        let tailLimit = RenderQuantum.boundary(atOrAfter: songEnd + FrameTime(options.maximumTailSeconds * sampleRate))
+        let tailLimit = sequencer.tailLimit(maximumTailSeconds: options.maximumTailSeconds, sampleRate: sampleRate)
         let block = min(max(1, options.blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
@@ -78,15 +78,15 @@ extension Engine {
             let blockStart = rendered
             rendered += FrameTime(block)
             // Everything the renderer reaches this block: it renders its instruments a quantum at a time.
-            sequencer.send(dueBefore: RenderQuantum.end(covering: rendered), to: self)
+            sequencer.send(dueBefore: RenderQuantum.boundary(atOrAfter: rendered), to: self)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
             var blockPeak: Float = 0
             for index in 0 ..< block * channelCount { blockPeak = max(blockPeak, abs(scratch[index])) }
             try output.take(UnsafeBufferPointer(start: scratch, count: block * channelCount), at: blockStart,
                             soundingUntil: renderer.lastSoundingFrame, consume)
-            if sequencer.isFinished && rendered > songEnd && rendered >= output.committed
-                && (renderer.statistics.hasFallenSilent(outputPeak: blockPeak) || rendered >= tailLimit) { break }
+            if rendered >= output.committed,
+               sequencer.isOver(at: rendered, tailLimit: tailLimit, fallenSilent: renderer.statistics.hasFallenSilent(outputPeak: blockPeak)) { break }
         }
         return MIDIRenderSummary(frameCount: Int(output.end - renderStart), seconds: Double(output.end - renderStart) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,
@@ -131,7 +131,8 @@ struct RenderEnd {
         let frameCount = samples.count / channelCount
         // The last frame at or above the floor, past what is already the render's.
         var lastHeard: FrameTime? = nil
-        for frame in stride(from: frameCount - 1, through: 0, by: -1) where blockStart + FrameTime(frame) >= committed {
+        let firstUncommitted = committed > blockStart ? Int(min(committed - blockStart, FrameTime(frameCount))) : 0
+        for frame in stride(from: frameCount - 1, through: firstUncommitted, by: -1) {
             let base = frame * channelCount
             if (0..<channelCount).contains(where: { abs(samples[base + $0]) >= MIDIRenderOptions.tailFloor }) {
                 lastHeard = blockStart + FrameTime(frame)

@@ -47,6 +47,20 @@ public final class MIDISequencer {
         RenderQuantum.boundary(atOrAfter: FrameTime(0.1 * sampleRate) + FrameTime(bufferFrameCount))
     }
 
+    /// The frame past which a song's tail is cut: `maximumTailSeconds` after its end, on the grid.
+    /// - Thread: control.
+    public func tailLimit(maximumTailSeconds: Double, sampleRate: Double) -> FrameTime {
+        RenderQuantum.boundary(atOrAfter: startFrame + endFrame + FrameTime(maximumTailSeconds * sampleRate))
+    }
+
+    /// True once the song is over at `frame`, offline and live alike: every message sent, past the
+    /// song's end, and either fallen silent (`RenderStatistics.hasFallenSilent`, asked only then)
+    /// or at `tailLimit`.
+    /// - Thread: control.
+    public func isOver(at frame: FrameTime, tailLimit: FrameTime, fallenSilent: @autoclosure () -> Bool) -> Bool {
+        isFinished && frame > startFrame + endFrame && (frame >= tailLimit || fallenSilent())
+    }
+
     /// Messages in the song.
     /// - Thread: control.
     public var messageCount: Int { messages.count }

@@ -139,7 +139,7 @@ public final class LiveSession {
     /// - Thread: control.
     public func play(_ sequencer: MIDISequencer, progress: (SongProgress) -> Void = { _ in }) -> Outcome {
         let rate = engine.sampleRate
-        let tailLimit = sequencer.startFrame + sequencer.endFrame + FrameTime(MIDIRenderOptions().maximumTailSeconds * rate)
+        let tailLimit = sequencer.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: rate)
         let length = Double(sequencer.endFrame) / rate
         var lastProgress = 0.0
         let lookahead = self.lookahead
@@ -147,8 +147,8 @@ public final class LiveSession {
             let now = engine.renderedFrameTime
             sequencer.send(dueBefore: now + lookahead, to: engine)
             let statistics = engine.renderer.statistics
-            if sequencer.isFinished, now > sequencer.startFrame + sequencer.endFrame,
-               statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output) || now >= tailLimit {
+            if sequencer.isOver(at: now, tailLimit: tailLimit,
+                                fallenSilent: statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output)) {
                 session.stop()
             }
             let clock = MonotonicClock.seconds()

@@ -7,7 +7,7 @@
 ///
 /// A command must be queued before the quantum holding its frame is rendered: up to
 /// `frameCount - 1` frames before the block holding it is asked for. Offline renders queue up to
-/// `end(covering:)`; live play queues a lookahead ahead, which is longer. A command that arrives
+/// `boundary(atOrAfter:)` of the block's end; live play queues a lookahead ahead, which is longer. A command that arrives
 /// late takes effect at the next quantum's first frame, as one stamped in the past does.
 public enum RenderQuantum {
     /// 64 frames: 1.3 ms at 48 kHz, finer than an envelope step can be heard, and the length of
@@ -19,17 +19,12 @@ public enum RenderQuantum {
     }
 
     /// The first frame of the grid at or after `frame`: where a song must start for its quanta to
-    /// fall where another render's fall.
+    /// fall where another render's fall, and, for the end of a block, how far the renderer renders
+    /// its instruments to deliver it (commands for earlier frames must be queued by then).
     /// - Thread: any.
     @inlinable
     public static func boundary(atOrAfter frame: FrameTime) -> FrameTime {
         let step = FrameTime(frameCount)
         return (frame + step - 1) / step * step
     }
-
-    /// The frame up to which the renderer renders its instruments when asked for the frames before
-    /// `end`: commands for earlier frames must be queued by then.
-    /// - Thread: any.
-    @inlinable
-    public static func end(covering end: FrameTime) -> FrameTime { boundary(atOrAfter: end) }
 }

@@ -56,8 +56,11 @@ public final class Renderer: @unchecked Sendable {
     let outputTap: OutputTap
     /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
     let outputTapReference: Unmanaged<OutputTap>
-    /// Frames delivered so far: the time of the next frame out. Audio thread only.
-    var frameTime: FrameTime = 0
+    /// Frames delivered so far: the time of the next frame out, what is left of the last quantum
+    /// short of its end. Audio thread only.
+    var frameTime: FrameTime {
+        @_noAllocation @_noLocks get { quantumStart - FrameTime(quantumFramesLeft) }
+    }
 
     let publishedFrameTime = Atomic<UInt64>(0)
     let publishedLastSoundingFrame = Atomic<UInt64>(0)
@@ -248,7 +251,6 @@ public final class Renderer: @unchecked Sendable {
         outputTapReference._withUnsafeGuaranteedRef { $0.write(output, frameCount: frameCount) }
         retireUnusedInstruments()
 
-        frameTime += FrameTime(frameCount)
         publishStatistics()
         publishedLastSoundingFrame.store(soundingUntil, ordering: .relaxed)
         publishedFrameTime.store(frameTime, ordering: .releasing)

@@ -127,7 +127,7 @@ extension Commands {
             LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount
             LiveReport.extra["recordingFramesDropped"] = recorder.droppedFrameCount
         }
-        LiveReport.write(session, outcome: outcome, exitCode: exitCode, command: "mic")
+        LiveReport.write(session, outcome: outcome, exitCode: exitCode)
         return exitCode
     }
 }

@@ -5,7 +5,7 @@ import Render
 extension DeviceOptions {
     /// Reads `--rate`, `--period` and `--periods` into a stream request, and `--report`.
     static func streamConfiguration(_ options: ParsedOptions) throws -> StreamConfiguration {
-        try LiveReport.prepare(options.values["report"])
+        try LiveReport.prepare(options.values["report"], command: options.command)
         return StreamConfiguration(
             sampleRate: try options.integer("rate"),
             periodFrameCount: try options.integer("period"),

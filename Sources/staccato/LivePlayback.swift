@@ -21,7 +21,6 @@ enum LivePlayback {
 
     /// Starts the session's stream, runs `body` (which runs the session) and reports.
     static func run(_ session: LiveSession, frameLimit: Int, _ body: (LiveSession) -> LiveSession.Outcome) throws -> Int32 {
-        let command = CommandLine.arguments.dropFirst().first ?? "staccato"
         let stream = session.stream
         StatusLine.standard.print("playing on '\(stream.device)': \(stream.granted)")
         try stream.start(frameLimit: frameLimit)
@@ -30,7 +29,7 @@ enum LivePlayback {
         let played = Double(stream.framesWritten) / Double(stream.granted.sampleRate)
         StatusLine.standard.print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
         if case let .failed(error) = outcome { printError("staccato: \(error)") }
-        LiveReport.write(session, outcome: outcome, exitCode: outcome.exitCode, command: command)
+        LiveReport.write(session, outcome: outcome, exitCode: outcome.exitCode)
         return outcome.exitCode
     }
 }

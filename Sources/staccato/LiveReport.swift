@@ -8,12 +8,14 @@ import Render
 struct LiveReport {
     /// Set while the options are read (`DeviceOptions.streamConfiguration`): one command a process.
     nonisolated(unsafe) static var path: String?
+    nonisolated(unsafe) static var command = ""
     /// Facts a command adds before it ends (a song's start frame, the microphone's counters).
     nonisolated(unsafe) static var extra: [String: Any] = [:]
 
     /// Checks now, before anything plays, that `path` can be written: a bad path is one line.
-    static func prepare(_ path: String?) throws {
+    static func prepare(_ path: String?, command: String) throws {
         self.path = path
+        self.command = command
         guard let path else { return }
         guard FileManager.default.createFile(atPath: path, contents: Data()) else {
             throw CommandFailure("\(path): cannot write the report there")
@@ -21,7 +23,7 @@ struct LiveReport {
     }
 
     /// Writes the report of `session`'s end with `outcome` and `exitCode`, when one was asked for.
-    static func write(_ session: LiveSession, outcome: LiveSession.Outcome, exitCode: Int32, command: String) {
+    static func write(_ session: LiveSession, outcome: LiveSession.Outcome, exitCode: Int32) {
         guard let path else { return }
         let stream = session.stream, granted = stream.granted
         let statistics = session.engine.renderer.statistics

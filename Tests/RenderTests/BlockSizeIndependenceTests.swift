@@ -74,13 +74,13 @@ final class BlockSizeIndependenceTests: XCTestCase {
     }
 
     /// Commands sent between blocks for frames inside the quantum already rendered arrive late and
-    /// take effect at the next quantum's first frame; those queued as `RenderQuantum.end(covering:)`
+    /// take effect at the next quantum's first frame; those queued as `RenderQuantum.boundary(atOrAfter:)`
     /// says take effect on their frames.
     func testACommandQueuedUpToTheQuantumsEndTakesEffectOnItsFrame() {
         let engine = Engine(configuration: EngineConfiguration(
             render: RenderConfiguration(sampleRate: rate, channelCount: 2, outputLimiter: false, songGainDecibels: 0)))
         _ = engine.renderOffline(frameCount: 100)  // frames 0-99; the instruments are rendered to 128
-        XCTAssertEqual(RenderQuantum.end(covering: engine.renderedFrameTime), 128)
+        XCTAssertEqual(RenderQuantum.boundary(atOrAfter: engine.renderedFrameTime), 128)
         engine.send(.toneOn(slot: 0, frequency: 440, amplitude: 0.5), at: 120)  // inside the rendered quantum: late
         engine.send(.toneOn(slot: 1, frequency: 660, amplitude: 0.5), at: 200)  // queued in time
         let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 156), channelCount: 2)
