@@ -26,7 +26,7 @@ let avx2Settings: [SwiftSetting] = {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -66,7 +66,11 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
-        .target(name: "AudioIO", dependencies: ["CALSA", "Render", "MIDIVocabulary", "FileChecks"], swiftSettings: realtimeSettings),
+        // The device layer's real-time half: the stream core every backend calls once a period, the
+        // drift corrector, and the JACK process cycle. Real-time code like Render, and proved so.
+        .target(name: "DeviceCore", dependencies: ["CJack", "Render", "MIDIVocabulary"], swiftSettings: realtimeSettings),
+        // The backends (ALSA, JACK, null) and the control API over them.
+        .target(name: "AudioIO", dependencies: ["CALSA", "CJack", "DeviceCore", "Render", "MIDIVocabulary", "FileChecks"], swiftSettings: realtimeSettings),
         // One live session (a control loop over a started stream: signal fade, input end, a song's
         // lookahead and end, the outcome) for every live command and for library users.
         .target(name: "Live", dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
@@ -89,6 +93,7 @@ let package = Package(
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),
+        .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
     ]
 )

@@ -61,15 +61,26 @@ public struct DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     /// - Thread: any.
     public let code: ALSAError?
 
+    /// What the line names first: `device 'NAME'` for an ALSA device, the server or client for JACK.
+    /// - Thread: any.
+    public let subject: String
+
     /// - Thread: any.
     public init(device: String, message: String, code: ALSAError? = nil) {
+        self.init(device: device, subject: "device '\(device)'", message: message, code: code)
+    }
+
+    /// An error whose line names `subject` rather than an ALSA device (`JACK server 'default'`).
+    /// - Thread: any.
+    public init(device: String, subject: String, message: String, code: ALSAError? = nil) {
         self.device = device
+        self.subject = subject
         self.message = message
         self.code = code
     }
 
     /// - Thread: any.
-    public var description: String { "device '\(device)': \(message)" }
+    public var description: String { "\(subject): \(message)" }
 
     /// The message for a failure to open `device`, with the likely cause spelled out.
     static func openFailure(_ device: String, _ code: ALSAError) -> DeviceError {

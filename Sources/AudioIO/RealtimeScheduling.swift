@@ -5,6 +5,8 @@ public enum RealtimeScheduling: Sendable, Equatable, CustomStringConvertible {
     case fifo(priority: Int32)
     case refused(errno: Int32)
     case notRequested
+    /// A JACK client's process thread is the server's: this server runs it without real-time.
+    case serverNotRealtime
 
     /// Asks for SCHED_FIFO at `priority` for the calling thread (`pthread_setschedparam`).
     /// - Thread: audio. The thread to promote: call it first thing on the device thread.
@@ -24,6 +26,7 @@ public enum RealtimeScheduling: Sendable, Equatable, CustomStringConvertible {
             "normal scheduling (SCHED_FIFO refused: \(String(cString: strerror(code)))"
                 + (code == EPERM ? "; run as root or raise 'ulimit -r')" : ")")
         case .notRequested: "normal scheduling (real-time not requested)"
+        case .serverNotRealtime: "normal scheduling (the JACK server runs without real-time: start it with -R)"
         }
     }
 }

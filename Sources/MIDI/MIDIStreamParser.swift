@@ -125,9 +125,7 @@ public struct MIDIStreamParser: Sendable {
             discardedByteCount += 1
             return nil
         }
-        let kind = runningStatus >> 4
-        let isOneByteMessage = kind == 0xC || kind == 0xD
-        if !isOneByteMessage, !hasFirstData {
+        if MIDIMessage.dataByteCount(status: runningStatus) == 2, !hasFirstData {
             firstData = byte
             hasFirstData = true
             partialByteCount += 1
@@ -135,27 +133,10 @@ public struct MIDIStreamParser: Sendable {
         }
         // Complete. Running status stays, so the next data byte starts the next message.
         partialByteCount = 0
+        let twoBytes = hasFirstData
         hasFirstData = false
-        let channel = runningStatus & 0x0F
-        switch kind {
-        case 0x8:
-            return .noteOff(channel: channel, key: firstData, velocity: byte)
-        case 0x9:
-            // As the file reader does: a note-on at velocity 0 is a note-off without release
-            // velocity, which the spec says to treat as 64.
-            return byte == 0 ? .noteOff(channel: channel, key: firstData, velocity: 64)
-                : .noteOn(channel: channel, key: firstData, velocity: byte)
-        case 0xA:
-            return .polyPressure(channel: channel, key: firstData, pressure: byte)
-        case 0xB:
-            return .controlChange(channel: channel, controller: firstData, value: byte)
-        case 0xC:
-            return .programChange(channel: channel, program: byte)
-        case 0xD:
-            return .channelPressure(channel: channel, pressure: byte)
-        default:
-            return .pitchBend(channel: channel, value: UInt16(firstData) | UInt16(byte) << 7)
-        }
+        return twoBytes ? MIDIMessage.channelMessage(status: runningStatus, first: firstData, second: byte)
+            : MIDIMessage.channelMessage(status: runningStatus, first: byte, second: 0)
     }
 }
 

@@ -46,7 +46,20 @@ public enum SystemExclusive: Sendable, Equatable, BitwiseCopyable {
     /// - Thread: any. Allocation-free, so the live parser can call it from its fixed buffer.
     public static func recognise<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> SystemExclusive?
     where Bytes.Element == UInt8, Bytes.Index == Int {
-        func byte(_ index: Int) -> UInt8 { bytes[bytes.startIndex + index] }
+        // The longest message recognised has 9 bytes: anything longer is none of them.
+        guard bytes.count <= 16 else { return nil }
+        var copy = SIMD16<UInt8>()
+        for (index, byte) in bytes.enumerated() { copy[index] = byte }
+        return withUnsafeBytes(of: &copy) { raw in
+            recognise(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+        }
+    }
+
+    /// `recognise(_:)` of bytes in memory, without generics: what the JACK process callback calls.
+    /// - Thread: any. Allocation-free.
+    @_noAllocation @_noLocks
+    public static func recognise(_ bytes: UnsafeBufferPointer<UInt8>) -> SystemExclusive? {
+        func byte(_ index: Int) -> UInt8 { bytes[index] }
         let count = bytes.count
         guard count >= 4 else { return nil }
         switch byte(0) {

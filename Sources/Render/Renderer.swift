@@ -65,6 +65,7 @@ public final class Renderer: @unchecked Sendable {
     let publishedFrameTime = Atomic<UInt64>(0)
     let publishedLastSoundingFrame = Atomic<UInt64>(0)
     let publishedDroppedEventCount = Atomic<Int>(0)
+    let publishedDroppedInputMessages = Atomic<Int>(0)
     let publishedActiveVoices = Atomic<Int>(0)
     let publishedPeakVoices = Atomic<Int>(0)
     let publishedStolenVoices = Atomic<Int>(0)
@@ -151,7 +152,9 @@ public final class Renderer: @unchecked Sendable {
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.
     /// - Thread: any.
-    public var renderedFrameTime: FrameTime { publishedFrameTime.load(ordering: .acquiring) }
+    public var renderedFrameTime: FrameTime {
+        @_noAllocation @_noLocks get { publishedFrameTime.load(ordering: .acquiring) }
+    }
 
     /// The end of the last quantum (`RenderQuantum`) in which a sampler or drum voice played, as
     /// last published: where a render that holds every voice to its end may end. It can be up to a
@@ -201,6 +204,10 @@ public final class Renderer: @unchecked Sendable {
     /// Events the audio thread could not send because the return ring was full.
     /// - Thread: any.
     public var droppedEventCount: Int { publishedDroppedEventCount.load(ordering: .relaxed) }
+
+    /// MIDI messages `receive(_:atFrameOffset:)` could not take because the pending store was full.
+    /// - Thread: any.
+    public var droppedInputMessageCount: Int { publishedDroppedInputMessages.load(ordering: .relaxed) }
 
     /// Renders `frameCount` interleaved frames into `output`, applying each queued command at its
     /// frame. `frameCount` may be any value up to `configuration.maxFrameCount`; the output does not
@@ -314,6 +321,24 @@ public final class Renderer: @unchecked Sendable {
         if !events.tryPush(event) {
             publishedDroppedEventCount.add(1, ordering: .relaxed)
         }
+    }
+
+    /// Takes a MIDI message that arrived on the audio thread itself (a JACK MIDI port's event in the
+    /// current cycle), to take effect `frameOffset` frames into the next block `render` renders:
+    /// sample-accurate as a stamped command is, and ordered with the ring's commands by frame.
+    /// Returns false, and counts the message as dropped, when the pending store is full.
+    /// - Thread: audio. Before the `render` call of the block it belongs to.
+    @_noAllocation @_noLocks
+    @discardableResult
+    public func receive(_ message: MIDIMessage, atFrameOffset frameOffset: Int) -> Bool {
+        // What the ring holds was sent earlier: it keeps its place ahead of this message.
+        takeQueuedCommands(arrivingAt: frameTime)
+        let command = RenderCommand(at: frameTime + FrameTime(max(0, frameOffset)), .midi(message))
+        guard pending.insert(command, dueNoEarlierThan: frameTime) else {
+            publishedDroppedInputMessages.add(1, ordering: .relaxed)
+            return false
+        }
+        return true
     }
 
     /// Applies every command due at `offset` in the quantum and returns where the quantum must next

@@ -13,7 +13,7 @@ extension Commands {
 
     static let drums = Subcommand(
         name: "drums",
-        summary: "Plays a drum kit from the computer keyboard, live through an ALSA device.",
+        summary: "Plays a drum kit from the computer keyboard, live through an ALSA device or as a JACK client.",
         description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent; the row above the home row plays pads 11 to 20). Esc or Ctrl-C quits.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
             OptionSpec(name: "kit", valueName: "KIT.json", help: "kit manifest",
@@ -23,15 +23,16 @@ extension Commands {
         ],
         playsLive: true
     ) { options in
-        let device = try options.string("device")
-        let configuration = try DeviceOptions.streamConfiguration(options)
+        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
+        let device = audio.device
+        let configuration = audio.configuration
         let seconds = try options.double("seconds")
         let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
         // A kit played by hand is no dense mix: it plays at unity gain.
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8, songGainDecibels: 0)
         engine.install(kit)
-        let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
+        let stream = try audio.stream(renderer: engine.renderer)
 
         // One key per pad, in manifest order, playing the pad's own note.
         let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: kit.padNotes[$0]) }

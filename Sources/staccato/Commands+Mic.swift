@@ -13,9 +13,9 @@ extension Commands {
         summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time.",
         description: "Prints the granted configuration and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, mute, unmute, quit. Ctrl-C stops cleanly.",
         options: [
-            OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .required),
+            OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .described("needed with --audio alsa")),
             OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM", default: DeviceOptions.defaultDevice),
-        ] + DeviceOptions.streamSpecs() + [
+        ] + AudioTarget.specs + [AudioTarget.connectInput] + DeviceOptions.streamSpecs() + [
             OptionSpec(name: "bass", valueName: "DB", help: "bass, a low shelf at 150 Hz, in dB", default: .number(0), range: MicKnob.bass.range),
             OptionSpec(name: "treble", valueName: "DB", help: "treble, a high shelf at 6 kHz, in dB", default: .number(0), range: MicKnob.treble.range),
             OptionSpec(name: "boost", valueName: "DB", help: "microphone gain after the EQ, in dB", default: .number(0), range: MicKnob.boost.range),
@@ -28,9 +28,11 @@ extension Commands {
         ],
         playsLive: true
     ) { options in
-        let input = try options.string("in")
-        let output = try options.string("out")
-        let configuration = try DeviceOptions.streamConfiguration(options)
+        let audio = try AudioTarget(options, alsaDevice: try options.string("out"))
+        let input = options.values["in"]
+        if audio.backend == .alsa, input == nil { throw UsageError(description: "--audio alsa needs --in DEV, the microphone's capture PCM") }
+        if audio.backend != .alsa, input != nil { throw UsageError(description: "--in names an ALSA capture PCM: it needs --audio alsa (JACK's inputs are connected with --connect-input)") }
+        let configuration = audio.configuration
         let seconds = try options.double("seconds")
         let volume = try options.double("volume")
         let knobs = try MicKnob.allCases.map { knob in
@@ -52,15 +54,23 @@ extension Commands {
         engine.send(.reverbPreset(preset))
 
         let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
-        let stream = try PlaybackStream(device: output, configuration: configuration, renderer: engine.renderer, captureDevice: input)
-        print("microphone '\(input)': \(stream.grantedCapture!)")
-        print("speaker '\(output)': \(stream.granted)")
-        print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by dropping or repeating a frame")")
+        let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
+        switch stream.backend {
+        case .alsa:
+            print("microphone '\(input ?? "")': \(stream.grantedCapture!)")
+            print("speaker '\(audio.device)': \(stream.granted)")
+            print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by dropping or repeating a frame")")
+        case .jack:
+            print("microphone and speaker: JACK client '\(stream.device)', ports in_1, in_2 -> out_1, out_2: \(stream.granted)")
+        case .null:
+            print("microphone and speaker: the null device (silence in, nothing out): \(stream.granted)")
+        }
         print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\(preset.name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
         if let recorder { print("recording to \(recorder.path)") }
 
         recorder?.start()
         try stream.start(frameLimit: Int((seconds * Double(configuration.sampleRate)).rounded()))
+        for line in stream.details { print(line) }
         print("audio thread: \(stream.realtimeScheduling)")
 
         var lineBuffer: [UInt8] = []

@@ -11,7 +11,7 @@ extension Commands {
     static let play = Subcommand(
         name: "play",
         summary: "Plays a MIDI file, a live MIDI stream, the ALSA sequencer or the computer keyboard in real time.",
-        description: "A MIDI file plays with a progress line; --midi-in reads a live MIDI byte stream, --midi the ALSA sequencer; with none of these, the computer keyboard is a piano drawn with note names. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases every note.",
+        description: "A MIDI file plays with a progress line; --midi-in reads a live MIDI byte stream, --midi the ALSA sequencer; with none of these, the computer keyboard is a piano drawn with note names. With --audio jack, the client's JACK MIDI port midi_in plays too, each event at its frame; with no other source and no terminal, it is the source. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases every note.",
         positionals: [PositionalSpec(name: "SONG.mid", help: "a MIDI file to play", isRequired: false)],
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play", default: .shippedSoundFont),
@@ -20,7 +20,8 @@ extension Commands {
             OptionSpec(name: "program", valueName: "N", help: "a MIDI file: play every melodic channel with program N", range: 0...127),
             OptionSpec(name: "midi-in", valueName: "PATH", help: "read MIDI bytes from a raw MIDI device (hw:1,0,0), a file, a FIFO or - (stdin)"),
             OptionSpec(name: "midi", help: "play from the ALSA sequencer (a port named Staccato)"),
-            OptionSpec(name: "connect", valueName: "CLIENT:PORT", help: "with --midi: subscribe to this source", default: .described("every hardware input")),
+            OptionSpec(name: "midi-connect", valueName: "PORT", help: "with --midi: the sequencer source to subscribe to (CLIENT:PORT); with --audio jack: the JACK MIDI ports to connect to midi_in (PORT,PORT, or none)",
+                       default: .described("every hardware input")),
             OptionSpec(name: "names", valueName: "STYLE", help: "keyboard: note names as letters (C D E) or solfege (Do Re Mi)", default: .value("letters")),
             OptionSpec(name: "release", valueName: "MODE", help: "keyboard: kitty (key-release events), hold (release after --hold) or auto", default: .value("auto")),
             OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds", default: .number(300), range: 50...5_000),
@@ -35,9 +36,11 @@ extension Commands {
         }
         let sources = [options.positionals.first != nil, options.values["midi-in"] != nil, options.has("midi")].filter { $0 }.count
         guard sources <= 1 else { throw UsageError(description: "play one source at a time: a MIDI file, --midi-in or --midi") }
-        if options.values["connect"] != nil && !options.has("midi") { throw UsageError(description: "--connect needs --midi") }
-        let device = try options.string("device")
-        let configuration = try DeviceOptions.streamConfiguration(options)
+        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
+        if options.values["midi-connect"] != nil && !options.has("midi") && audio.backend != .jack {
+            throw UsageError(description: "--midi-connect needs --midi or --audio jack")
+        }
+        let configuration = audio.configuration
         let rate = Double(configuration.sampleRate)
         let volume = try options.double("volume")
         let seconds = try options.values["seconds"].map { _ in try options.double("seconds") }
@@ -49,9 +52,12 @@ extension Commands {
         // Everything is loaded before anything plays.
         let song = try options.positionals.first.map { try SongSetup.readSong(path: $0) }
         let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
-        let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["connect"]) : nil
+        let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["midi-connect"]) : nil
         let bank = try loadInstrument(path: try options.soundFontPath(), sampleRate: rate)
-        let keyboard = song == nil && midiInput == nil && sequencer == nil
+        // With JACK, midi_in always plays; with nothing else to play and no terminal for the
+        // keyboard, it is what plays.
+        let jackMIDIOnly = audio.backend == .jack && song == nil && midiInput == nil && sequencer == nil && !Terminal.isInteractive
+        let keyboard = song == nil && midiInput == nil && sequencer == nil && !jackMIDIOnly
         let kit: DrumKit?
         if let song {
             kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: rate, program: program), bank: bank,
@@ -64,7 +70,7 @@ extension Commands {
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume), songOptions: options)
         engine.install(bank)
         if let kit { engine.install(kit) }
-        let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
+        let stream = try audio.stream(renderer: engine.renderer, midiInput: audio.backend == .jack)
         let frameLimit = seconds.map { Int($0 * rate) } ?? Int.max
         defer { engine.releaseAllNotes() }
 
@@ -76,6 +82,10 @@ extension Commands {
                 let bytes = midiInput.readAvailable()
                 return midiInput.isAtEnd && bytes.isEmpty ? nil : bytes
             }
+        }
+        if jackMIDIOnly {
+            print("playing JACK MIDI from '\(stream.device):midi_in'")
+            return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit)
         }
         if let sequencer {
             return try playLive(engine: engine, stream: stream, frameLimit: frameLimit, label: "ALSA sequencer port \(sequencer.address)") {

@@ -10,7 +10,7 @@ enum Commands {
     static let all: [Subcommand] = [devices, tone, play, mic, render, drums, demo, info]
 
     static let devices = Subcommand(
-        name: "devices", summary: "Lists ALSA playback and capture PCMs, and says when there is no sound card.",
+        name: "devices", summary: "Lists ALSA playback and capture PCMs, and JACK's ports when a JACK server runs.",
         options: []
     ) { _ in
         let cards = DeviceList.soundCardCount()
@@ -27,27 +27,51 @@ enum Commands {
                 print("  \(device.name)" + String(repeating: " ", count: width - device.name.count + 2) + device.summary)
             }
         }
+        printJACKPorts()
         return 0
     }
 
+    /// The JACK server's ports, for `--audio jack --connect`, or why there are none to list.
+    static func printJACKPorts() {
+        do {
+            let client = try JACKClient(name: "staccato_devices")
+            defer { client.close() }
+            let ports = client.allPorts().filter { !$0.name.hasPrefix("\(client.name):") }
+            print("\nJACK server '\(client.serverName)' (\(client.sampleRate) Hz, \(client.bufferFrameCount)-frame periods), ports for --audio jack:")
+            let width = ports.map(\.name.count).max() ?? 0
+            for port in ports {
+                let role = switch (port.isMIDI, port.isInput) {
+                case (false, true): "takes audio: for --connect"
+                case (false, false): "gives audio: for --connect-input"
+                case (true, false): "gives MIDI: for --midi-connect"
+                case (true, true): "takes MIDI"
+                }
+                print("  \(port.name)" + String(repeating: " ", count: width - port.name.count + 2) + role)
+            }
+            if ports.isEmpty { print("  (none)") }
+        } catch {
+            print("\nJACK: \(error.message) (--audio jack plays as a JACK client)")
+        }
+    }
+
     static let tone = Subcommand(
-        name: "tone", summary: "Plays a sine tone in real time through an ALSA device.",
+        name: "tone", summary: "Plays a sine tone in real time through an ALSA device or as a JACK client.",
         description: "The tone starts and stops without a click; then the command prints the granted configuration, the time it took and the xrun count.",
-        options: DeviceOptions.specs(device: .required) + [
+        options: DeviceOptions.specs(device: .described("needed with --audio alsa")) + [
             OptionSpec(name: "frequency", valueName: "HZ", help: "tone frequency, from 1 Hz up to half the rate", default: .required),
             OptionSpec(name: "seconds", valueName: "S", help: "how long to play", default: .required, range: 0.001...86_400),
             OptionSpec(name: "volume", valueName: "V", help: "output volume", default: .number(0.3), range: 0...1),
         ],
         playsLive: true
     ) { options in
-        let device = try options.string("device")
-        let configuration = try DeviceOptions.streamConfiguration(options)
+        let audio = try AudioTarget(options, alsaDevice: options.values["device"])
+        let configuration = audio.configuration
         let frequency = try options.double("frequency", in: 1...Double(configuration.sampleRate) / 2)
         let seconds = try options.double("seconds")
         let volume = try options.double("volume")
 
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
-        let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
+        let stream = try audio.stream(renderer: engine.renderer)
         let frameCount = Int((seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOn(slot: 0, frequency: Float(frequency), amplitude: 1), at: 0)
         let fadeFrameCount = Int((ClickFreeFade.seconds * Double(configuration.sampleRate)).rounded())
@@ -56,7 +80,7 @@ enum Commands {
     }
 
     static let demo = Subcommand(
-        name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device, on the system's General MIDI font or the shipped piano.",
+        name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device or as a JACK client, on the system's General MIDI font or the shipped piano.",
         description: "When the default device cannot play (no sound card), it says so and renders the demo to a file instead; a device named with --device must play.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice, periodFrameCount: 256) + [
             OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac or .ogg",
@@ -64,16 +88,16 @@ enum Commands {
         ]
     ) { options in
         let output = try options.soundFilePath("out")
-        let device = try options.string("device")
+        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
         // Only the default may fall back to a file: a device the user named and that cannot play is an error.
-        let deviceIsDefault = options.values["device"] == nil
-        let configuration = try DeviceOptions.streamConfiguration(options)
+        let deviceIsDefault = options.values["device"] == nil && audio.backend == .alsa
+        let configuration = audio.configuration
         let rate = Double(configuration.sampleRate)
         let (bank, song) = try Demo.load(sampleRate: rate)
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8)
         engine.install(bank)
         do {
-            let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer)
+            let stream = try audio.stream(renderer: engine.renderer)
             let session = LiveSession(engine: engine, stream: stream)
             let sequencer = session.sequencer(for: song)
             let frameCount = Int(sequencer.startFrame + sequencer.endFrame) + Int(Demo.tailSeconds * rate)

@@ -19,11 +19,21 @@ enum LivePlayback {
         return try run(session, frameLimit: frameLimit) { $0.run(feed) }
     }
 
+    /// What plays where, before the stream starts: the device (or JACK client) and what it granted.
+    static func playingLine(_ stream: PlaybackStream) -> String {
+        switch stream.backend {
+        case .alsa: "playing on '\(stream.device)': \(stream.granted)"
+        case .jack: "playing as JACK client '\(stream.device)': \(stream.granted)"
+        case .null: "playing on the null device (no output): \(stream.granted)"
+        }
+    }
+
     /// Starts the session's stream, runs `body` (which runs the session) and reports.
     static func run(_ session: LiveSession, frameLimit: Int, _ body: (LiveSession) -> LiveSession.Outcome) throws -> Int32 {
         let stream = session.stream
-        StatusLine.standard.print("playing on '\(stream.device)': \(stream.granted)")
+        StatusLine.standard.print(playingLine(stream))
         try stream.start(frameLimit: frameLimit)
+        for line in stream.details { StatusLine.standard.print(line) }
         StatusLine.standard.print("audio thread: \(stream.realtimeScheduling)")
         let outcome = body(session)
         let played = Double(stream.framesWritten) / Double(stream.granted.sampleRate)

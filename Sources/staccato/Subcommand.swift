@@ -88,7 +88,7 @@ enum DeviceOptions {
     static func specs(device: OptionDefault, periodFrameCount: Int = defaults.periodFrameCount) -> [OptionSpec] {
         [
             OptionSpec(name: "device", valueName: "NAME", help: "ALSA playback PCM; see 'staccato devices'", default: device),
-        ] + streamSpecs(periodFrameCount: periodFrameCount)
+        ] + AudioTarget.specs + streamSpecs(periodFrameCount: periodFrameCount)
     }
 
     /// `--rate`, `--period`, `--periods` and `--report`, which `streamConfiguration` reads.

@@ -35,7 +35,7 @@ final class CommandLineTests: XCTestCase {
             (["tone", "--device"], "--device needs a value"),
             (["tone", "stray"], "unexpected argument 'stray'"),
             (["frobnicate"], "unknown command 'frobnicate'"),
-            (["mic", "--out", "x"], "--in is required"),
+            (["mic", "--out", "x"], "--audio alsa needs --in DEV"),
             (["mic", "--in", "x", "--bass", "13"], "--bass must be within -12...12, got 13"),
             (["mic", "--in", "x", "--boost", "-30"], "--boost must be within -24...24, got -30"),
             (["mic", "--in", "x", "--reverb", "150"], "--reverb must be within 0...100, got 150"),

@@ -41,7 +41,7 @@ enum LatencyBenchmark {
         var ran: Bool { error == nil && !renderNanoseconds.isEmpty }
     }
 
-    static func measure(device: String, period: Int, count: Int, seconds: Double, rate: Int,
+    static func measure(audio: BenchAudio, period: Int, count: Int, seconds: Double, rate: Int,
                         voices: Int, bank: SampleBank?, mic: Bool) -> Figure {
         var figure = Figure(requestedPeriod: period, requestedCount: count)
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
@@ -64,8 +64,8 @@ enum LatencyBenchmark {
         let configuration = StreamConfiguration(sampleRate: rate, periodFrameCount: period, periodCount: count,
                                                 timingCapacity: frames / period + 64)
         do {
-            let stream = try PlaybackStream(device: device, configuration: configuration, renderer: engine.renderer,
-                                            captureDevice: mic ? device : nil)
+            try audio.prepare(periodFrameCount: period)
+            let stream = try audio.stream(configuration, renderer: engine.renderer, duplex: mic, loopback: false)
             figure.granted = stream.granted
             let granted = stream.granted
             let probe = WakeupProbe(periodNanoseconds: granted.periodFrameCount * 1_000_000_000 / granted.sampleRate,
@@ -94,13 +94,18 @@ enum LatencyBenchmark {
             figure.renderNanoseconds = paced.map { $0.renderEnd - $0.renderStart }.sorted()
             figure.intervalNanoseconds = zip(paced.dropFirst(), paced).map { $0.wakeup - $1.wakeup }.sorted()
         } catch {
-            figure.error = error.description
+            figure.error = "\(error)"
         }
         return figure
     }
 
-    static func run(device: String, seconds: Double, rate: Int, voices: Int, mic: Bool,
-                    periodFrameCounts: [Int] = LatencyBenchmark.periodFrameCounts, periodCounts: [Int] = LatencyBenchmark.periodCounts) throws -> [String: Any] {
+    /// With JACK, the server sets the buffer (its periods per buffer are its own): each setting is
+    /// a period alone, `period x 0` in the figures.
+    static func run(audio: BenchAudio, seconds: Double, rate: Int, voices: Int, mic: Bool,
+                    periodFrameCounts: [Int] = LatencyBenchmark.periodFrameCounts, periodCounts requestedCounts: [Int] = LatencyBenchmark.periodCounts) throws -> [String: Any] {
+        defer { audio.finish() }
+        let device = audio.name
+        let periodCounts = audio.isJACK ? [0] : requestedCounts
         let bank = voices > 0 ? try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: Double(rate)) : nil
         print("Latency: \(device)\(mic ? " duplex (capture from the same device; mic chain: bass +3, treble +2, boost +6 dB, reverb 20 %)" : " playback"), \(rate) Hz, \(seconds) s a setting, \(voices) held sampler voices")
         print("render = renderer.render per period; jitter = p99 - p50 of the intervals between device-thread wake-ups; times in µs")
@@ -110,7 +115,7 @@ enum LatencyBenchmark {
         var figures: [Figure] = []
         for count in periodCounts {
             for period in periodFrameCounts {
-                let figure = measure(device: device, period: period, count: count, seconds: seconds, rate: rate,
+                let figure = measure(audio: audio, period: period, count: count, seconds: seconds, rate: rate,
                                      voices: voices, bank: bank, mic: mic)
                 figures.append(figure)
                 show(figure)
@@ -143,7 +148,8 @@ enum LatencyBenchmark {
     static func microseconds(_ nanoseconds: some BinaryInteger) -> Double { Double(nanoseconds) / 1_000 }
 
     static func show(_ figure: Figure) {
-        let name = "\(figure.requestedPeriod) x \(figure.requestedCount)".padding(toLength: 11, withPad: " ", startingAt: 0)
+        let count = figure.requestedCount == 0 ? "jack" : "x \(figure.requestedCount)"
+        let name = "\(figure.requestedPeriod) \(count)".padding(toLength: 11, withPad: " ", startingAt: 0)
         guard let granted = figure.granted, figure.ran else {
             return print("  \(name) \(figure.error ?? "no periods timed")")
         }

@@ -37,81 +37,117 @@ enum RoundTripBenchmark {
 
     struct Window { var lag: Double; var correlation: Double }
 
-    static func run(device: String, seconds: Double) throws -> [String: Any] {
+    /// The round trip at every setting through `device` (an ALSA loopback PCM); with `jack`, also
+    /// through a native JACK client on the loopback ports of the same server, at each period the
+    /// server is set to, beside the ALSA plugin at that period, in the same run.
+    static func run(device: String, jack: BenchAudio?, seconds: Double) throws -> [String: Any] {
+        defer { jack?.finish() }
         let rate = 48_000
-        let manifest = InstrumentLoader.shippedFile("samples/drums/kit.json")
-        let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(rate))
-        let pads: [UInt8] = (0..<128).compactMap { kit.padForNote[$0] >= 0 ? UInt8($0) : nil }
-        print("Round trip: \(device), duplex, \(rate) Hz, \(seconds) s a setting; drum hits played and found in the capture by cross-correlation")
+        print("Round trip: \(device)\(jack.map { " and the \($0.name) (loopback ports)" } ?? ""), duplex, \(rate) Hz, \(seconds) s a setting; drum hits played and found in the capture by cross-correlation")
         print("measured = render -> read-back, median of half-second windows; queue = buffer - period (what the duplex loop keeps);")
         print("textbook = buffer + period (playback buffer + capture period); frames unless ms")
-        print("  period x n  granted   measured     ms   (windows: min..max)     queue  rest  textbook      ms  xruns")
+        print("  path    period x n  granted   measured     ms   (windows: min..max)     queue  rest  textbook      ms  xruns")
         var settings: [[String: Any]] = []
-        for count in periodCounts {
-            for period in periodFrameCounts {
-                var setting: [String: Any] = ["period_frames": period, "period_count": count]
-                defer { settings.append(setting) }
-                let name = "\(period) x \(count)".padding(toLength: 11, withPad: " ", startingAt: 0)
-                do {
-                    let engine = Engine(configuration: EngineConfiguration(
-                        render: RenderConfiguration(sampleRate: Double(rate), maxFrameCount: 4_096, outputLimiter: false, howlGuard: false),
-                        recordingBufferSeconds: seconds + 1))
-                    engine.install(try DrumKitLoader.load(manifest: manifest, sampleRate: Double(rate)))
-                    engine.effects.boostDecibels.set(-24)
-                    let frames = Int(seconds * Double(rate))
-                    var generator = SystemRandomNumberGenerator()
-                    var at = 4_800
-                    var next = 0
-                    while at < frames - 4_800 {
-                        engine.send(midi: .noteOn(channel: 9, key: pads[next % pads.count], velocity: 110), at: FrameTime(at))
-                        next += 1
-                        at += Int.random(in: 1_500...6_000, using: &generator)
-                    }
-                    let stream = try PlaybackStream(device: device, configuration: StreamConfiguration(
-                        sampleRate: rate, periodFrameCount: period, periodCount: count, captureRecordingFrameCount: frames),
-                        renderer: engine.renderer, captureDevice: device)
-                    try stream.start(frameLimit: frames)
-                    let outcome = stream.join()
-                    engine.processEvents()
-                    if case let .failed(error) = outcome { throw error }
-                    let played = engine.outputTap!.readAll(channelCount: stream.granted.channelCount)
-                    let captured = leftChannel(stream.capturedFrames, channelCount: stream.grantedCapture!.channelCount)
-                    let windows = findLags(played: played, captured: captured)
-                    let granted = stream.granted
-                    let buffer = granted.bufferFrameCount + granted.periodFrameCount
-                    let queue = granted.bufferFrameCount - granted.periodFrameCount
-                    setting["granted"] = ["period_frames": granted.periodFrameCount, "buffer_frames": granted.bufferFrameCount]
-                    setting["buffer_latency_frames"] = buffer
-                    setting["buffer_latency_ms"] = granted.milliseconds(buffer)
-                    setting["duplex_queue_frames"] = queue
-                    setting["xruns"] = stream.xrunCount
-                    setting["windows"] = windows.map { ["lag_frames": $0.lag, "correlation": $0.correlation] }
-                    guard !windows.isEmpty else {
-                        setting["error"] = "no window correlated (is the device a loopback?)"
-                        print("  \(name) no window correlated above 0.5 (is \(device) a loopback?)")
-                        continue
-                    }
-                    let lags = windows.map(\.lag)
-                    let measured = lags.median
-                    setting["round_trip_frames"] = measured
-                    setting["round_trip_ms"] = measured * 1_000 / Double(rate)
-                    setting["round_trip_frames_min"] = lags.min()!
-                    setting["round_trip_frames_max"] = lags.max()!
-                    print("  \(name) \("\(granted.periodFrameCount)x\(granted.periodCount)".padding(toLength: 9, withPad: " ", startingAt: 0))"
-                          + String(format: " %8.2f %6.3f   (%d: %.1f..%.1f)", measured, measured * 1_000 / Double(rate), windows.count, lags.min()!, lags.max()!)
-                          + String(format: "  %8d %5.1f  %8d  %6.3f  %5d", queue, measured - Double(queue), buffer, granted.milliseconds(buffer), stream.xrunCount))
-                } catch {
-                    setting["error"] = "\(error)"
-                    print("  \(name) \(error)")
-                }
+        for period in periodFrameCounts {
+            if let jack {
+                do { try jack.prepare(periodFrameCount: period) } catch { print("  \(error)"); continue }
+            }
+            for count in periodCounts {
+                settings.append(measureSetting(path: "alsa", seconds: seconds, rate: rate, period: period, count: count) { renderer in
+                    try PlaybackStream(device: device, configuration: StreamConfiguration(
+                        sampleRate: rate, periodFrameCount: period, periodCount: count, captureRecordingFrameCount: Int(seconds * Double(rate))),
+                        renderer: renderer, captureDevice: device)
+                })
+            }
+            if let jack {
+                settings.append(measureSetting(path: "jack", seconds: seconds, rate: rate, period: period, count: 0) { renderer in
+                    try jack.stream(StreamConfiguration(sampleRate: rate, periodFrameCount: period, captureRecordingFrameCount: Int(seconds * Double(rate))),
+                                    renderer: renderer, duplex: true, loopback: true)
+                })
             }
         }
-        return ["device": device, "seconds_per_setting": seconds, "sample_rate": rate,
+        var report: [String: Any] = ["device": device, "seconds_per_setting": seconds, "sample_rate": rate,
                 "round_trip_definition": "captured frame index minus rendered frame index of the same sound (render to read-back)",
                 "buffer_latency_definition": "textbook: playback buffer (periods x period) + one capture period",
                 "duplex_queue_definition": "buffer - period: the pre-fill the duplex loop keeps ahead of each rendered frame, in the same terms as the round trip; the rest is the sound server's",
                 "method": "cross-correlation of left channels per 0.5 s window, parabolic peak interpolation, median of windows with correlation > 0.5",
                 "settings": settings]
+        if jack != nil {
+            report["jack_native"] = "path jack: a native JACK client, outputs to loopback:playback_1/2, inputs from loopback:capture_1/2, at the server's period; period_count 0"
+            print("  native JACK client beside the ALSA jack plugin (same server, same period):")
+            for period in periodFrameCounts {
+                func lag(_ path: String, _ count: Int) -> Double? {
+                    settings.first { $0["path"] as? String == path && $0["period_frames"] as? Int == period && $0["period_count"] as? Int == count }?["round_trip_frames"] as? Double
+                }
+                guard let native = lag("jack", 0) else { continue }
+                let plugin = periodCounts.compactMap { count in lag("alsa", count).map { (count, $0) } }
+                let text = plugin.map { String(format: "plugin x %d %.1f (native saves %.1f)", $0.0, $0.1, $0.1 - native) }.joined(separator: ", ")
+                print(String(format: "    period %4d: native %.1f frames; ", period, native) + text)
+            }
+        }
+        return report
+    }
+
+    /// One setting: the drum hits through the stream `makeStream` opens, the lag found.
+    static func measureSetting(path: String, seconds: Double, rate: Int, period: Int, count: Int,
+                               makeStream: (Renderer) throws -> PlaybackStream) -> [String: Any] {
+        var setting: [String: Any] = ["path": path, "period_frames": period, "period_count": count]
+        let name = "\(path.padding(toLength: 7, withPad: " ", startingAt: 0)) " + (count == 0 ? "\(period) server" : "\(period) x \(count)").padding(toLength: 11, withPad: " ", startingAt: 0)
+        do {
+            let manifest = InstrumentLoader.shippedFile("samples/drums/kit.json")
+            let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(rate))
+            let pads: [UInt8] = (0..<128).compactMap { kit.padForNote[$0] >= 0 ? UInt8($0) : nil }
+            let engine = Engine(configuration: EngineConfiguration(
+                render: RenderConfiguration(sampleRate: Double(rate), maxFrameCount: 4_096, outputLimiter: false, howlGuard: false),
+                recordingBufferSeconds: seconds + 1))
+            engine.install(kit)
+            engine.effects.boostDecibels.set(-24)
+            let frames = Int(seconds * Double(rate))
+            var generator = SystemRandomNumberGenerator()
+            var at = 4_800
+            var next = 0
+            while at < frames - 4_800 {
+                engine.send(midi: .noteOn(channel: 9, key: pads[next % pads.count], velocity: 110), at: FrameTime(at))
+                next += 1
+                at += Int.random(in: 1_500...6_000, using: &generator)
+            }
+            let stream = try makeStream(engine.renderer)
+            try stream.start(frameLimit: frames)
+            let outcome = stream.join()
+            engine.processEvents()
+            if case let .failed(error) = outcome { throw error }
+            let played = engine.outputTap!.readAll(channelCount: stream.granted.channelCount)
+            let captured = leftChannel(stream.capturedFrames, channelCount: stream.grantedCapture!.channelCount)
+            let windows = findLags(played: played, captured: captured)
+            let granted = stream.granted
+            let buffer = granted.bufferFrameCount + granted.periodFrameCount
+            // A JACK client buffers nothing of its own: a frame rendered in a cycle leaves in it.
+            let queue = path == "jack" ? 0 : granted.bufferFrameCount - granted.periodFrameCount
+            setting["granted"] = ["period_frames": granted.periodFrameCount, "buffer_frames": granted.bufferFrameCount]
+            setting["buffer_latency_frames"] = buffer
+            setting["buffer_latency_ms"] = granted.milliseconds(buffer)
+            setting["duplex_queue_frames"] = queue
+            setting["xruns"] = stream.xrunCount
+            setting["windows"] = windows.map { ["lag_frames": $0.lag, "correlation": $0.correlation] }
+            guard !windows.isEmpty else {
+                setting["error"] = "no window correlated (is the device a loopback?)"
+                print("  \(name) no window correlated above 0.5 (is it a loopback?)")
+                return setting
+            }
+            let lags = windows.map(\.lag)
+            let measured = lags.median
+            setting["round_trip_frames"] = measured
+            setting["round_trip_ms"] = measured * 1_000 / Double(rate)
+            setting["round_trip_frames_min"] = lags.min()!
+            setting["round_trip_frames_max"] = lags.max()!
+            print("  \(name) \("\(granted.periodFrameCount)x\(granted.periodCount)".padding(toLength: 9, withPad: " ", startingAt: 0))"
+                  + String(format: " %8.2f %6.3f   (%d: %.1f..%.1f)", measured, measured * 1_000 / Double(rate), windows.count, lags.min()!, lags.max()!)
+                  + String(format: "  %8d %5.1f  %8d  %6.3f  %5d", queue, measured - Double(queue), buffer, granted.milliseconds(buffer), stream.xrunCount))
+        } catch {
+            setting["error"] = "\(error)"
+            print("  \(name) \(error)")
+        }
+        return setting
     }
 
     static func leftChannel(_ interleaved: [Float], channelCount: Int) -> [Float] {

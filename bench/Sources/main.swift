@@ -28,15 +28,17 @@ benchmarks:
   throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R]
                                 offline render speed (multiple of real time) of whole MIDI files to WAV,
                                 beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs)
-  latency --device DEV [--seconds S] [--rate HZ] [--voices N] [--mic] [--period F,...] [--periods N,...]
+  latency --device DEV | --audio jack [--seconds S] [--rate HZ] [--voices N] [--mic] [--period F,...] [--periods N,...]
                                 periods 16..1024 frames x 2 and 3 through a real ALSA device: render time
                                 p50/p99/p99.9/max against the deadline, xruns, wake-up jitter, and the smallest
                                 period without an xrun (default 5 s each, 48000 Hz, 0 voices; --mic: duplex;
+                                --audio jack: a native JACK client at each period, set on the server;
                                 --period 64 --periods 2 runs that one setting)
-  roundtrip [--device DEV] [--seconds S]
+  roundtrip [--device DEV] [--audio jack] [--seconds S]
                                 round trip through a loopback device (playback comes back on capture), found by
                                 cross-correlation to a fraction of a frame, beside the buffer latency, at periods
-                                64, 128, 256 x 2 and 3 (default staccato_loop, 3 s each)
+                                64, 128, 256 x 2 and 3 (default staccato_loop, 3 s each); --audio jack adds a native
+                                JACK client on the server's loopback ports at each period, beside the ALSA plugin
   soak [--device DEV] [--seconds S] [--period N] [--seed N]
                                 random note storms, pedal, program changes, drum rolls and the mic chain, duplex:
                                 xruns, refused commands, peak and stuck voices, VmRSS every 10 s (scripts/soak)
@@ -85,6 +87,20 @@ func measure(_ name: String, _ options: BenchArguments, _ body: () throws -> [St
 
 /// A device that cannot be opened is one line and exit 1 before anything runs: a benchmark whose
 /// every setting fails on it would otherwise print a table of errors and exit 0.
+/// `--audio alsa` (default; `--device`) or `--audio jack` (a native client of the running server).
+func benchAudio(_ options: BenchArguments, defaultDevice: String?, capture: Bool) -> BenchAudio {
+    switch options.string("audio") ?? "alsa" {
+    case "alsa":
+        guard let device = options.string("device") ?? defaultDevice else { BenchArguments.fail("--audio alsa needs --device DEV", status: 2) }
+        requireDevice(device, capture: capture)
+        return .alsa(device: device)
+    case "jack":
+        do { return try BenchAudio.openJACK() } catch { BenchArguments.fail("\(error)", status: 1) }
+    case let other:
+        BenchArguments.fail("--audio must be alsa or jack, got '\(other)'", status: 2)
+    }
+}
+
 func requireDevice(_ device: String, capture: Bool) {
     do throws(DeviceError) {
         try DeviceList.requireOpenable(device, capture: capture)
@@ -132,23 +148,23 @@ case "throughput":
     songs.forEach(BenchArguments.requireFile)
     measure("throughput", options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3)) }
 case "latency":
-    let options = parse(["device", "seconds", "rate", "voices", "period", "periods"], flags: ["mic"])
-    guard let device = options.string("device") else { BenchArguments.fail("latency needs --device DEV", status: 2) }
-    requireDevice(device, capture: options.flag("mic"))
+    let options = parse(["device", "seconds", "rate", "voices", "period", "periods", "audio"], flags: ["mic"])
+    let audio = benchAudio(options, defaultDevice: nil, capture: options.flag("mic"))
     measure("latency", options) {
-        try LatencyBenchmark.run(device: device, seconds: Double(options.integer("seconds", default: 5)),
+        try LatencyBenchmark.run(audio: audio, seconds: Double(options.integer("seconds", default: 5)),
                                  rate: options.integer("rate", default: 48_000), voices: options.integer("voices", default: 0),
                                  mic: options.flag("mic"),
                                  periodFrameCounts: options.integers("period", from: LatencyBenchmark.periodFrameCounts),
                                  periodCounts: options.integers("periods", from: LatencyBenchmark.periodCounts))
     }
 case "roundtrip":
-    let options = parse(["device", "seconds"])
+    let options = parse(["device", "seconds", "audio"])
     let device = options.string("device") ?? "staccato_loop"
     requireDevice(device, capture: true)
+    // --audio jack measures the native client beside the ALSA device, in the same run.
+    let jack = options.string("audio") == "jack" ? benchAudio(options, defaultDevice: device, capture: true) : nil
     measure("roundtrip", options) {
-        try RoundTripBenchmark.run(device: device,
-                                   seconds: Double(options.integer("seconds", default: 3)))
+        try RoundTripBenchmark.run(device: device, jack: jack, seconds: Double(options.integer("seconds", default: 3)))
     }
 case "soak":
     let options = parse(["device", "seconds", "period", "seed"])

@@ -20,6 +20,7 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
     public var action: Action
 
     /// - Thread: any.
+    @_noAllocation @_noLocks
     public init(at frameTime: FrameTime, _ action: Action) {
         self.frameTime = frameTime
         self.action = action

@@ -1,0 +1,166 @@
+import AudioFile
+import Foundation
+import TestSupport
+import XCTest
+
+/// `--audio jack`: Staccato as a native JACK client of the paced dummy server, with no ALSA jack
+/// plugin in the path. jackd2's own example clients drive and record it: `jack_lsp` lists its
+/// ports, `jack_midiseq` plays a sequence into `midi_in`, `jack_rec` records `out_1`/`out_2`.
+final class JACKClientDeviceTests: XCTestCase {
+    static let rate = 48_000
+
+    override func setUpWithError() throws { try TestDevices.require() }
+
+    /// A client name of this test's own (never the server's: see `JACKClient`).
+    static func clientName(_ role: String) -> String { "stc_\(role)_\(getpid() % 10_000)" }
+
+    static func ports() throws -> [String] {
+        try CommandRunner.shell("jack_lsp 2>/dev/null").standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until `port` exists (the client has loaded its font and activated), up to `seconds`.
+    static func waitForPort(_ port: String, seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try ports().contains(port) { return }
+            usleep(50_000)
+        }
+        XCTFail("port \(port) never appeared; ports: \(try ports())")
+    }
+
+    static func jack(_ command: String) throws {
+        let result = try CommandRunner.shell(command, timeout: 10)
+        XCTAssertEqual(result.exitCode, 0, "\(command): \(result.standardOutput) \(result.standardError)")
+    }
+
+    /// Onsets of notes separated by silence: where the left channel first rises past a third of
+    /// the recording's peak, at least `gap` frames after it last did.
+    static func onsets(_ samples: [Float], gap: Int = 8_000) -> [Int] {
+        let threshold = (samples.map(abs).max() ?? 0) / 3
+        var onsets: [Int] = []
+        var last = -gap - 1
+        for (index, value) in samples.enumerated() where abs(value) > threshold {
+            if index - last > gap { onsets.append(index) }
+            last = index
+        }
+        return onsets
+    }
+
+    func testMIDISequencePlaysAtItsPitchesAndFramesThroughTheNativeClient() throws {
+        let name = Self.clientName("midi")
+        let font = CommandRunner.repositoryRoot.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path
+        let player = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                             ["play", "--audio", "jack", "--jack-name", name, "--connect", "none", "--midi-connect", "none",
+                                              "--soundfont", font, "--no-effects", "--gain", "0", "--volume", "1",
+                                              "--seconds", "30"], timeout: 60)
+        defer { player.send(signal: SIGTERM); _ = player.wait() }
+        try Self.waitForPort("\(name):midi_in")
+        let listed = try Self.ports()
+        for port in ["out_1", "out_2", "midi_in"] { XCTAssertTrue(listed.contains("\(name):\(port)"), "jack_lsp: \(listed)") }
+
+        // A loop of 48000 frames: middle C at 0, G at 16000, middle C again at 32032, a frame
+        // that is no multiple of the 64-frame cycle: played at the cycle's start, it would land
+        // 32 frames off.
+        let sequencer = "\(name)_seq"
+        let sequence = try CommandRunner.start(URL(fileURLWithPath: "/usr/bin/jack_midiseq"),
+                                               [sequencer, "48000", "0", "60", "4000", "16000", "67", "4000", "32032", "60", "4000"], timeout: 30)
+        defer { sequence.send(signal: SIGTERM); _ = sequence.wait() }
+        try Self.waitForPort("\(sequencer):out")
+        try Self.jack("jack_connect \(sequencer):out \(name):midi_in")
+        let recording = TestDevices.temporaryFile("jack-midi.wav")
+        defer { unlink(recording) }
+        try Self.jack("jack_rec -f '\(recording)' -d 2.5 -b 32 \(name):out_1 \(name):out_2 >/dev/null")
+
+        let audio = try AudioFileReader.read(recording)
+        let left = audio.channel(0)
+        let onsets = Self.onsets(left)
+        XCTAssertGreaterThanOrEqual(onsets.count, 4, "onsets \(onsets)")
+        // Each note's pitch, from the 4000 frames after its onset.
+        let pitches = onsets.map { onset in PlayDeviceTests.pitch(of: left[onset..<min(left.count, onset + 4_000)]) }
+        let middleC = 261.63, g = 392.0
+        let isC = pitches.map { abs($0 / middleC - 1) < 0.03 }, isG = pitches.map { abs($0 / g - 1) < 0.03 }
+        for index in pitches.indices { XCTAssertTrue(isC[index] || isG[index], "pitch \(pitches[index]) Hz at frame \(onsets[index])") }
+        // Between two Cs the interval is the sequence's to the frame: 32032 or 15968.
+        var intervals: [Int] = []
+        for index in onsets.indices.dropFirst() where isC[index] && isC[index - 1] { intervals.append(onsets[index] - onsets[index - 1]) }
+        XCTAssertFalse(intervals.isEmpty, "no two Cs in a row: onsets \(onsets), pitches \(pitches)")
+        for interval in intervals {
+            let expected = interval > 24_000 ? 32_032 : 15_968
+            XCTAssertLessThanOrEqual(abs(interval - expected), 8, "C to C took \(interval) frames, the sequence \(expected)")
+        }
+        print("jack_midiseq -> \(name):midi_in: onsets \(onsets), pitches \(pitches.map { Int($0.rounded()) }) Hz, C-to-C intervals \(intervals) (sequence: 32032 and 15968)")
+    }
+
+    func testMicThroughJACKPortsPassesTheCapturedSignal() throws {
+        // The server's loopback ports are a cable: a tone client plays into them, the microphone
+        // chain captures from them.
+        let mic = Self.clientName("mic")
+        let recording = TestDevices.temporaryFile("jack-mic.wav")
+        let reportPath = TestDevices.temporaryFile("jack-mic.json")
+        defer { unlink(recording); unlink(reportPath) }
+        let chain = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                            ["mic", "--audio", "jack", "--jack-name", mic, "--connect", "none",
+                                             "--connect-input", "loopback:capture_1,loopback:capture_2",
+                                             "--volume", "1", "--record", recording, "--seconds", "3", "--report", reportPath], timeout: 30)
+        try Self.waitForPort("\(mic):in_1")
+        let source = try CommandRunner.staccato(["tone", "--audio", "jack", "--jack-name", Self.clientName("src"),
+                                                 "--connect", "loopback:playback_1,loopback:playback_2",
+                                                 "--frequency", "1000", "--seconds", "1.5", "--volume", "0.3"], timeout: 20)
+        XCTAssertEqual(source.exitCode, 0, source.standardError)
+        let result = chain.wait()
+        XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("\(mic):in_1 <-> loopback:capture_1"), result.standardOutput)
+        let report = try XCTUnwrap(try TestDevices.Report.read(reportPath))
+        XCTAssertEqual(report.outcome, "finished")
+        // One server clock: nothing is dropped or repeated, and nothing is buffered by Staccato.
+        XCTAssertEqual(report.integer("inputFramesDropped"), 0)
+        XCTAssertEqual(report.integer("inputFramesRepeated"), 0)
+        XCTAssertEqual(report.integer("bufferedFrames"), 0)
+
+        let left = try AudioFileReader.read(recording).channel(0)
+        var loudest = (start: 0, level: Float(0))
+        for start in stride(from: 0, to: left.count - 4_800, by: 4_800) {
+            let level = SignalAnalysis.rms(left[start..<(start + 4_800)])
+            if level > loudest.level { loudest = (start, level) }
+        }
+        let frequency = try XCTUnwrap(SignalAnalysis.frequency(of: left[loudest.start..<(loudest.start + 4_800)], sampleRate: Double(Self.rate)))
+        print("mic --audio jack: the tone through loopback -> in_1/in_2 -> chain: \(String(format: "%.1f", frequency)) Hz at RMS \(loudest.level); latency \(report.integer("latencyFrames") ?? -1) frames")
+        XCTAssertEqual(frequency, 1_000, accuracy: 10)
+        XCTAssertGreaterThan(loudest.level, 0.05, "the captured tone is in the output")
+    }
+
+    func testKillingTheServerEndsTheClientWithOneLine() throws {
+        let (result, secondsAfterKill, report) = try TestDevices.runKillingTheServer(
+            ["tone", "--audio", "jack", "--jack-name", Self.clientName("kill"), "--frequency", "440", "--seconds", "30"], after: 1)
+        XCTAssertFalse(result.timedOut, "hung")
+        XCTAssertEqual(result.exitCode, 1, result.standardError)
+        XCTAssertEqual(result.errorLines.count, 1, "one line on stderr, got: \(result.standardError)")
+        XCTAssertTrue(result.standardError.contains("JACK server '\(TestDevices.killableServer)'"), result.standardError)
+        XCTAssertEqual(report?.outcome, "failed")
+        print("killed JACK server: the native client stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL: \(result.standardError)")
+        XCTAssertLessThan(secondsAfterKill, 1, "stops promptly after the server dies")
+    }
+
+    func testMissingServerAndTakenNameAreOneLineEach() throws {
+        let missing = try CommandRunner.staccato(["tone", "--audio", "jack", "--frequency", "440", "--seconds", "1"],
+                                                 environment: ["JACK_DEFAULT_SERVER": "staccato_nobody_home"], timeout: 10)
+        XCTAssertEqual(missing.exitCode, 1)
+        XCTAssertEqual(missing.errorLines, ["staccato: JACK server 'staccato_nobody_home': no JACK server running; start one, or use --audio alsa"])
+
+        let name = Self.clientName("taken")
+        let holder = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                             ["tone", "--audio", "jack", "--jack-name", name, "--connect", "none", "--frequency", "440", "--seconds", "5"], timeout: 15)
+        defer { holder.send(signal: SIGTERM); _ = holder.wait() }
+        try Self.waitForPort("\(name):out_1")
+        let second = try CommandRunner.staccato(["tone", "--audio", "jack", "--jack-name", name, "--frequency", "440", "--seconds", "1"], timeout: 10)
+        XCTAssertEqual(second.exitCode, 1)
+        XCTAssertEqual(second.errorLines.count, 1, second.standardError)
+        XCTAssertTrue(second.standardError.contains("JACK client '\(name)'") && second.standardError.contains("taken"), second.standardError)
+
+        let serverName = try CommandRunner.staccato(["tone", "--audio", "jack", "--jack-name", TestDevices.serverName,
+                                                     "--frequency", "440", "--seconds", "1"], timeout: 10)
+        XCTAssertEqual(serverName.exitCode, 1)
+        XCTAssertTrue(serverName.standardError.contains("name of the server"), serverName.standardError)
+        XCTAssertTrue(try Self.ports().contains("system:playback_1"), "the server is still reachable")
+    }
+}
