@@ -60,7 +60,7 @@ struct AudioTarget {
             if options.values["rate"] != nil, requested.sampleRate != client.sampleRate { differing.append("--rate \(requested.sampleRate)") }
             if options.values["period"] != nil, requested.periodFrameCount != client.bufferFrameCount { differing.append("--period \(requested.periodFrameCount)") }
             if !differing.isEmpty {
-                printError("staccato: note: JACK server '\(client.serverName)' runs at \(client.sampleRate) Hz with \(client.bufferFrameCount)-frame periods; \(differing.joined(separator: " and ")) do not apply")
+                printError("staccato: note: JACK server '\(client.serverName)' runs at \(client.sampleRate) Hz with \(client.bufferFrameCount)-frame periods; \(differing.joined(separator: " and ")) \(differing.count == 1 ? "does" : "do") not apply")
             }
             self.device = client.name
             configuration = granted

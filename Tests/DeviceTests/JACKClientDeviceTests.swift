@@ -14,24 +14,52 @@ final class JACKClientDeviceTests: XCTestCase {
     /// A client name of this test's own (never the server's: see `JACKClient`).
     static func clientName(_ role: String) -> String { "stc_\(role)_\(getpid() % 10_000)" }
 
-    static func ports() throws -> [String] {
-        try CommandRunner.shell("jack_lsp 2>/dev/null").standardOutput.split(separator: "\n").map(String.init)
-    }
+    /// The JACK implementation a test's clients use: jackd2's own library on the dummy server, or
+    /// PipeWire's, through `pw-jack`, on the daemon `scripts/test-pipewire` runs.
+    enum Server {
+        case jackd
+        case pipewire(runtime: String)
 
-    /// Waits until `port` exists (the client has loaded its font and activated), up to `seconds`.
-    static func waitForPort(_ port: String, seconds: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try ports().contains(port) { return }
-            usleep(50_000)
+        /// A shell command, as this server's clients run it.
+        func shell(_ command: String) -> String {
+            switch self {
+            case .jackd: command
+            case let .pipewire(runtime): "XDG_RUNTIME_DIR='\(runtime)' pw-jack \(command)"
+            }
         }
-        XCTFail("port \(port) never appeared; ports: \(try ports())")
+
+        /// Starts `executable` as this server's client.
+        func start(_ executable: String, _ arguments: [String], timeout: Double) throws -> CommandRunner.Running {
+            switch self {
+            case .jackd: try CommandRunner.start(URL(fileURLWithPath: executable), arguments, timeout: timeout)
+            case let .pipewire(runtime):
+                try CommandRunner.start(URL(fileURLWithPath: "/usr/bin/pw-jack"), [executable] + arguments,
+                                        environment: ["XDG_RUNTIME_DIR": runtime], timeout: timeout)
+            }
+        }
+
+        func ports() throws -> [String] {
+            try CommandRunner.shell(shell("jack_lsp") + " 2>/dev/null", timeout: 10).standardOutput.split(separator: "\n").map(String.init)
+        }
+
+        /// Waits until `port` exists (the client has loaded its font and activated), up to `seconds`.
+        func waitForPort(_ port: String, seconds: Double = 20) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if try ports().contains(port) { return }
+                usleep(50_000)
+            }
+            XCTFail("port \(port) never appeared; ports: \(try ports())")
+        }
+
+        func run(_ command: String) throws {
+            let result = try CommandRunner.shell(shell(command), timeout: 10)
+            XCTAssertEqual(result.exitCode, 0, "\(command): \(result.standardOutput) \(result.standardError)")
+        }
     }
 
-    static func jack(_ command: String) throws {
-        let result = try CommandRunner.shell(command, timeout: 10)
-        XCTAssertEqual(result.exitCode, 0, "\(command): \(result.standardOutput) \(result.standardError)")
-    }
+    static func ports() throws -> [String] { try Server.jackd.ports() }
+    static func waitForPort(_ port: String, seconds: Double = 20) throws { try Server.jackd.waitForPort(port, seconds: seconds) }
 
     /// Onsets of notes separated by silence: where the left channel first rises past a third of
     /// the recording's peak, at least `gap` frames after it last did.
@@ -47,29 +75,50 @@ final class JACKClientDeviceTests: XCTestCase {
     }
 
     func testMIDISequencePlaysAtItsPitchesAndFramesThroughTheNativeClient() throws {
+        try playSequence(on: .jackd)
+    }
+
+    /// The same binary under PipeWire's JACK library: `pw-jack staccato ...`.
+    func testTheSameClientPlaysUnderPipeWire() throws {
+        let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-pipewire'"
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pw-jack"), FileManager.default.isExecutableFile(atPath: "/usr/bin/pipewire") else {
+            let message = "PipeWire's JACK library is not installed (scripts/install-deps installs pipewire and pipewire-jack)"
+            if ProcessInfo.processInfo.environment["STACCATO_REQUIRE_DEVICES"] == "1" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        let started = try CommandRunner.shell("\(script) start", timeout: 20)
+        XCTAssertEqual(started.exitCode, 0, started.standardError)
+        defer { _ = try? CommandRunner.shell("\(script) stop") }
+        let runtime = try CommandRunner.shell("\(script) env").standardOutput
+            .replacingOccurrences(of: "export XDG_RUNTIME_DIR=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+        try playSequence(on: .pipewire(runtime: runtime))
+    }
+
+    /// `jack_midiseq` into `midi_in`, `jack_rec` from `out_1`/`out_2`: the notes come out at their
+    /// pitches, and two of them a number of frames apart that no 64-frame cycle divides, to the frame.
+    func playSequence(on server: Server) throws {
         let name = Self.clientName("midi")
         let font = CommandRunner.repositoryRoot.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path
-        let player = try CommandRunner.start(CommandRunner.staccatoExecutable,
-                                             ["play", "--audio", "jack", "--jack-name", name, "--connect", "none", "--midi-connect", "none",
-                                              "--soundfont", font, "--no-effects", "--gain", "0", "--volume", "1",
-                                              "--seconds", "30"], timeout: 60)
+        let player = try server.start(CommandRunner.staccatoExecutable.path,
+                                      ["play", "--audio", "jack", "--jack-name", name, "--connect", "none", "--midi-connect", "none",
+                                       "--soundfont", font, "--no-effects", "--gain", "0", "--volume", "1", "--seconds", "30"], timeout: 60)
         defer { player.send(signal: SIGTERM); _ = player.wait() }
-        try Self.waitForPort("\(name):midi_in")
-        let listed = try Self.ports()
+        try server.waitForPort("\(name):midi_in")
+        let listed = try server.ports()
         for port in ["out_1", "out_2", "midi_in"] { XCTAssertTrue(listed.contains("\(name):\(port)"), "jack_lsp: \(listed)") }
 
         // A loop of 48000 frames: middle C at 0, G at 16000, middle C again at 32032, a frame
         // that is no multiple of the 64-frame cycle: played at the cycle's start, it would land
         // 32 frames off.
         let sequencer = "\(name)_seq"
-        let sequence = try CommandRunner.start(URL(fileURLWithPath: "/usr/bin/jack_midiseq"),
-                                               [sequencer, "48000", "0", "60", "4000", "16000", "67", "4000", "32032", "60", "4000"], timeout: 30)
+        let sequence = try server.start("/usr/bin/jack_midiseq",
+                                        [sequencer, "48000", "0", "60", "4000", "16000", "67", "4000", "32032", "60", "4000"], timeout: 30)
         defer { sequence.send(signal: SIGTERM); _ = sequence.wait() }
-        try Self.waitForPort("\(sequencer):out")
-        try Self.jack("jack_connect \(sequencer):out \(name):midi_in")
+        try server.waitForPort("\(sequencer):out")
+        try server.run("jack_connect \(sequencer):out \(name):midi_in")
         let recording = TestDevices.temporaryFile("jack-midi.wav")
         defer { unlink(recording) }
-        try Self.jack("jack_rec -f '\(recording)' -d 2.5 -b 32 \(name):out_1 \(name):out_2 >/dev/null")
+        try server.run("jack_rec -f '\(recording)' -d 2.5 -b 32 \(name):out_1 \(name):out_2 >/dev/null")
 
         let audio = try AudioFileReader.read(recording)
         let left = audio.channel(0)
@@ -88,7 +137,7 @@ final class JACKClientDeviceTests: XCTestCase {
             let expected = interval > 24_000 ? 32_032 : 15_968
             XCTAssertLessThanOrEqual(abs(interval - expected), 8, "C to C took \(interval) frames, the sequence \(expected)")
         }
-        print("jack_midiseq -> \(name):midi_in: onsets \(onsets), pitches \(pitches.map { Int($0.rounded()) }) Hz, C-to-C intervals \(intervals) (sequence: 32032 and 15968)")
+        print("\(server) jack_midiseq -> \(name):midi_in: onsets \(onsets), pitches \(pitches.map { Int($0.rounded()) }) Hz, C-to-C intervals \(intervals) (sequence: 32032 and 15968)")
     }
 
     func testMicThroughJACKPortsPassesTheCapturedSignal() throws {
@@ -127,6 +176,39 @@ final class JACKClientDeviceTests: XCTestCase {
         print("mic --audio jack: the tone through loopback -> in_1/in_2 -> chain: \(String(format: "%.1f", frequency)) Hz at RMS \(loudest.level); latency \(report.integer("latencyFrames") ?? -1) frames")
         XCTAssertEqual(frequency, 1_000, accuracy: 10)
         XCTAssertGreaterThan(loudest.level, 0.05, "the captured tone is in the output")
+    }
+
+    func testTheServersRateAndPeriodAreUsedAndABufferSizeChangeIsFollowed() throws {
+        let name = Self.clientName("size")
+        let reportPath = TestDevices.temporaryFile("jack-size.json")
+        defer { unlink(reportPath); _ = try? CommandRunner.shell("jack_bufsize 64 >/dev/null") }
+        let tone = try CommandRunner.start(CommandRunner.staccatoExecutable,
+                                           ["tone", "--audio", "jack", "--jack-name", name, "--connect", "none", "--period", "128",
+                                            "--frequency", "440", "--seconds", "2", "--report", reportPath], timeout: 20)
+        try Self.waitForPort("\(name):out_1")
+        usleep(500_000)
+        let resized = try CommandRunner.shell("jack_bufsize 256", timeout: 10)
+        XCTAssertEqual(resized.exitCode, 0, resized.standardError)
+        let result = tone.wait()
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertEqual(result.errorLines, ["staccato: note: JACK server '\(TestDevices.serverName)' runs at 48000 Hz with 64-frame periods; --period 128 does not apply"])
+        let report = try XCTUnwrap(try TestDevices.Report.read(reportPath))
+        XCTAssertEqual(report.outcome, "finished")
+        XCTAssertEqual(report.framesPlayed, 96_000, "every frame of the 2 s, across the change")
+        XCTAssertEqual(report.period, 256, "the period the server runs at now")
+        XCTAssertEqual(report.elapsedSeconds, 2, accuracy: 0.5)
+    }
+
+    func testDevicesListsTheServersPorts() throws {
+        let result = try CommandRunner.staccato(["devices"])
+        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertTrue(result.standardOutput.contains("JACK server '\(TestDevices.serverName)' (48000 Hz"), result.standardOutput)
+        let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        for line in ["system:playback_1 takes audio: for --connect", "loopback:capture_1 gives audio: for --connect-input"] {
+            XCTAssertTrue(lines.contains(line), "'\(line)' in: \(result.standardOutput)")
+        }
+        let none = try CommandRunner.staccato(["devices"], environment: ["JACK_DEFAULT_SERVER": "staccato_nobody_home"])
+        XCTAssertTrue(none.standardOutput.contains("JACK: no JACK server running"), none.standardOutput)
     }
 
     func testKillingTheServerEndsTheClientWithOneLine() throws {

@@ -11,7 +11,7 @@ enum TestDevices {
     }
 
     /// The server the devices ride on: the one `scripts/test-audio env NAME` pointed clients at.
-    static var serverName: String { ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "staccato" }
+    static var serverName: String { ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "staccato_devices" }
 
     static var serverRunning: Bool {
         (try? CommandRunner.shell("'\(CommandRunner.repositoryRoot.path)/scripts/test-audio' status '\(serverName)' >/dev/null").exitCode) == 0
@@ -88,7 +88,7 @@ enum TestDevices {
     /// killed server's slot in JACK's registry is reclaimed by the next server of that name (JACK
     /// has room for eight, and a killed one never frees its entry itself). Derived from that
     /// server's name, so test runs on two separately named servers never kill each other's.
-    static var killableServer: String { serverName == "staccato" ? "staccato_kill" : "\(serverName)_kill" }
+    static var killableServer: String { serverName == "staccato_devices" ? "staccato_kill" : "\(serverName)_kill" }
 
     /// Starts the killable server; the returned closure stops whatever is left of it.
     static func startKillableServer() throws -> () -> Void {

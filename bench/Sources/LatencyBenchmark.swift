@@ -16,6 +16,8 @@ enum LatencyBenchmark {
     static let periodCounts = [2, 3]
 
     struct Figure {
+        /// `alsa` (a PCM) or `jack` (the native client).
+        var path = "alsa"
         var requestedPeriod: Int
         var requestedCount: Int
         var granted: GrantedConfiguration?
@@ -43,7 +45,7 @@ enum LatencyBenchmark {
 
     static func measure(audio: BenchAudio, period: Int, count: Int, seconds: Double, rate: Int,
                         voices: Int, bank: SampleBank?, mic: Bool) -> Figure {
-        var figure = Figure(requestedPeriod: period, requestedCount: count)
+        var figure = Figure(path: audio.isJACK ? "jack" : "alsa", requestedPeriod: period, requestedCount: count)
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: Double(rate), maxFrameCount: 4_096, voiceCount: max(256, voices + 64))))
         if mic {
@@ -101,20 +103,33 @@ enum LatencyBenchmark {
 
     /// With JACK, the server sets the buffer (its periods per buffer are its own): each setting is
     /// a period alone, `period x 0` in the figures.
-    static func run(audio: BenchAudio, seconds: Double, rate: Int, voices: Int, mic: Bool,
+    /// With JACK and `besideDevice` (an ALSA PCM on the same server, through its jack plugin), each
+    /// period is measured through both, one after the other, at the same server period.
+    static func run(audio: BenchAudio, besideDevice: String? = nil, seconds: Double, rate: Int, voices: Int, mic: Bool,
                     periodFrameCounts: [Int] = LatencyBenchmark.periodFrameCounts, periodCounts requestedCounts: [Int] = LatencyBenchmark.periodCounts) throws -> [String: Any] {
         defer { audio.finish() }
-        let device = audio.name
+        let beside: BenchAudio? = audio.isJACK ? besideDevice.map { .alsa(device: $0) } : nil
+        let device = audio.name + (beside.map { " beside \($0.name) (the ALSA jack plugin), at each server period" } ?? "")
         let periodCounts = audio.isJACK ? [0] : requestedCounts
         let bank = voices > 0 ? try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: Double(rate)) : nil
         print("Latency: \(device)\(mic ? " duplex (capture from the same device; mic chain: bass +3, treble +2, boost +6 dB, reverb 20 %)" : " playback"), \(rate) Hz, \(seconds) s a setting, \(voices) held sampler voices")
         print("render = renderer.render per period; jitter = p99 - p50 of the intervals between device-thread wake-ups; times in µs")
         print("bare = a thread that only wakes once a period at the same priority, in the same run: its wake-ups later than the")
         print("buffer's slack (buffer - period), each an xrun for any program, and its latest wake-up")
-        print("  period x n  granted           p50     p99   p99.9     max  deadline  headroom  xruns  jitter  voices (fewest-peak)  bare: late  latest")
+        print("  path  period x n  granted           p50     p99   p99.9     max  deadline  headroom  xruns  jitter  voices (fewest-peak)  bare: late  latest")
         var figures: [Figure] = []
-        for count in periodCounts {
-            for period in periodFrameCounts {
+        for period in periodFrameCounts {
+            if let beside {
+                // The server at this period first (the native client's measure sets it too).
+                do { try audio.prepare(periodFrameCount: period) } catch { print("  \(error)"); continue }
+                for count in requestedCounts {
+                    let figure = measure(audio: beside, period: period, count: count, seconds: seconds, rate: rate,
+                                         voices: voices, bank: bank, mic: mic)
+                    figures.append(figure)
+                    show(figure)
+                }
+            }
+            for count in periodCounts {
                 let figure = measure(audio: audio, period: period, count: count, seconds: seconds, rate: rate,
                                      voices: voices, bank: bank, mic: mic)
                 figures.append(figure)
@@ -123,13 +138,20 @@ enum LatencyBenchmark {
         }
         let clean = figures.filter { $0.ran && $0.xruns == 0 && $0.error == nil }
         var smallest: [String: Any] = [:]
-        for count in periodCounts {
-            if let best = clean.filter({ $0.requestedCount == count }).min(by: { $0.granted!.periodFrameCount < $1.granted!.periodFrameCount }) {
-                print("  smallest period without an xrun at \(count) periods: \(best.granted!.periodFrameCount) frames (\(String(format: "%.2f", best.granted!.milliseconds(best.granted!.periodFrameCount))) ms)")
-                smallest["\(count)_periods"] = best.granted!.periodFrameCount
-            } else {
-                print("  smallest period without an xrun at \(count) periods: none")
-                smallest["\(count)_periods"] = NSNull()
+        let paths: [String] = Set(figures.map { $0.path }).sorted()
+        for path in paths {
+            for count in (path == "jack" ? [0] : requestedCounts) {
+                let key = paths.count > 1 ? "\(path)_\(count)_periods" : "\(count)_periods"
+                let what = path == "jack" ? "native JACK client" : "\(count) periods"
+                let candidates: [Figure] = clean.filter { $0.path == path && $0.requestedCount == count }
+                if let best = candidates.min(by: { $0.granted!.periodFrameCount < $1.granted!.periodFrameCount }), let granted = best.granted {
+                    let milliseconds = String(format: "%.2f", granted.milliseconds(granted.periodFrameCount))
+                    print("  smallest period without an xrun, \(what): \(granted.periodFrameCount) frames (\(milliseconds) ms)")
+                    smallest[key] = granted.periodFrameCount
+                } else {
+                    print("  smallest period without an xrun, \(what): none")
+                    smallest[key] = NSNull()
+                }
             }
         }
         if let best = clean.min(by: { $0.granted!.bufferFrameCount < $1.granted!.bufferFrameCount }) {
@@ -149,7 +171,7 @@ enum LatencyBenchmark {
 
     static func show(_ figure: Figure) {
         let count = figure.requestedCount == 0 ? "jack" : "x \(figure.requestedCount)"
-        let name = "\(figure.requestedPeriod) \(count)".padding(toLength: 11, withPad: " ", startingAt: 0)
+        let name = figure.path.padding(toLength: 5, withPad: " ", startingAt: 0) + " " + "\(figure.requestedPeriod) \(count)".padding(toLength: 11, withPad: " ", startingAt: 0)
         guard let granted = figure.granted, figure.ran else {
             return print("  \(name) \(figure.error ?? "no periods timed")")
         }
@@ -163,7 +185,7 @@ enum LatencyBenchmark {
     }
 
     static func json(_ figure: Figure) -> [String: Any] {
-        var object: [String: Any] = ["period_frames": figure.requestedPeriod, "period_count": figure.requestedCount]
+        var object: [String: Any] = ["path": figure.path, "period_frames": figure.requestedPeriod, "period_count": figure.requestedCount]
         if let error = figure.error { object["error"] = error }
         guard let granted = figure.granted, figure.ran else { return object }
         let render = figure.renderNanoseconds, intervals = figure.intervalNanoseconds

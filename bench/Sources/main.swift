@@ -32,7 +32,8 @@ benchmarks:
                                 periods 16..1024 frames x 2 and 3 through a real ALSA device: render time
                                 p50/p99/p99.9/max against the deadline, xruns, wake-up jitter, and the smallest
                                 period without an xrun (default 5 s each, 48000 Hz, 0 voices; --mic: duplex;
-                                --audio jack: a native JACK client at each period, set on the server;
+                                --audio jack: a native JACK client at each period, set on the server, and with
+                                --device, that ALSA PCM (the jack plugin) at the same period beside it;
                                 --period 64 --periods 2 runs that one setting)
   roundtrip [--device DEV] [--audio jack] [--seconds S]
                                 round trip through a loopback device (playback comes back on capture), found by
@@ -151,7 +152,7 @@ case "latency":
     let options = parse(["device", "seconds", "rate", "voices", "period", "periods", "audio"], flags: ["mic"])
     let audio = benchAudio(options, defaultDevice: nil, capture: options.flag("mic"))
     measure("latency", options) {
-        try LatencyBenchmark.run(audio: audio, seconds: Double(options.integer("seconds", default: 5)),
+        try LatencyBenchmark.run(audio: audio, besideDevice: audio.isJACK ? options.string("device") : nil, seconds: Double(options.integer("seconds", default: 5)),
                                  rate: options.integer("rate", default: 48_000), voices: options.integer("voices", default: 0),
                                  mic: options.flag("mic"),
                                  periodFrameCounts: options.integers("period", from: LatencyBenchmark.periodFrameCounts),
