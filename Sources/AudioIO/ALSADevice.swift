@@ -11,8 +11,9 @@ import Synchronization
 /// loops wait for a captured period → read → convert → render with it as input → write: the
 /// capture clock paces everything. Playback is pre-filled with silence (the buffer's whole periods
 /// less one), both are started together (linked with `snd_pcm_link` where the devices allow it),
-/// and clock drift between two devices is absorbed by dropping or repeating one captured frame now
-/// and then, as `DriftCorrector` says (counted). The capture device is opened and validated first,
+/// and clock drift between two devices is absorbed by resampling the captured signal at a ratio a
+/// few parts per million from 1 (`CaptureResampler`), set by `DriftCorrector` to hold the latency:
+/// nothing captured is dropped or repeated. The capture device is opened and validated first,
 /// so a device with no input fails before anything plays.
 ///
 /// It recovers from xruns (`EPIPE` → prepare; duplex: both sides restart, pre-filled again) and
@@ -34,8 +35,11 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
     private let capture: PCM?
     private let captureConversion: SampleConversion
     private let captureBuffer: UnsafeMutableRawPointer
-    /// Captured frames as float, one period plus one frame (a repeated frame).
+    /// Captured frames as float, one period.
     private let inputBuffer: UnsafeMutablePointer<Float>
+    /// The captured frames resampled: what the renderer takes, a period give or take a few frames.
+    private let resampledBuffer: UnsafeMutablePointer<Float>
+    private var resampler: CaptureResampler
     private let captureBytesPerFrame: Int
     private let captureChannelCount: Int
     private let requestedPriority: Int32
@@ -75,8 +79,8 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         let output = try PCM.open(device, direction: .playback)
         pcm = output
         granted = try output.configure(configuration)
-        // Duplex renders a period plus the one frame a drift correction may repeat.
-        let longestBlock = granted.periodFrameCount + (capture == nil ? 0 : 1)
+        // Duplex renders a period plus the few frames the capture resampler may stretch it by.
+        let longestBlock = capture == nil ? granted.periodFrameCount : CaptureResampler.maxOutputFrameCount(forInput: granted.periodFrameCount)
         guard longestBlock <= renderer.configuration.maxFrameCount else {
             throw DeviceError(device: device, message: "offers no period near the \(configuration.periodFrameCount) frames asked for: it granted \(granted.periodFrameCount), longer than the renderer's \(renderer.configuration.maxFrameCount)-frame blocks (ask for --period \(granted.periodFrameCount))")
         }
@@ -86,23 +90,26 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         requestedPriority = configuration.realtimePriority
         conversion = SampleConversion(granted.format)
         bytesPerFrame = granted.format.byteCount * granted.channelCount
-        renderBuffer = .allocate(capacity: (granted.periodFrameCount + 1) * granted.channelCount)
-        deviceBuffer = .allocate(byteCount: (granted.periodFrameCount + 1) * bytesPerFrame, alignment: 16)
+        renderBuffer = .allocate(capacity: longestBlock * granted.channelCount)
+        deviceBuffer = .allocate(byteCount: longestBlock * bytesPerFrame, alignment: 16)
         captureChannelCount = grantedCapture?.channelCount ?? 1
         captureConversion = SampleConversion(grantedCapture?.format ?? .float32)
         captureBytesPerFrame = (grantedCapture?.format.byteCount ?? 4) * captureChannelCount
         captureBuffer = .allocate(byteCount: (granted.periodFrameCount + 1) * captureBytesPerFrame, alignment: 16)
-        inputBuffer = .allocate(capacity: (granted.periodFrameCount + 1) * captureChannelCount)
+        inputBuffer = .allocate(capacity: granted.periodFrameCount * captureChannelCount)
+        resampledBuffer = .allocate(capacity: longestBlock * captureChannelCount)
+        resampler = CaptureResampler(channelCount: captureChannelCount, maxInputFrameCount: granted.periodFrameCount)
         core = StreamCore(renderer: renderer, inputChannelCount: capture == nil ? 0 : captureChannelCount,
                           timingCapacity: configuration.timingCapacity,
                           captureRecordingFrameCount: configuration.captureRecordingFrameCount)
         drift = DriftCorrector(sampleRate: granted.sampleRate, periodFrameCount: granted.periodFrameCount)
         // Every buffer the device thread writes is written once now, so that none of its pages is
         // first touched (faulted in) on that thread.
-        renderBuffer.initialize(repeating: 0, count: (granted.periodFrameCount + 1) * granted.channelCount)
-        deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: (granted.periodFrameCount + 1) * bytesPerFrame)
+        renderBuffer.initialize(repeating: 0, count: longestBlock * granted.channelCount)
+        deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: longestBlock * bytesPerFrame)
         captureBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: (granted.periodFrameCount + 1) * captureBytesPerFrame)
-        inputBuffer.initialize(repeating: 0, count: (granted.periodFrameCount + 1) * captureChannelCount)
+        inputBuffer.initialize(repeating: 0, count: granted.periodFrameCount * captureChannelCount)
+        resampledBuffer.initialize(repeating: 0, count: longestBlock * captureChannelCount)
         // A healthy device moves a period every period; allow for a scheduler hiccup of many
         // buffers, and no more: a vanished device must be reported within about 100 ms.
         stallTimeoutMilliseconds = Int32(max(80, 8 * granted.milliseconds(granted.bufferFrameCount)))
@@ -116,6 +123,8 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         deviceBuffer.deallocate()
         captureBuffer.deallocate()
         inputBuffer.deallocate()
+        resampledBuffer.deallocate()
+        resampler.deallocate()
     }
 
     func start() throws(DeviceError) {
@@ -239,24 +248,26 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
 
     /// Handles a transfer error; returns a failure only when the stream cannot go on.
     private func recover(_ code: ALSAError, stage: StaticString) -> Failure? {
-        switch code {
-        case .xrun:
+        switch ALSARecovery(for: code, duplex: capture != nil) {
+        case .restartDuplex:
             core.countXrun()
-            if capture != nil { return startDuplex() }
+            return startDuplex()
+        case .prepare:
+            core.countXrun()
             return pcm.prepare().map { Failure(code: $0, stage: "recovering from an xrun") }
-        case .suspended:
+        case .resume:
             var result = pcm.resume()
             var attempts = 0
-            while result == .wouldBlock, attempts < 100 {
-                usleep(10_000)
+            while result == .wouldBlock, attempts < ALSARecovery.resumeAttempts {
+                usleep(ALSARecovery.resumeWaitMicroseconds)
                 attempts += 1
                 result = pcm.resume()
             }
             if result == nil { return nil }
             return pcm.prepare().map { Failure(code: $0, stage: "resuming after a suspend") }
-        case .wouldBlock, .interrupted:
+        case .retry:
             return nil
-        default:
+        case .fail:
             return Failure(code: code, stage: stage)
         }
     }
@@ -290,7 +301,10 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         if let code = pcm.start() { return Failure(code: code, stage: "starting playback") }
         if !isLinked, let code = capture.start() { return Failure(code: code, stage: "starting capture", onCapture: true) }
         drift.reset()
-        core.publishStreamOffset(prefill)
+        resampler.reset()
+        core.publishResampling(partsPerMillion: 0)
+        // The pre-fill, and the resampler's look-ahead: how far the output runs ahead of the input.
+        core.publishStreamOffset(prefill + resamplerDelay)
         lastProgress = MonotonicClock.nanoseconds()
         return nil
     }
@@ -301,7 +315,6 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         guard let capture else { return nil }
         if let failure = startDuplex() { return failure }
         let periodFrameCount = granted.periodFrameCount
-        var pendingCorrection = 0  // > 0: frames to repeat, one per period; < 0: frames to drop
         while !core.hasReachedLimit {
             if core.isStopRequested {
                 pcm.drop()
@@ -330,26 +343,20 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
                 return failure
             }
             captureConversion.convertToFloat(captureBuffer, count: frameCount * captureChannelCount, into: inputBuffer)
-            // Drift: one captured frame dropped or repeated, at most once per window.
+            // Drift (two clocks): the period resampled at the corrector's ratio, a frame or so more
+            // or less. Linked devices run on one clock and pass the period as it is.
+            var outputFrameCount = frameCount
             var input = UnsafePointer(inputBuffer)
-            var inputFrameCount = frameCount
-            if pendingCorrection < 0, frameCount > 1 {
-                input += captureChannelCount
-                inputFrameCount -= 1
-                pendingCorrection += 1
-                core.countDriftCorrection(dropped: true)
-            } else if pendingCorrection > 0 {
-                (inputBuffer + frameCount * captureChannelCount).update(from: inputBuffer + (frameCount - 1) * captureChannelCount, count: captureChannelCount)
-                inputFrameCount += 1
-                pendingCorrection -= 1
-                core.countDriftCorrection(dropped: false)
+            if !isLinked {
+                outputFrameCount = resampler.resample(inputBuffer, inputFrameCount: frameCount, ratio: drift.ratio, into: resampledBuffer)
+                input = UnsafePointer(resampledBuffer)
             }
-            core.render(output: renderBuffer, input: input, frameCount: inputFrameCount, wakeup: wakeup)
+            core.render(output: renderBuffer, input: input, frameCount: outputFrameCount, wakeup: wakeup)
             core.count(consumed: frameCount)
-            conversion.convert(renderBuffer, count: inputFrameCount * granted.channelCount, into: deviceBuffer)
-            if let failure = writeAll(inputFrameCount) { return failure }
-            core.moveStreamOffset(by: inputFrameCount - frameCount)
-            pendingCorrection += measureLatency()
+            conversion.convert(renderBuffer, count: outputFrameCount * granted.channelCount, into: deviceBuffer)
+            if let failure = writeAll(outputFrameCount) { return failure }
+            core.moveStreamOffset(by: outputFrameCount - frameCount)
+            measureLatency()
         }
         capture.drop()
         return drain()
@@ -380,17 +387,23 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         return nil
     }
 
-    /// Measures the microphone-to-speaker latency and returns the drift correction to make over
-    /// the next window (`DriftCorrector`). Right after a write, the next captured frame was
-    /// captured `avail` frames ago (capture) and will play after the `delay` frames now queued
-    /// (playback): the latency is their sum.
-    private func measureLatency() -> Int {
+    /// Measures the microphone-to-speaker latency and hands it to the drift corrector, which sets
+    /// the resampling ratio for the periods to come. Right after a write, the next captured frame
+    /// was captured `avail` frames ago (capture) and will play after the `delay` frames now queued
+    /// (playback): the latency is their sum, with the resampler's look-ahead.
+    private func measureLatency() {
         guard let capture, case let .success(queued) = pcm.delay(),
-              case let .success(waiting) = capture.availableFrameCount() else { return 0 }
-        let correction = drift.add(latencyFrameCount: queued + waiting)
-        if let average = drift.averageLatency { core.publishLatency(Int(average.rounded())) }
-        return correction
+              case let .success(waiting) = capture.availableFrameCount() else { return }
+        drift.add(latencyFrameCount: queued + waiting)
+        if let average = drift.averageLatency {
+            core.publishLatency(Int(average.rounded()) + resamplerDelay)
+        }
+        core.publishResampling(partsPerMillion: drift.ratioPartsPerMillion)
     }
+
+    /// The frames the capture resampler holds back (its look-ahead); none on linked devices, which
+    /// share a clock and are not resampled.
+    private var resamplerDelay: Int { isLinked ? 0 : CaptureResampler.delayFrameCount }
 
     /// Lets the queued frames play out, bounded by the buffer time plus the stall timeout so a
     /// device that dies now cannot hang us.

@@ -181,11 +181,10 @@ public final class PlaybackStream: @unchecked Sendable {
     /// Frames handed to the device so far.
     /// - Thread: control.
     public var framesWritten: Int { core.framesWritten }
-    /// Captured frames dropped (capture clock faster than playback) and repeated (slower).
+    /// Duplex ALSA on two clocks: how far from 1 the ratio is at which the captured signal is
+    /// resampled to hold the latency (`DriftCorrector`), in parts per million; 0 on one clock.
     /// - Thread: control.
-    public var droppedInputFrames: Int { core.droppedInputFrames }
-    /// - Thread: control.
-    public var repeatedInputFrames: Int { core.repeatedInputFrames }
+    public var resamplingPartsPerMillion: Double { core.resamplingPartsPerMillion }
     /// Duplex only: the microphone-to-speaker latency in frames. ALSA measures it (`snd_pcm_avail`
     /// of capture plus `snd_pcm_delay` of playback, right after a write, averaged over half a
     /// second; nil for the first half second, while the devices settle); JACK reports it (the
@@ -193,8 +192,8 @@ public final class PlaybackStream: @unchecked Sendable {
     /// - Thread: control.
     public var latencyFrameCount: Int? { core.latencyFrameCount }
     /// Duplex only: of that, the frames Staccato itself buffers: how far the output stream runs
-    /// ahead of the input stream (ALSA: the silence pre-filled, plus repeated, minus dropped
-    /// frames; JACK: none). The rest is buffering inside the devices and their server.
+    /// ahead of the input stream (ALSA: the silence pre-filled and the capture resampler's two
+    /// frames of look-ahead, plus what it has stretched or shrunk; JACK: none). The rest is buffering inside the devices and their server.
     /// - Thread: control.
     public var streamOffsetFrameCount: Int? { core.streamOffsetFrameCount }
     /// The timing of the first `StreamConfiguration.timingCapacity` periods, in order; empty while
@@ -202,8 +201,8 @@ public final class PlaybackStream: @unchecked Sendable {
     /// - Thread: control.
     public var periodTimings: [PeriodTiming] { core.periodTimings }
     /// Duplex: the first `StreamConfiguration.captureRecordingFrameCount` captured frames as float,
-    /// interleaved with `grantedCapture`'s channel count, in the order the audio thread read them
-    /// (frame i was read while rendering frame i, give or take a drift correction); empty while
+    /// interleaved with `grantedCapture`'s channel count, as the renderer took them (through the
+    /// ALSA capture resampler: two frames late, stretched by its ratio); empty while
     /// the audio thread runs.
     /// - Thread: control.
     public var capturedFrames: [Float] { core.capturedFrames }

@@ -59,8 +59,7 @@ public final class StreamCore: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let publishedFrameCount = Atomic<Int>(0)
     private let publishedXrunCount = Atomic<Int>(0)
-    private let publishedDroppedInputFrames = Atomic<Int>(0)
-    private let publishedRepeatedInputFrames = Atomic<Int>(0)
+    private let publishedResamplingDeviation = Atomic<UInt64>(Double(0).bitPattern)
     private let publishedLatencyFrames = Atomic<Int>(-1)
     private let publishedStreamOffset = Atomic<Int>(-1)
     private let recordsReadable = Atomic<Bool>(false)
@@ -120,11 +119,11 @@ public final class StreamCore: @unchecked Sendable {
     public var xrunCount: Int {
         @_noAllocation @_noLocks get { publishedXrunCount.load(ordering: .relaxed) }
     }
-    /// Captured frames dropped (capture clock faster than playback) and repeated (slower).
+    /// How far from 1 the capture resampler's ratio is, in parts per million (a duplex stream on
+    /// two clocks; 0 on one): positive, the capture clock is the faster and the stream writes
+    /// that much less than it captures.
     /// - Thread: any.
-    public var droppedInputFrames: Int { publishedDroppedInputFrames.load(ordering: .relaxed) }
-    /// - Thread: any.
-    public var repeatedInputFrames: Int { publishedRepeatedInputFrames.load(ordering: .relaxed) }
+    public var resamplingPartsPerMillion: Double { Double(bitPattern: publishedResamplingDeviation.load(ordering: .relaxed)) }
     /// The microphone-to-speaker latency in frames, as the backend measured or was told it; nil
     /// until known.
     /// - Thread: any.
@@ -257,15 +256,11 @@ public final class StreamCore: @unchecked Sendable {
     /// - Thread: any.
     public func countXrunFromServer() { publishedXrunCount.add(1, ordering: .relaxed) }
 
-    /// Counts a captured frame dropped (`true`) or repeated (`false`) to absorb clock drift.
+    /// Publishes the capture resampler's ratio, as parts per million away from 1.
     /// - Thread: audio.
     @_noAllocation @_noLocks
-    public func countDriftCorrection(dropped: Bool) {
-        if dropped {
-            publishedDroppedInputFrames.add(1, ordering: .relaxed)
-        } else {
-            publishedRepeatedInputFrames.add(1, ordering: .relaxed)
-        }
+    public func publishResampling(partsPerMillion: Double) {
+        publishedResamplingDeviation.store(partsPerMillion.bitPattern, ordering: .relaxed)
     }
 
     /// Publishes the measured (or reported) latency, and the part the stream buffers.

@@ -59,7 +59,7 @@ extension Commands {
         case .alsa:
             print("microphone '\(input ?? "")': \(stream.grantedCapture!)")
             print("speaker '\(audio.device)': \(stream.granted)")
-            print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by dropping or repeating a frame")")
+            print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by resampling the microphone a few ppm")")
         case .jack:
             print("microphone and speaker: JACK client '\(stream.device)', ports in_1, in_2 -> out_1, out_2: \(stream.granted)")
         case .null:
@@ -116,7 +116,7 @@ extension Commands {
         StatusLine.standard.clear()
         var recordingError: Error?
         do { try recorder?.finish() } catch { recordingError = error }
-        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount); input frames dropped \(stream.droppedInputFrames), repeated \(stream.repeatedInputFrames)")
+        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)" + (stream.backend == .alsa && !stream.isLinked ? String(format: "; drift absorbed by resampling the microphone at %+.1f ppm", stream.resamplingPartsPerMillion) : ""))
         if let recorder {
             print("recorded \(recorder.writtenFrameCount) frames to \(recorder.path); frames dropped: \(recorder.droppedFrameCount)")
         }
@@ -129,8 +129,7 @@ extension Commands {
             printError("staccato: \(error)")
             exitCode = 1
         }
-        LiveReport.extra["inputFramesDropped"] = stream.droppedInputFrames
-        LiveReport.extra["inputFramesRepeated"] = stream.repeatedInputFrames
+        LiveReport.extra["inputResamplingPPM"] = stream.resamplingPartsPerMillion
         LiveReport.extra["latencyFrames"] = stream.latencyFrameCount ?? NSNull()
         LiveReport.extra["bufferedFrames"] = stream.streamOffsetFrameCount ?? NSNull()
         if let recorder {

@@ -34,7 +34,7 @@ enum Commands {
     /// The JACK server's ports, for `--audio jack --connect`, or why there are none to list.
     static func printJACKPorts() {
         do {
-            let client = try JACKClient(name: "staccato_devices")
+            let client = try JACKClient(name: "staccato_device_list")
             defer { client.close() }
             let ports = client.allPorts().filter { !$0.name.hasPrefix("\(client.name):") }
             print("\nJACK server '\(client.serverName)' (\(client.sampleRate) Hz, \(client.bufferFrameCount)-frame periods), ports for --audio jack:")

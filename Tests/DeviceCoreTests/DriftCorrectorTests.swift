@@ -1,71 +1,89 @@
 import DeviceCore
 import XCTest
 
-/// `DriftCorrector` on synthetic delay series: what a duplex stream on two clocks measures once a
-/// period, and what the stream does with the corrections (a dropped captured frame takes one off
-/// the latency, a repeated one adds one).
+/// `DriftCorrector` with `CaptureResampler` on synthetic delay series: what a duplex ALSA stream
+/// on two clocks measures once a period (the playback queue plus what waits in capture), and the
+/// frames it then writes (what the resampler makes of a captured period at the corrector's ratio).
 final class DriftCorrectorTests: XCTestCase {
     static let rate = 48_000, period = 64
 
-    /// Runs `periods` periods of a latency that is `latency(period)` plus the corrections applied
-    /// so far, plus a jitter of up to a period; applies each correction one frame a period, as the
-    /// ALSA backend does. Returns the latency (corrections included) per period and the frames
-    /// dropped and repeated.
-    static func simulate(periods: Int, latency: (Int) -> Double) -> (latencies: [Double], dropped: Int, repeated: Int) {
-        var corrector = DriftCorrector(sampleRate: rate, periodFrameCount: period)
-        var applied = 0.0, pending = 0, dropped = 0, repeated = 0
+    struct Run {
         var latencies: [Double] = []
+        var ratios: [Double] = []
+    }
+
+    /// `periods` periods of a stream whose playback consumes `period * (1 + playbackDrift(i))`
+    /// frames a period while it writes what the resampler makes of `period` captured frames, with
+    /// a step of `step(i)` frames added by the devices; the measurement jitters by up to a period.
+    static func simulate(periods: Int, playbackDrift: Double, step: (Int) -> Double = { _ in 0 }) -> Run {
+        var corrector = DriftCorrector(sampleRate: rate, periodFrameCount: period)
+        var resampler = CaptureResampler(channelCount: 1, maxInputFrameCount: period)
+        defer { resampler.deallocate() }
+        let silence = [Float](repeating: 0, count: period)
+        var block = [Float](repeating: 0, count: CaptureResampler.maxOutputFrameCount(forInput: period))
+        var latency = 300.0
+        var run = Run()
         for index in 0..<periods {
-            if pending < 0 { applied -= 1; pending += 1; dropped += 1 }
-            if pending > 0 { applied += 1; pending -= 1; repeated += 1 }
-            let jitter = Double((index * 37) % period)  // 0..<period, repeating
-            let measured = latency(index) + applied + jitter
-            latencies.append(latency(index) + applied)
-            pending += corrector.add(latencyFrameCount: Int(measured.rounded()))
+            let written = silence.withUnsafeBufferPointer { input in
+                block.withUnsafeMutableBufferPointer {
+                    resampler.resample(input.baseAddress!, inputFrameCount: period, ratio: corrector.ratio, into: $0.baseAddress!)
+                }
+            }
+            latency += Double(written) - Double(period) * (1 + playbackDrift) + step(index)
+            let jitter = Double((index * 37) % period)
+            corrector.add(latencyFrameCount: Int((latency + jitter).rounded()))
+            run.latencies.append(latency)
+            run.ratios.append(corrector.ratio)
         }
-        return (latencies, dropped, repeated)
+        return run
     }
 
-    func testOneClockNeedsNoCorrection() {
-        let run = Self.simulate(periods: 20_000, latency: { _ in 300 })
-        XCTAssertEqual(run.dropped + run.repeated, 0)
+    func testOneClockIsNeverResampled() {
+        let run = Self.simulate(periods: 20_000, playbackDrift: 0)
+        XCTAssertEqual(Set(run.ratios), [1], "exactly 1: the signal passes untouched")
     }
 
-    func testASlowPlaybackClockIsPulledBackWithinAPeriodByDroppingFrames() {
-        // Playback 200 ppm slower: the queue grows by a frame every 5000 frames, ~78 periods.
-        let run = Self.simulate(periods: 40_000, latency: { 300 + Double($0 * Self.period) * 200e-6 })
+    func testASlowPlaybackClockIsHeldByWritingLess() {
+        // Playback 200 ppm slow: left alone, the queue would grow by 512 frames over the run.
+        let run = Self.simulate(periods: 40_000, playbackDrift: -200e-6)
         let settled = run.latencies.suffix(30_000)
-        // The drift over the run, 40000 periods x 64 frames x 200e-6 = 512 frames, is dropped, less
-        // what is left inside the slack of a period or two.
-        XCTAssertEqual(Double(run.dropped), 512, accuracy: Double(2 * Self.period), "about one frame per 78 periods")
-        XCTAssertEqual(run.repeated, 0)
         let spread = (settled.max() ?? 0) - (settled.min() ?? 0)
-        XCTAssertLessThanOrEqual(spread, Double(2 * Self.period) + 2, "held near the baseline, not left to creep (\(spread) frames)")
+        XCTAssertLessThanOrEqual(spread, Double(Self.period), "held within a period (\(spread) frames)")
+        XCTAssertEqual((run.ratios.last! - 1) * 1e6, 200, accuracy: 20, "the ratio learns the drift: +200 ppm")
     }
 
-    func testAFastPlaybackClockIsHeldByRepeatingFrames() {
-        let run = Self.simulate(periods: 40_000, latency: { 300 - Double($0 * Self.period) * 150e-6 })
-        XCTAssertEqual(Double(run.repeated), 384, accuracy: Double(2 * Self.period), "40000 x 64 x 150e-6 frames")
-        XCTAssertEqual(run.dropped, 0)
+    func testAFastPlaybackClockIsHeldByWritingMore() {
+        let run = Self.simulate(periods: 40_000, playbackDrift: 150e-6)
         let settled = run.latencies.suffix(30_000)
-        XCTAssertLessThanOrEqual((settled.max() ?? 0) - (settled.min() ?? 0), Double(2 * Self.period) + 2)
+        XCTAssertLessThanOrEqual((settled.max() ?? 0) - (settled.min() ?? 0), Double(Self.period))
+        XCTAssertEqual((run.ratios.last! - 1) * 1e6, -150, accuracy: 20)
     }
 
     func testAStepIsANewBaselineNotDrift() {
-        // The devices hiccup once: latency jumps by two periods and stays. Undoing it would eat the
-        // playback queue's margin; the corrector takes it as the new level.
-        let run = Self.simulate(periods: 20_000, latency: { $0 < 8_000 ? 300 : 428 })
-        XCTAssertEqual(run.dropped + run.repeated, 0)
+        // The devices hiccup once: the latency jumps by two periods and stays. Undoing it would eat
+        // the playback queue's margin; the corrector takes it as the new level.
+        let run = Self.simulate(periods: 20_000, playbackDrift: 0, step: { $0 == 8_000 ? 128 : 0 })
+        XCTAssertEqual(Set(run.ratios), [1])
+    }
+
+    func testAThousandPartsPerMillionAreHeldWithinTheLimit() {
+        // Five times what two ordinary crystals drift apart; the ratio never leaves its range.
+        let run = Self.simulate(periods: 40_000, playbackDrift: -1_000e-6)
+        let settled = run.latencies.suffix(30_000)
+        XCTAssertLessThanOrEqual((settled.max() ?? 0) - (settled.min() ?? 0), Double(Self.period))
+        XCTAssertEqual((run.ratios.last! - 1) * 1e6, 1_000, accuracy: 50)
+        XCTAssertTrue(run.ratios.allSatisfy { abs($0 - 1) <= DriftCorrector.maximumDeviation })
     }
 
     func testTheSettlingWindowCountsForNothing() {
         var corrector = DriftCorrector(sampleRate: Self.rate, periodFrameCount: Self.period)
         // A first window far off (the devices settling), then a steady one.
-        for _ in 0..<corrector.windowPeriods { XCTAssertEqual(corrector.add(latencyFrameCount: 2_000), 0) }
+        for _ in 0..<corrector.windowPeriods { corrector.add(latencyFrameCount: 2_000) }
         XCTAssertNil(corrector.averageLatency, "no figure from the settling window")
-        for _ in 0..<corrector.windowPeriods { XCTAssertEqual(corrector.add(latencyFrameCount: 300), 0) }
+        for _ in 0..<corrector.windowPeriods { corrector.add(latencyFrameCount: 300) }
         XCTAssertEqual(corrector.averageLatency, 300)
-        for _ in 0..<(5 * corrector.windowPeriods) { XCTAssertEqual(corrector.add(latencyFrameCount: 300), 0) }
+        for _ in 0..<(5 * corrector.windowPeriods) { corrector.add(latencyFrameCount: 300) }
+        XCTAssertEqual(corrector.ratio, 1)
         corrector.reset()
         XCTAssertNil(corrector.averageLatency)
     }

@@ -68,13 +68,14 @@ enum LatencyBenchmark {
         do {
             try audio.prepare(periodFrameCount: period)
             let stream = try audio.stream(configuration, renderer: engine.renderer, duplex: mic, loopback: false)
+            // Started first: a JACK client knows its ports' latency (its buffer) once connected.
+            try stream.start(frameLimit: frames)
             figure.granted = stream.granted
             let granted = stream.granted
             let probe = WakeupProbe(periodNanoseconds: granted.periodFrameCount * 1_000_000_000 / granted.sampleRate,
                                     slackNanoseconds: (granted.bufferFrameCount - granted.periodFrameCount) * 1_000_000_000 / granted.sampleRate,
                                     capacity: frames / granted.periodFrameCount + 64)
             defer { figure.probe = probe.stop() }
-            try stream.start(frameLimit: frames)
             figure.realtime = "\(stream.realtimeScheduling)"
             var peakVoices = 0, fewestVoices = Int.max, polls = 0
             while !stream.isDone {

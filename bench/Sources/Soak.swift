@@ -214,8 +214,7 @@ enum Soak {
             ("VmRSS at end", "\(endKilobytes)", "KiB"),
             ("VmRSS growth", "\(endKilobytes - startKilobytes)", "KiB"),
             ("VmRSS slope", String(format: "%.1f", slopePerMinute), "KiB/min"),
-            ("input frames dropped", "\(stream.droppedInputFrames)", "frames"),
-            ("input frames repeated", "\(stream.repeatedInputFrames)", "frames"),
+            ("input resampling", String(format: "%+.1f", stream.resamplingPartsPerMillion), "ppm"),
         ] + player.gestures.sorted { $0.key < $1.key }.map { ("gesture: \($0.key)", "\($0.value)", "times") }
         print("soak summary:")
         print(table(summary))
@@ -227,7 +226,7 @@ enum Soak {
             "peakVoices": peakVoices, "peakDrumVoices": peakDrumVoices, "rendererPeakVoices": final.peakVoices,
             "stolenVoices": final.stolenVoices, "noteOns": final.noteOns, "drumHits": final.drumHits,
             "stuckVoicesAfterRelease": stuckVoices, "ringOutSeconds": ringOutSeconds,
-            "inputFramesDropped": stream.droppedInputFrames, "inputFramesRepeated": stream.repeatedInputFrames,
+            "inputResamplingPPM": stream.resamplingPartsPerMillion,
             "gestures": player.gestures,
             "residentKilobytes": memory.map { ["seconds": ($0.seconds * 10).rounded() / 10, "kilobytes": $0.kilobytes] },
             "residentKilobytesAfterWarmUp": startKilobytes, "residentKilobytesAtEnd": endKilobytes,
