@@ -28,6 +28,9 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
     let captureDevice: String?
     let grantedCapture: GrantedConfiguration?
     let isLinked: Bool
+    /// True when capture and playback run on one clock: linked, or one device opened both ways.
+    /// Such a stream cannot drift, and its microphone is not resampled.
+    let sharesClock: Bool
     let stallTimeoutMilliseconds: Int32
     let core: StreamCore
 
@@ -87,6 +90,7 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         self.capture = capture
         self.grantedCapture = grantedCapture
         isLinked = capture.map { $0.link(to: output) } ?? false
+        sharesClock = isLinked || captureDevice == device
         requestedPriority = configuration.realtimePriority
         conversion = SampleConversion(granted.format)
         bytesPerFrame = granted.format.byteCount * granted.channelCount
@@ -344,10 +348,10 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
             }
             captureConversion.convertToFloat(captureBuffer, count: frameCount * captureChannelCount, into: inputBuffer)
             // Drift (two clocks): the period resampled at the corrector's ratio, a frame or so more
-            // or less. Linked devices run on one clock and pass the period as it is.
+            // or less. On one clock (linked, or one device) the period passes as it is.
             var outputFrameCount = frameCount
             var input = UnsafePointer(inputBuffer)
-            if !isLinked {
+            if !sharesClock {
                 outputFrameCount = resampler.resample(inputBuffer, inputFrameCount: frameCount, ratio: drift.ratio, into: resampledBuffer)
                 input = UnsafePointer(resampledBuffer)
             }
@@ -401,9 +405,9 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         core.publishResampling(partsPerMillion: drift.ratioPartsPerMillion)
     }
 
-    /// The frames the capture resampler holds back (its look-ahead); none on linked devices, which
-    /// share a clock and are not resampled.
-    private var resamplerDelay: Int { isLinked ? 0 : CaptureResampler.delayFrameCount }
+    /// The frames the capture resampler holds back (its look-ahead); none on one clock, where the
+    /// microphone is not resampled.
+    private var resamplerDelay: Int { sharesClock ? 0 : CaptureResampler.delayFrameCount }
 
     /// Lets the queued frames play out, bounded by the buffer time plus the stall timeout so a
     /// device that dies now cannot hang us.

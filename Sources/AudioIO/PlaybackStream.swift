@@ -57,6 +57,10 @@ public final class PlaybackStream: @unchecked Sendable {
     /// client (one server clock for both).
     /// - Thread: control.
     public let isLinked: Bool
+    /// True when capture and playback run on one clock (linked ALSA PCMs, one ALSA device opened
+    /// both ways, a JACK client, the null device): nothing to resample.
+    /// - Thread: control.
+    public var sharesClock: Bool { (implementation as? ALSADevice)?.sharesClock ?? true }
     /// How long the device may take no frames at all before the stream gives up on it.
     /// - Thread: control.
     public let stallTimeoutMilliseconds: Int32

@@ -59,7 +59,8 @@ extension Commands {
         case .alsa:
             print("microphone '\(input ?? "")': \(stream.grantedCapture!)")
             print("speaker '\(audio.device)': \(stream.granted)")
-            print("capture and playback \(stream.isLinked ? "linked" : "not linked (separate devices): drift is absorbed by resampling the microphone a few ppm")")
+            print("capture and playback " + (stream.isLinked ? "linked" : stream.sharesClock ? "on one device (one clock), not linked"
+                    : "on two devices: drift is absorbed by resampling the microphone a few ppm"))
         case .jack:
             print("microphone and speaker: JACK client '\(stream.device)', ports in_1, in_2 -> out_1, out_2: \(stream.granted)")
         case .null:
@@ -116,7 +117,7 @@ extension Commands {
         StatusLine.standard.clear()
         var recordingError: Error?
         do { try recorder?.finish() } catch { recordingError = error }
-        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)" + (stream.backend == .alsa && !stream.isLinked ? String(format: "; drift absorbed by resampling the microphone at %+.1f ppm", stream.resamplingPartsPerMillion) : ""))
+        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)" + (!stream.sharesClock ? String(format: "; drift absorbed by resampling the microphone at %+.1f ppm", stream.resamplingPartsPerMillion) : ""))
         if let recorder {
             print("recorded \(recorder.writtenFrameCount) frames to \(recorder.path); frames dropped: \(recorder.droppedFrameCount)")
         }

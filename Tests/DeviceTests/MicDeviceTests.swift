@@ -101,8 +101,8 @@ final class MicDeviceTests: XCTestCase {
         // The output's first rendered frame follows the pre-fill, which is the alignment less the
         // capture resampler's look-ahead (two devices: the microphone reaches the renderer that
         // much later).
-        let linked = result.standardOutput.contains("capture and playback linked")
-        let prefill = lag - (linked ? 0 : CaptureResampler.delayFrameCount)
+        let resampled = result.standardOutput.contains("drift is absorbed by resampling")
+        let prefill = lag - (resampled ? CaptureResampler.delayFrameCount : 0)
         XCTAssertEqual(Array(recorded[0..<window]), Array(played[prefill..<(prefill + window)]))
     }
 
