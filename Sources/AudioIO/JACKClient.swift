@@ -190,6 +190,11 @@ public final class JACKClient: @unchecked Sendable {
         return Int(range.min)...Int(max(range.min, range.max))
     }
 
+    /// Asks the server to recompute every port's latency now: after new connections it does so
+    /// on its own, but later, and a latency read straight after connecting would see the old one.
+    /// - Thread: control.
+    func recomputeLatencies() { _ = jack_recompute_total_latencies(handle) }
+
     /// The process thread's scheduling, once the client is active.
     /// - Thread: control.
     var processThreadScheduling: RealtimeScheduling {

@@ -143,6 +143,7 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
             core.requestStop()
             throw error
         }
+        client.recomputeLatencies()
         playbackLatency = outputPorts.map { client.latency(of: $0, playback: true) }.max { $0.upperBound < $1.upperBound } ?? 0...0
         captureLatency = inputPorts.map { client.latency(of: $0, playback: false) }.max { $0.upperBound < $1.upperBound } ?? 0...0
         cycle.setDrainFrameCount(playbackLatency.upperBound + client.bufferFrameCount)

@@ -218,6 +218,7 @@ final class JACKClientDeviceTests: XCTestCase {
         XCTAssertEqual(result.errorLines.count, 1, "one line on stderr, got: \(result.standardError)")
         XCTAssertTrue(result.standardError.contains("JACK server '\(TestDevices.killableServer)'"), result.standardError)
         XCTAssertEqual(report?.outcome, "failed")
+        XCTAssertEqual(report?.buffer, 128, "the playback latency of the ports connected to: the dummy driver's two 64-frame periods")
         print("killed JACK server: the native client stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL: \(result.standardError)")
         XCTAssertLessThan(secondsAfterKill, 1, "stops promptly after the server dies")
     }
