@@ -2,7 +2,6 @@ import CALSA
 import DeviceCore
 import Glibc
 import Render
-import Synchronization
 
 /// The ALSA backend: a playback PCM, optionally fed by a capture PCM (duplex: the microphone of the
 /// effects graph), driven by a device thread of its own that calls the stream core once a period.
@@ -51,19 +50,15 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
     private let deviceBuffer: UnsafeMutableRawPointer
     private let bytesPerFrame: Int
 
-    private let threadDone = Atomic<Bool>(false)
-    private let schedulingKnown = Atomic<Bool>(false)
-    // Written by the device thread before `threadDone` is stored (release); read after it (acquire).
+    private let thread = DeviceThread()
+    // Written by the device thread before it ends; read once `thread.isDone`.
     private var failureCode: ALSAError?
     private var failureStage: StaticString = ""
     private var failureDevice: String?
-    private var scheduling = RealtimeScheduling.notRequested
-    private var endTime = 0.0
     /// When frames last moved (written to playback or read from capture), in nanoseconds on
     /// `MonotonicClock`: a device whose wait keeps answering "ready" while no frames move (a
     /// stream that never starts) must end in the stall failure, not spin forever.
     private var lastProgress: UInt64 = 0
-    private var thread: pthread_t?
     private var drift: DriftCorrector
 
     /// Opens and configures `device` (and `captureDevice`, first, for a duplex stream).
@@ -99,7 +94,7 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         captureChannelCount = grantedCapture?.channelCount ?? 1
         captureConversion = SampleConversion(grantedCapture?.format ?? .float32)
         captureBytesPerFrame = (grantedCapture?.format.byteCount ?? 4) * captureChannelCount
-        captureBuffer = .allocate(byteCount: (granted.periodFrameCount + 1) * captureBytesPerFrame, alignment: 16)
+        captureBuffer = .allocate(byteCount: granted.periodFrameCount * captureBytesPerFrame, alignment: 16)
         inputBuffer = .allocate(capacity: granted.periodFrameCount * captureChannelCount)
         resampledBuffer = .allocate(capacity: longestBlock * captureChannelCount)
         resampler = CaptureResampler(channelCount: captureChannelCount, maxInputFrameCount: granted.periodFrameCount)
@@ -111,7 +106,7 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         // first touched (faulted in) on that thread.
         renderBuffer.initialize(repeating: 0, count: longestBlock * granted.channelCount)
         deviceBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: longestBlock * bytesPerFrame)
-        captureBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: (granted.periodFrameCount + 1) * captureBytesPerFrame)
+        captureBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: granted.periodFrameCount * captureBytesPerFrame)
         inputBuffer.initialize(repeating: 0, count: granted.periodFrameCount * captureChannelCount)
         resampledBuffer.initialize(repeating: 0, count: longestBlock * captureChannelCount)
         // A healthy device moves a period every period; allow for a scheduler hiccup of many
@@ -132,25 +127,15 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
     }
 
     func start() throws(DeviceError) {
-        precondition(thread == nil, "a stream starts once")
-        thread = try DeviceThread.start(for: device) { self.runDeviceThread() }
-        while !schedulingKnown.load(ordering: .acquiring) { usleep(200) }
+        try thread.start(for: device, priority: requestedPriority) { self.runDeviceThread() }
     }
 
-    var realtimeScheduling: RealtimeScheduling {
-        schedulingKnown.load(ordering: .acquiring) ? scheduling : .notRequested
-    }
-
-    var isDone: Bool { threadDone.load(ordering: .acquiring) }
-
-    var endSeconds: Double? { isDone ? endTime : nil }
-
-    func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
-    }
+    var details: [String] { [] }
+    var recordedOutput: [Float] { [] }
+    var realtimeScheduling: RealtimeScheduling { thread.realtimeScheduling }
+    var isDone: Bool { thread.isDone }
+    var endSeconds: Double? { thread.endSeconds }
+    func join() { thread.join() }
 
     var failure: DeviceError? {
         guard isDone, let failureCode else { return nil }
@@ -165,8 +150,6 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
     // MARK: Device thread
 
     private func runDeviceThread() {
-        scheduling = .promoteCurrentThread(priority: requestedPriority)
-        schedulingKnown.store(true, ordering: .releasing)
         if let failure = capture == nil ? playLoop() : duplexLoop() {
             failureCode = failure.code
             failureStage = failure.stage
@@ -174,9 +157,7 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
             pcm.drop()
             capture?.drop()
         }
-        endTime = MonotonicClock.seconds()
         core.closeRecords()
-        threadDone.store(true, ordering: .releasing)
     }
 
     private struct Failure {
@@ -331,13 +312,9 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
                 if let failure = recover(code, stage: "checking captured frames") { return failure.onCaptureSide() }
                 continue
             case let .success(available) where available < periodFrameCount:
-                switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
-                case .success(true) where !stalledWithoutProgress: continue
-                case .success: return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
-                case let .failure(code):
-                    if let failure = recover(code, stage: "waiting for the microphone") { return failure.onCaptureSide() }
-                    continue
-                }
+                // After a restart (an xrun) or a wake-up alike, look at the captured frames again.
+                if let failure = waitForMicrophone(stage: "waiting for the microphone"), failure.code != .xrun { return failure }
+                continue
             case .success:
                 break
             }
@@ -366,6 +343,19 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         return drain()
     }
 
+    /// Waits for the microphone to have frames. Returns nil to try again; a failure to end with;
+    /// or `.xrun` when recovering restarted both sides, so that what was being read is gone.
+    private func waitForMicrophone(stage: StaticString) -> Failure? {
+        guard let capture else { return nil }
+        switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
+        case .success(true) where !stalledWithoutProgress: return nil
+        case .success: return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
+        case let .failure(code):
+            if let failure = recover(code, stage: stage) { return failure.onCaptureSide() }
+            return code == .xrun ? Failure(code: .xrun, stage: stage) : nil
+        }
+    }
+
     /// Reads exactly `frameCount` captured frames into `captureBuffer`, waiting as needed.
     private func readCaptured(_ frameCount: Int) -> Failure? {
         guard let capture else { return nil }
@@ -376,13 +366,7 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
                 offset += count
                 if count > 0 { lastProgress = MonotonicClock.nanoseconds() }
             case .failure(.wouldBlock):
-                switch capture.wait(milliseconds: stallTimeoutMilliseconds) {
-                case .success(true) where !stalledWithoutProgress: continue
-                case .success: return Failure(code: .wouldBlock, stage: "waiting for the microphone", onCapture: true)
-                case let .failure(code):
-                    if let failure = recover(code, stage: "reading the microphone") { return failure.onCaptureSide() }
-                    if code == .xrun { return Failure(code: .xrun, stage: "reading the microphone") }
-                }
+                if let failure = waitForMicrophone(stage: "reading the microphone") { return failure }
             case let .failure(code):
                 if let failure = recover(code, stage: "reading the microphone") { return failure.onCaptureSide() }
                 if code == .xrun { return Failure(code: .xrun, stage: "reading the microphone") }

@@ -12,6 +12,19 @@ protocol DeviceBackend: AnyObject {
     var granted: GrantedConfiguration { get }
     /// The name the user knows the output by (an ALSA PCM, a JACK client's ports).
     var device: String { get }
+    /// The name the user knows the capture side by, and what it granted; nil without capture.
+    var captureDevice: String? { get }
+    var grantedCapture: GrantedConfiguration? { get }
+    /// True when capture and playback start and stop together.
+    var isLinked: Bool { get }
+    /// True when capture and playback run on one clock: nothing to resample.
+    var sharesClock: Bool { get }
+    /// How long the device may take no frames at all before the stream gives up on it.
+    var stallTimeoutMilliseconds: Int32 { get }
+    /// What the backend has to say about itself once started, a line each.
+    var details: [String] { get }
+    /// What the backend kept of its output, interleaved; empty for a real device.
+    var recordedOutput: [Float] { get }
     /// Starts calling the core; returns once the audio thread's scheduling is known.
     func start() throws(DeviceError)
     /// The scheduling the audio thread got (`.notRequested` before `start`).

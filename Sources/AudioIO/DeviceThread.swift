@@ -1,22 +1,42 @@
+import DeviceCore
 import Glibc
+import Synchronization
 
-/// The device thread of a backend that drives its own clock (ALSA, null): a pthread running one
-/// body, which holds what it runs on for as long as it runs.
-/// - Thread: control.
-enum DeviceThread {
+/// The device thread of a backend that drives its own clock (ALSA, null): a pthread that asks for
+/// real-time scheduling and runs the backend's loop, and what the control thread reads of it
+/// (its scheduling, whether it has ended, when). What the loop writes before it returns (failure
+/// fields, records) is visible to whoever has seen `isDone`.
+/// - Thread: control. For every member; the loop runs on the thread.
+final class DeviceThread: @unchecked Sendable {
+    private let done = Atomic<Bool>(false)
+    private let schedulingKnown = Atomic<Bool>(false)
+    // Written by the thread before `done` is stored (release); read after it (acquire).
+    private var scheduling = RealtimeScheduling.notRequested
+    private var endTime = 0.0
+    private var thread: pthread_t?
+
     /// A thread's body and the object it keeps alive.
     private final class Context {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    /// Starts a thread running `body`.
+    /// Starts the thread: it tries for SCHED_FIFO at `priority` (0: not at all), then runs `loop`.
+    /// Returns once the scheduling it got is known.
     /// - Throws: `DeviceError` naming `device` when the system cannot start a thread.
-    /// - Thread: control.
-    static func start(for device: String, _ body: @escaping () -> Void) throws(DeviceError) -> pthread_t {
-        var thread = pthread_t()
+    /// - Thread: control. Once.
+    func start(for device: String, priority: Int32, _ loop: @escaping () -> Void) throws(DeviceError) {
+        precondition(thread == nil, "a stream starts once")
+        let body = { [self] in
+            scheduling = .promoteCurrentThread(priority: priority)
+            schedulingKnown.store(true, ordering: .releasing)
+            loop()
+            endTime = MonotonicClock.seconds()
+            done.store(true, ordering: .releasing)
+        }
+        var newThread = pthread_t()
         let context = Unmanaged.passRetained(Context(body)).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
+        let result = pthread_create(&newThread, nil, { context in
             Unmanaged<Context>.fromOpaque(context!).takeRetainedValue().body()
             return nil
         }, context)
@@ -24,6 +44,22 @@ enum DeviceThread {
             Unmanaged<Context>.fromOpaque(context).release()
             throw DeviceError(device: device, message: "cannot start the audio thread: \(String(cString: strerror(result)))")
         }
-        return thread
+        thread = newThread
+        while !schedulingKnown.load(ordering: .acquiring) { usleep(200) }
+    }
+
+    /// The scheduling the thread got (`.notRequested` before it started).
+    var realtimeScheduling: RealtimeScheduling { schedulingKnown.load(ordering: .acquiring) ? scheduling : .notRequested }
+    /// True once the loop has returned.
+    var isDone: Bool { done.load(ordering: .acquiring) }
+    /// When the loop returned, on `MonotonicClock` (seconds); nil while it runs.
+    var endSeconds: Double? { isDone ? endTime : nil }
+
+    /// Waits for the thread to end (returns at once when it never started).
+    func join() {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
     }
 }

@@ -91,16 +91,25 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
             Unmanaged<JACKServerWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverReportedXrun() }
             return 0
         }, watchContext)
-        jack_set_buffer_size_callback(client.handle, { frameCount, context in
-            Unmanaged<JACKServerWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.bufferSizeChanged(to: frameCount) }
-            return 0
-        }, watchContext)
         jack_on_info_shutdown(client.handle, { _, reason, context in
             Unmanaged<JACKServerWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverShutDown(reason: reason) }
         }, watchContext)
     }
 
     var device: String { client.name }
+    var captureDevice: String? { inputPorts.isEmpty ? nil : client.name }
+    /// The inputs and outputs run in one process callback: one clock, started together.
+    var isLinked: Bool { !inputPorts.isEmpty }
+    var sharesClock: Bool { true }
+    var recordedOutput: [Float] { [] }
+
+    /// The server's latency for our ports and what they were connected to, once started.
+    var details: [String] {
+        let connected = connections.map { "\($0.ours) <-> \($0.theirs)" }
+        return ["JACK client '\(client.name)' on server '\(client.serverName)': \(latencyDescription)",
+                connected.isEmpty ? "ports not connected (--connect none, or no physical ports): connect them with jack_connect or a patchbay"
+                    : "connected " + connected.joined(separator: ", ")]
+    }
 
     var granted: GrantedConfiguration {
         let period = cycle.cycleFrameCount > 0 ? cycle.cycleFrameCount : client.initialBufferFrameCount
@@ -243,14 +252,13 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
 }
 
 /// What the server tells the client outside the process callback, on its library's threads: an
-/// xrun, a buffer-size change, its shutdown. Only atomics and one fixed buffer are touched there.
+/// xrun, its shutdown. Only atomics and one fixed buffer are touched there.
 /// - Thread: any.
 final class JACKServerWatch: @unchecked Sendable {
     private let core: StreamCore
     private let gone = Atomic<Bool>(false)
     private let reasonCapacity = 256
     private let reason: UnsafeMutablePointer<CChar>
-    private let publishedBufferSizeChanges = Atomic<Int>(0)
 
     init(core: StreamCore) {
         self.core = core
@@ -263,9 +271,6 @@ final class JACKServerWatch: @unchecked Sendable {
     /// The xrun callback.
     func serverReportedXrun() { core.countXrunFromServer() }
 
-    /// The buffer-size callback: the cycle follows by itself (it renders any frame count).
-    func bufferSizeChanged(to frameCount: UInt32) { publishedBufferSizeChanges.add(1, ordering: .relaxed) }
-
     /// The shutdown callback: keep the server's reason, then say so.
     func serverShutDown(reason text: UnsafePointer<CChar>?) {
         if let text { strncpy(reason, text, reasonCapacity - 1) }
@@ -274,6 +279,4 @@ final class JACKServerWatch: @unchecked Sendable {
 
     var isServerGone: Bool { gone.load(ordering: .acquiring) }
     var shutdownReason: String { isServerGone ? String(cString: reason) : "" }
-    /// Buffer-size changes the server announced (the first, at activation, included).
-    var bufferSizeChangeCount: Int { publishedBufferSizeChanges.load(ordering: .relaxed) }
 }

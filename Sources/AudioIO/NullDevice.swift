@@ -1,7 +1,6 @@
 import DeviceCore
 import Glibc
 import Render
-import Synchronization
 
 /// The null backend: no device and no server, a device thread of its own that calls the stream
 /// core once a period, paced by the monotonic clock as a sound card would be, or as fast as it
@@ -21,13 +20,9 @@ final class NullDevice: DeviceBackend, @unchecked Sendable {
     private let inputFrameCount: Int
     private let recordingCapacity: Int  // samples
     private let recording: UnsafeMutablePointer<Float>
-    private var recordingCount = 0  // samples; the device thread's until `threadDone`
-    private let threadDone = Atomic<Bool>(false)
-    private let schedulingKnown = Atomic<Bool>(false)
-    private var scheduling = RealtimeScheduling.notRequested
+    private var recordingCount = 0  // samples; the device thread's until `thread.isDone`
+    private let thread = DeviceThread()
     private let requestedPriority: Int32
-    private var endTime = 0.0
-    private var thread: pthread_t?
 
     /// - Thread: control. Not real-time safe: allocates.
     init(configuration: StreamConfiguration, renderer: Renderer, options: PlaybackStream.NullOptions) {
@@ -65,24 +60,29 @@ final class NullDevice: DeviceBackend, @unchecked Sendable {
     }
 
     var device: String { "null" }
+    var captureDevice: String? { options.inputChannelCount > 0 ? "null" : nil }
+    var grantedCapture: GrantedConfiguration? {
+        guard options.inputChannelCount > 0 else { return nil }
+        var capture = granted
+        capture.channelCount = options.inputChannelCount
+        return capture
+    }
+    /// One thread reads the input and writes the output: one clock, started together.
+    var isLinked: Bool { options.inputChannelCount > 0 }
+    var sharesClock: Bool { true }
+    /// Its clock is its own: it never stalls.
+    var stallTimeoutMilliseconds: Int32 { 0 }
+    var details: [String] { [] }
 
     func start() throws(DeviceError) {
-        precondition(thread == nil, "a stream starts once")
-        thread = try DeviceThread.start(for: device) { self.runDeviceThread() }
-        while !schedulingKnown.load(ordering: .acquiring) { usleep(200) }
+        try thread.start(for: device, priority: requestedPriority) { self.runDeviceThread() }
     }
 
-    var realtimeScheduling: RealtimeScheduling { schedulingKnown.load(ordering: .acquiring) ? scheduling : .notRequested }
-    var isDone: Bool { threadDone.load(ordering: .acquiring) }
-    var endSeconds: Double? { isDone ? endTime : nil }
+    var realtimeScheduling: RealtimeScheduling { thread.realtimeScheduling }
+    var isDone: Bool { thread.isDone }
+    var endSeconds: Double? { thread.endSeconds }
     var failure: DeviceError? { nil }
-
-    func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
-    }
+    func join() { thread.join() }
 
     /// What the device thread output, interleaved, up to `NullOptions.outputRecordingFrameCount`
     /// frames; empty while it runs.
@@ -92,8 +92,6 @@ final class NullDevice: DeviceBackend, @unchecked Sendable {
     }
 
     private func runDeviceThread() {
-        scheduling = .promoteCurrentThread(priority: requestedPriority)
-        schedulingKnown.store(true, ordering: .releasing)
         let period = granted.periodFrameCount
         let periodNanoseconds = UInt64(period) * 1_000_000_000 / UInt64(granted.sampleRate)
         let inputChannels = max(1, options.inputChannelCount)
@@ -113,8 +111,6 @@ final class NullDevice: DeviceBackend, @unchecked Sendable {
             recordingCount += kept
             if progress != .playing { break }
         }
-        endTime = MonotonicClock.seconds()
         core.closeRecords()
-        threadDone.store(true, ordering: .releasing)
     }
 }

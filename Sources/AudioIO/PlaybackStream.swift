@@ -47,23 +47,20 @@ public final class PlaybackStream: @unchecked Sendable {
     /// The capture device of a duplex ALSA stream, and what it granted (its channel count may
     /// differ); for JACK, the client again and its input ports.
     /// - Thread: control.
-    public let captureDevice: String?
+    public var captureDevice: String? { implementation.captureDevice }
     /// - Thread: control.
-    public var grantedCapture: GrantedConfiguration? {
-        (implementation as? JACKDevice)?.grantedCapture ?? fixedGrantedCapture
-    }
-    private let fixedGrantedCapture: GrantedConfiguration?
+    public var grantedCapture: GrantedConfiguration? { implementation.grantedCapture }
     /// True when capture and playback start and stop together: linked ALSA PCMs, or one JACK
     /// client (one server clock for both).
     /// - Thread: control.
-    public let isLinked: Bool
+    public var isLinked: Bool { implementation.isLinked }
     /// True when capture and playback run on one clock (linked ALSA PCMs, one ALSA device opened
     /// both ways, a JACK client, the null device): nothing to resample.
     /// - Thread: control.
-    public var sharesClock: Bool { (implementation as? ALSADevice)?.sharesClock ?? true }
+    public var sharesClock: Bool { implementation.sharesClock }
     /// How long the device may take no frames at all before the stream gives up on it.
     /// - Thread: control.
-    public let stallTimeoutMilliseconds: Int32
+    public var stallTimeoutMilliseconds: Int32 { implementation.stallTimeoutMilliseconds }
     /// The core the backend calls (counters, records).
     /// - Thread: control.
     public var core: StreamCore { implementation.core }
@@ -79,8 +76,7 @@ public final class PlaybackStream: @unchecked Sendable {
                             captureDevice: String? = nil) throws(DeviceError) {
         try Self.checkMatches(configuration, renderer, device: device)
         let alsa = try ALSADevice(device: device, configuration: configuration, renderer: renderer, captureDevice: captureDevice)
-        self.init(backend: .alsa, implementation: alsa, captureDevice: captureDevice, grantedCapture: alsa.grantedCapture,
-                  isLinked: alsa.isLinked, stallTimeoutMilliseconds: alsa.stallTimeoutMilliseconds)
+        self.init(backend: .alsa, implementation: alsa)
     }
 
     /// A native JACK stream on `client`: output ports `out_1`... (the renderer's channels), input
@@ -96,8 +92,7 @@ public final class PlaybackStream: @unchecked Sendable {
         let jack = try JACKDevice(client: client, configuration: configuration, renderer: renderer,
                                   inputChannelCount: inputChannelCount, midiInput: midiInput,
                                   connections: JACKDevice.Connections(outputs: connect, inputs: connectInputs, midi: connectMIDI))
-        self.init(backend: .jack, implementation: jack, captureDevice: inputChannelCount > 0 ? client.name : nil,
-                  grantedCapture: nil, isLinked: inputChannelCount > 0, stallTimeoutMilliseconds: jack.stallTimeoutMilliseconds)
+        self.init(backend: .jack, implementation: jack)
     }
 
     /// What a null stream paces by, takes in and keeps.
@@ -134,24 +129,12 @@ public final class PlaybackStream: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(null options: NullOptions = NullOptions(), configuration: StreamConfiguration, renderer: Renderer) throws(DeviceError) {
         try Self.checkMatches(configuration, renderer, device: "null")
-        let null = NullDevice(configuration: configuration, renderer: renderer, options: options)
-        let capture: GrantedConfiguration? = options.inputChannelCount > 0 ? {
-            var granted = null.granted
-            granted.channelCount = options.inputChannelCount
-            return granted
-        }() : nil
-        self.init(backend: .null, implementation: null, captureDevice: options.inputChannelCount > 0 ? "null" : nil,
-                  grantedCapture: capture, isLinked: options.inputChannelCount > 0, stallTimeoutMilliseconds: 0)
+        self.init(backend: .null, implementation: NullDevice(configuration: configuration, renderer: renderer, options: options))
     }
 
-    init(backend: Backend, implementation: DeviceBackend, captureDevice: String?, grantedCapture: GrantedConfiguration?,
-         isLinked: Bool, stallTimeoutMilliseconds: Int32) {
+    init(backend: Backend, implementation: DeviceBackend) {
         self.backend = backend
         self.implementation = implementation
-        self.captureDevice = captureDevice
-        fixedGrantedCapture = grantedCapture
-        self.isLinked = isLinked
-        self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
     }
 
     static func checkMatches(_ configuration: StreamConfiguration, _ renderer: Renderer, device: String) throws(DeviceError) {
@@ -214,18 +197,12 @@ public final class PlaybackStream: @unchecked Sendable {
     /// What the backend has to say about itself once started, a line each: for JACK, the
     /// server's latency for the ports and what they were connected to; nothing for the others.
     /// - Thread: control.
-    public var details: [String] {
-        guard let jack = implementation as? JACKDevice else { return [] }
-        let connections = jack.connections.map { "\($0.ours) <-> \($0.theirs)" }
-        return ["JACK client '\(jack.client.name)' on server '\(jack.client.serverName)': \(jack.latencyDescription)",
-                connections.isEmpty ? "ports not connected (--connect none, or no physical ports): connect them with jack_connect or a patchbay"
-                    : "connected " + connections.joined(separator: ", ")]
-    }
+    public var details: [String] { implementation.details }
 
     /// A null stream's output, interleaved, up to `NullOptions.outputRecordingFrameCount` frames;
     /// empty for the other backends and while the audio thread runs.
     /// - Thread: control.
-    public var recordedOutput: [Float] { (implementation as? NullDevice)?.recordedOutput ?? [] }
+    public var recordedOutput: [Float] { implementation.recordedOutput }
 
     /// True once the audio thread has ended, for any reason.
     /// - Thread: control.

@@ -118,11 +118,4 @@ public struct CaptureResampler {
         }
         return made
     }
-
-    /// Input frames held and not yet consumed, past the read position: the few frames of
-    /// latency the interpolation adds.
-    /// - Thread: audio.
-    public var heldFrameCount: Double {
-        @_noAllocation @_noLocks get { Double(count) - position }
-    }
 }

@@ -39,8 +39,6 @@ public final class JACKCycle: @unchecked Sendable {
     private let finishedFlag = Atomic<Bool>(false)
     private let publishedLastCycle = Atomic<UInt64>(0)
     private let publishedCycleFrameCount = Atomic<Int>(0)
-    private let publishedMIDIEvents = Atomic<Int>(0)
-    private let publishedIgnoredMIDIEvents = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - outputPorts: one port per output channel of `core`, in channel order.
@@ -84,13 +82,6 @@ public final class JACKCycle: @unchecked Sendable {
     /// The frame count of the last cycle: the server's buffer size, as it is now.
     /// - Thread: any.
     public var cycleFrameCount: Int { publishedCycleFrameCount.load(ordering: .relaxed) }
-    /// MIDI events read from the MIDI port, and of those, the ones that were no message the
-    /// renderer plays (clock, active sensing, a SysEx it does not know, a malformed event).
-    /// - Thread: any.
-    public var midiEventCount: Int { publishedMIDIEvents.load(ordering: .relaxed) }
-    /// - Thread: any.
-    public var ignoredMIDIEventCount: Int { publishedIgnoredMIDIEvents.load(ordering: .relaxed) }
-
     /// One cycle of `frameCount` frames. Returns 0, as JACK asks of a process callback that went well.
     /// - Thread: audio. The server's process thread.
     @_noAllocation @_noLocks
@@ -144,13 +135,11 @@ public final class JACKCycle: @unchecked Sendable {
         let eventCount = JACKRealtimeCalls.midiEventCount(in: buffer)
         var index: UInt32 = 0
         while index < eventCount {
-            if let event = JACKRealtimeCalls.midiEvent(in: buffer, at: index) {
-                publishedMIDIEvents.add(1, ordering: .relaxed)
-                if let bytes = event.buffer, let message = MIDIMessage.decoding(UnsafeBufferPointer(start: bytes, count: event.size)) {
-                    coreReference._withUnsafeGuaranteedRef { $0.receive(message, atFrameOffset: Int(event.time)) }
-                } else {
-                    publishedIgnoredMIDIEvents.add(1, ordering: .relaxed)
-                }
+            // What is no message the renderer plays (clock, active sensing, a SysEx it does not
+            // know, a malformed event) is passed over.
+            if let event = JACKRealtimeCalls.midiEvent(in: buffer, at: index), let bytes = event.buffer,
+               let message = MIDIMessage.decoding(UnsafeBufferPointer(start: bytes, count: event.size)) {
+                coreReference._withUnsafeGuaranteedRef { $0.receive(message, atFrameOffset: Int(event.time)) }
             }
             index += 1
         }
