@@ -180,20 +180,16 @@ public final class JACKClient: @unchecked Sendable {
         }
     }
 
-    /// The latency range of a port as the server computed it from what it is connected to: for an
-    /// output port, how long until its frames play; for an input port, how long ago its frames
-    /// were captured.
+    /// The latency range of the port named `name` (any client's) as the server has it: for a port
+    /// that takes audio, how long until what it takes plays; for one that gives audio, how long
+    /// ago what it gives was captured. Nil when there is no such port.
     /// - Thread: control.
-    func latency(of port: OpaquePointer, playback: Bool) -> ClosedRange<Int> {
+    func latency(ofPortNamed name: String, playback: Bool) -> ClosedRange<Int>? {
+        guard let port = jack_port_by_name(handle, name) else { return nil }
         var range = jack_latency_range_t()
         jack_port_get_latency_range(port, playback ? JackPlaybackLatency : JackCaptureLatency, &range)
         return Int(range.min)...Int(max(range.min, range.max))
     }
-
-    /// Asks the server to recompute every port's latency now: after new connections it does so
-    /// on its own, but later, and a latency read straight after connecting would see the old one.
-    /// - Thread: control.
-    func recomputeLatencies() { _ = jack_recompute_total_latencies(handle) }
 
     /// The process thread's scheduling, once the client is active.
     /// - Thread: control.

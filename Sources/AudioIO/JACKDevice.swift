@@ -31,6 +31,9 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
     let stallTimeoutMilliseconds: Int32
     /// Our ports' full names and the ports they were connected to at start.
     private(set) var connections: [(ours: String, theirs: String)] = []
+    /// The audio ports ours were connected to at start: playback targets, capture sources.
+    private var outputTargets: [String] = []
+    private var inputSources: [String] = []
     private let outputPorts: [OpaquePointer]
     private let inputPorts: [OpaquePointer]
     private let midiPort: OpaquePointer?
@@ -152,9 +155,10 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
             core.requestStop()
             throw error
         }
-        client.recomputeLatencies()
-        playbackLatency = outputPorts.map { client.latency(of: $0, playback: true) }.max { $0.upperBound < $1.upperBound } ?? 0...0
-        captureLatency = inputPorts.map { client.latency(of: $0, playback: false) }.max { $0.upperBound < $1.upperBound } ?? 0...0
+        // Read from the ports ours were connected to: the server updates our own ports' latency
+        // only a while after the connections, and a read straight after them can still see none.
+        playbackLatency = widest(outputTargets.compactMap { client.latency(ofPortNamed: $0, playback: true) })
+        captureLatency = widest(inputSources.compactMap { client.latency(ofPortNamed: $0, playback: false) })
         cycle.setDrainFrameCount(playbackLatency.upperBound + client.bufferFrameCount)
         if !inputPorts.isEmpty {
             // One clock, no buffering of ours: what a captured frame waits is the server's.
@@ -164,16 +168,23 @@ final class JACKDevice: DeviceBackend, @unchecked Sendable {
         scheduling = client.processThreadScheduling
     }
 
+    /// The widest of the latency ranges (the latest frames set the stream's latency); none is 0.
+    private func widest(_ ranges: [ClosedRange<Int>]) -> ClosedRange<Int> {
+        ranges.max { $0.upperBound < $1.upperBound } ?? 0...0
+    }
+
     private func connectPorts() throws(DeviceError) {
         let outputNames = outputPorts.map { client.fullName(of: $0) }
         let inputNames = inputPorts.map { client.fullName(of: $0) }
         for (ours, theirs) in zip(outputNames, targets(requested.outputs, count: outputNames.count, midi: false, playback: true)) {
             try client.connect(ours, to: theirs)
             connections.append((ours, theirs))
+            outputTargets.append(theirs)
         }
         for (ours, theirs) in zip(inputNames, targets(requested.inputs, count: inputNames.count, midi: false, playback: false)) {
             try client.connect(theirs, to: ours)
             connections.append((ours, theirs))
+            inputSources.append(theirs)
         }
         if let midiPort {
             let ours = client.fullName(of: midiPort)
