@@ -26,7 +26,7 @@ let avx2Settings: [SwiftSetting] = {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "Lockfree"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
         .target(name: "Lockfree", swiftSettings: realtimeSettings),
         .target(name: "DSP", swiftSettings: realtimeSettings),
@@ -43,7 +44,10 @@ let package = Package(
         // What MIDI says (messages, controller numbers, note names), one vocabulary for the readers
         // that make messages and the renderer that acts on them; both re-export it.
         .target(name: "MIDIVocabulary", swiftSettings: realtimeSettings),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary"],
+        // The microphone's voice processing (noise suppression, automatic gain, echo cancellation)
+        // through libspeexdsp: real-time code, its states allocated at build.
+        .target(name: "VoiceProcessing", dependencies: ["CSpeexDSP", "DSP"], swiftSettings: realtimeSettings),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
                 swiftSettings: realtimeSettings),
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         .target(name: "FileChecks"),
@@ -94,6 +98,7 @@ let package = Package(
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
+        .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioFile", "AudioIO", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
     ]
 )

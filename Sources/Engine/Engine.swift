@@ -22,6 +22,10 @@ public final class Engine {
     /// The recording tap on the final output, when `configuration.recordingBufferSeconds` > 0.
     /// - Thread: control.
     public let outputTap: OutputTap?
+    /// The tap on the processed microphone alone (stereo), before it joins the instruments, when
+    /// `configuration.microphoneRecordingBufferSeconds` > 0.
+    /// - Thread: control.
+    public let microphoneTap: OutputTap?
 
     private var commands: SPSCRing<RenderCommand>.Producer
     private var events: SPSCRing<RenderEvent>.Consumer
@@ -53,12 +57,17 @@ public final class Engine {
             ? OutputTap(channelCount: configuration.render.channelCount,
                         capacityFrameCount: Int(configuration.recordingBufferSeconds * configuration.render.sampleRate))
             : nil
+        microphoneTap = configuration.microphoneRecordingBufferSeconds > 0
+            ? OutputTap(channelCount: 2,
+                        capacityFrameCount: Int(configuration.microphoneRecordingBufferSeconds * configuration.render.sampleRate))
+            : nil
         let commandRing = SPSCRing<RenderCommand>.make(capacity: configuration.commandCapacity)
         let eventRing = SPSCRing<RenderEvent>.make(capacity: configuration.eventCapacity)
         commands = commandRing.producer
         events = eventRing.consumer
         renderer = Renderer(configuration: configuration.render, commands: commandRing.consumer,
-                            events: eventRing.producer, effects: effects, outputTap: outputTap)
+                            events: eventRing.producer, effects: effects, outputTap: outputTap,
+                            microphoneTap: microphoneTap)
     }
 
     deinit { processEvents() }

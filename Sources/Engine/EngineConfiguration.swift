@@ -18,14 +18,20 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// no tap (nothing can record).
     /// - Thread: any.
     public var recordingBufferSeconds: Double = 0
+    /// Seconds of the processed microphone, alone, the microphone's tap can hold (a karaoke stem,
+    /// `Engine.microphoneTap`); 0 builds no tap.
+    /// - Thread: any.
+    public var microphoneRecordingBufferSeconds: Double = 0
 
     /// - Thread: any.
     public init(render: RenderConfiguration = RenderConfiguration(), commandCapacity: Int = 4_096,
-                eventCapacity: Int = 1_024, initialMasterVolume: Float = 1, recordingBufferSeconds: Double = 0) {
+                eventCapacity: Int = 1_024, initialMasterVolume: Float = 1, recordingBufferSeconds: Double = 0,
+                microphoneRecordingBufferSeconds: Double = 0) {
         self.render = render
         self.commandCapacity = commandCapacity
         self.eventCapacity = eventCapacity
         self.initialMasterVolume = initialMasterVolume
         self.recordingBufferSeconds = recordingBufferSeconds
+        self.microphoneRecordingBufferSeconds = microphoneRecordingBufferSeconds
     }
 }

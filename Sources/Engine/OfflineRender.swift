@@ -9,9 +9,13 @@ extension Engine {
     ///
     /// With `input`, those interleaved frames of `inputChannelCount` channels play the microphone's
     /// part, block by block, exactly as a capture device would feed them (silence after their end).
+    /// With `song`, its messages are sent as the renderer reaches them, as `render(_:options:_:)`
+    /// sends a file's (a sequencer made with `startFrame` 0 plays from the first frame rendered, on
+    /// the renderer's grid).
     /// - Thread: stopped. No device stream may be running this engine's renderer.
     public func renderOffline<Failure: Error>(frameCount: Int, blockFrameCount: Int = 64,
                               input: UnsafeBufferPointer<Float>? = nil, inputChannelCount: Int = 1,
+                              song: MIDISequencer? = nil,
                               _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) {
         let block = min(max(1, blockFrameCount), configuration.render.maxFrameCount)
         let channelCount = configuration.render.channelCount
@@ -26,6 +30,7 @@ extension Engine {
         var rendered = 0
         while rendered < frameCount {
             let count = min(block, frameCount - rendered)
+            song?.send(dueBefore: RenderQuantum.boundary(atOrAfter: renderedFrameTime + FrameTime(count)), to: self)
             if let source = input?.baseAddress {
                 let available = max(0, min(count, inputFrameCount - rendered))
                 inputScratch.update(from: source + rendered * inputChannels, count: available * inputChannels)

@@ -49,6 +49,15 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// through common fonts clear of the output limiter (see `defaultSongGainDecibels`).
     /// - Thread: any.
     public var songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels
+    /// Builds the microphone's voice-processing stage (noise suppression and automatic gain,
+    /// switched live through `EffectsControls`): it adds one processing frame, 10 ms, to the
+    /// microphone's path. Off, the chain has no such delay.
+    /// - Thread: any.
+    public var voiceProcessing: Bool = false
+    /// Builds the voice-processing stage with an echo canceller that removes from the microphone
+    /// what the engine itself plays (a backing track, instruments); implies `voiceProcessing`.
+    /// - Thread: any.
+    public var echoCancellation: Bool = false
 
     /// 10 ms, FluidSynth's default minimum note length.
     /// - Thread: any.

@@ -32,6 +32,15 @@ public final class Renderer: @unchecked Sendable {
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
+    /// The microphone's bus, `maxFrameCount` frames each: its input chain runs here before it
+    /// joins the mix bus.
+    let microphoneLeft: UnsafeMutablePointer<Float>
+    let microphoneRight: UnsafeMutablePointer<Float>
+    /// The instruments' block in mono, `maxFrameCount` frames: the echo canceller's reference.
+    let echoReference: UnsafeMutablePointer<Float>
+    /// The processed microphone, interleaved for `microphoneTap`, `maxFrameCount` frames (empty
+    /// when nobody records it).
+    let microphoneFrames: UnsafeMutablePointer<Float>
     /// The last quantum of the instruments and their effects sends, `RenderQuantum.frameCount`
     /// frames each; its last `quantumFramesLeft` frames are still to go into a block.
     let quantumLeft: UnsafeMutablePointer<Float>
@@ -56,6 +65,11 @@ public final class Renderer: @unchecked Sendable {
     let outputTap: OutputTap
     /// The same tap, for the audio thread: a guaranteed reference costs no reference counting.
     let outputTapReference: Unmanaged<OutputTap>
+    /// Where the processed microphone is copied, alone, before it joins the instruments (the
+    /// karaoke stem; a disabled tap when nobody records it), and its guaranteed reference.
+    let microphoneTap: OutputTap
+    let microphoneTapReference: Unmanaged<OutputTap>
+    let recordsMicrophone: Bool
     /// Frames delivered so far: the time of the next frame out, what is left of the last quantum
     /// short of its end. Audio thread only.
     var frameTime: FrameTime {
@@ -85,13 +99,17 @@ public final class Renderer: @unchecked Sendable {
     let publishedLimitedFrames = Atomic<Int>(0)
     let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
-    /// - Parameter outputTap: where every rendered block is copied for recording, if anywhere.
+    /// - Parameters:
+    ///   - outputTap: where every rendered block is copied for recording, if anywhere.
+    ///   - microphoneTap: where the processed microphone is copied, alone and in stereo, before it
+    ///     joins the instruments, if anywhere.
     /// - Thread: control. Not real-time safe: allocates.
     public init(configuration: RenderConfiguration,
                 commands: consuming SPSCRing<RenderCommand>.Consumer,
                 events: consuming SPSCRing<RenderEvent>.Producer,
                 effects: EffectsControls,
-                outputTap: OutputTap? = nil) {
+                outputTap: OutputTap? = nil,
+                microphoneTap: OutputTap? = nil) {
         precondition(configuration.sampleRate > 0 && configuration.channelCount > 0 && configuration.maxFrameCount > 0)
         self.configuration = configuration
         self.commands = commands
@@ -102,6 +120,10 @@ public final class Renderer: @unchecked Sendable {
         outputTapReference = Unmanaged.passUnretained(self.outputTap)
         precondition(self.outputTap.channelCount == configuration.channelCount,
                      "the output tap must have the renderer's channel count")
+        self.microphoneTap = microphoneTap ?? OutputTap(channelCount: 2, capacityFrameCount: 0)
+        microphoneTapReference = Unmanaged.passUnretained(self.microphoneTap)
+        recordsMicrophone = self.microphoneTap.isEnabled
+        precondition(self.microphoneTap.channelCount == 2, "the microphone tap is stereo")
         tones = ToneBank(sampleRate: configuration.sampleRate)
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
@@ -128,9 +150,19 @@ public final class Renderer: @unchecked Sendable {
         mixLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
         mixRight = .allocate(capacity: configuration.maxFrameCount)
         mixRight.initialize(repeating: 0, count: configuration.maxFrameCount)
+        microphoneLeft = .allocate(capacity: configuration.maxFrameCount)
+        microphoneLeft.initialize(repeating: 0, count: configuration.maxFrameCount)
+        microphoneRight = .allocate(capacity: configuration.maxFrameCount)
+        microphoneRight.initialize(repeating: 0, count: configuration.maxFrameCount)
+        echoReference = .allocate(capacity: configuration.maxFrameCount)
+        echoReference.initialize(repeating: 0, count: configuration.maxFrameCount)
+        let microphoneSampleCount = recordsMicrophone ? 2 * configuration.maxFrameCount : 0
+        microphoneFrames = .allocate(capacity: microphoneSampleCount)
+        microphoneFrames.initialize(repeating: 0, count: microphoneSampleCount)
         chain = EffectsChain(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount,
                              controls: effects, limiterEnabled: configuration.outputLimiter,
-                             howlGuardEnabled: configuration.howlGuard)
+                             howlGuardEnabled: configuration.howlGuard,
+                             voiceProcessing: configuration.voiceProcessing, echoCancellation: configuration.echoCancellation)
     }
 
     deinit {
@@ -142,6 +174,10 @@ public final class Renderer: @unchecked Sendable {
         drums.deallocate { $0.release() }
         mixLeft.deallocate()
         mixRight.deallocate()
+        microphoneLeft.deallocate()
+        microphoneRight.deallocate()
+        echoReference.deallocate()
+        microphoneFrames.deallocate()
         songLeft.deallocate()
         songRight.deallocate()
         quantumLeft.deallocate()
@@ -226,15 +262,8 @@ public final class Renderer: @unchecked Sendable {
     public func render(input: UnsafePointer<Float>?, inputChannelCount: Int,
                        into output: UnsafeMutablePointer<Float>, frameCount: Int) {
         chain.updateParameters()
-        let microphoneIsOpen = input != nil && inputChannelCount > 0
-        if let input, microphoneIsOpen {
-            readInput(input, channelCount: inputChannelCount, frameCount: frameCount)
-            chain.processInput(left: mixLeft, right: mixRight, frameCount: frameCount)
-        } else {
-            mixLeft.update(repeating: 0, count: frameCount)
-            mixRight.update(repeating: 0, count: frameCount)
-        }
-
+        mixLeft.update(repeating: 0, count: frameCount)
+        mixRight.update(repeating: 0, count: frameCount)
         var delivered = 0
         while delivered < frameCount {
             if quantumFramesLeft == 0 { renderQuantum() }
@@ -246,6 +275,21 @@ public final class Renderer: @unchecked Sendable {
             }
             quantumFramesLeft -= count
             delivered += count
+        }
+        let microphoneIsOpen = input != nil && inputChannelCount > 0
+        if let input, microphoneIsOpen {
+            readInput(input, channelCount: inputChannelCount, frameCount: frameCount)
+            var reference: UnsafePointer<Float>? = nil
+            if chain.cancelsEcho {
+                for frame in 0..<frameCount { echoReference[frame] = (mixLeft[frame] + mixRight[frame]) * 0.5 }
+                reference = UnsafePointer(echoReference)
+            }
+            chain.processInput(left: microphoneLeft, right: microphoneRight, reference: reference, frameCount: frameCount)
+            writeMicrophoneTap(frameCount: frameCount)
+            for frame in 0..<frameCount {
+                mixLeft[frame] += microphoneLeft[frame]
+                mixRight[frame] += microphoneRight[frame]
+            }
         }
         if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
             let (predictor1, predictor2) = chain.howlPredictor
@@ -456,7 +500,7 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    /// De-interleaves the microphone block onto the (empty) mix bus, where the input chain runs.
+    /// De-interleaves the microphone block onto the microphone's bus, where the input chain runs.
     @_noAllocation @_noLocks
     func readInput(_ input: UnsafePointer<Float>, channelCount: Int, frameCount: Int) {
         let rightChannel = channelCount > 1 ? 1 : 0
@@ -464,12 +508,24 @@ public final class Renderer: @unchecked Sendable {
         var peak: Float = 0
         for frame in 0..<frameCount {
             let left = input[sampleIndex], right = input[sampleIndex + rightChannel]
-            mixLeft[frame] = left
-            mixRight[frame] = right
+            microphoneLeft[frame] = left
+            microphoneRight[frame] = right
             peak = max(peak, max(abs(left), abs(right)))
             sampleIndex += channelCount
         }
         raisePeak(publishedInputPeak, to: peak)
+    }
+
+    /// Copies the processed microphone, interleaved, into its tap, when somebody records it.
+    @_noAllocation @_noLocks
+    func writeMicrophoneTap(frameCount: Int) {
+        guard recordsMicrophone else { return }
+        for frame in 0..<frameCount {
+            microphoneFrames[2 * frame] = microphoneLeft[frame]
+            microphoneFrames[2 * frame + 1] = microphoneRight[frame]
+        }
+        let frames = microphoneFrames  // a local: the closure must not capture (retain) self
+        microphoneTapReference._withUnsafeGuaranteedRef { $0.write(frames, frameCount: frameCount) }
     }
 
     /// Interleaves the finished mix bus into `output`: stereo as is, mono as the average, extra

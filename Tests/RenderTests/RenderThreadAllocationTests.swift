@@ -20,10 +20,15 @@ final class RenderThreadAllocationTests: XCTestCase {
     }
 
     func testSteadyStateRenderThreadMakesNoHeapCalls() {
-        // A recording tap, so the recording path runs too (its ring is drained below).
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64, songGainDecibels: 0),
-                                                               recordingBufferSeconds: 1))
+        // A recording tap and a microphone tap, so the recording paths run too (their rings are
+        // drained below), and voice processing with echo cancellation (libspeexdsp) on the microphone.
+        var render = RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64, songGainDecibels: 0)
+        render.voiceProcessing = true
+        render.echoCancellation = true
+        let engine = Engine(configuration: EngineConfiguration(render: render, recordingBufferSeconds: 1,
+                                                               microphoneRecordingBufferSeconds: 1))
         let tap = engine.outputTap!
+        let microphoneTap = engine.microphoneTap!
         let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]
         XCTAssertTrue(engine.install(banks[0]))
         let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
@@ -93,7 +98,12 @@ final class RenderThreadAllocationTests: XCTestCase {
             engine.effects.reverbPercent.set(Float(sent % 3 == 0 ? 0 : sent % 101))
             if sent % 50 == 0 { engine.send(.reverbPreset(ReverbPreset.allCases[(sent / 50) % 4]), at: frame + 17) }
             if sent % 90 == 0 { engine.send(.mute(sent % 180 == 0), at: frame + 19) }
+            // Voice processing: noise suppression and automatic gain switch and move.
+            engine.effects.noiseSuppressionDecibels.set(sent % 4 == 0 ? 0 : -Float(sent % 40))
+            engine.effects.automaticGain.set(Float(sent / 3 % 2))
+            engine.effects.gainTargetDecibels.set(-Float(5 + sent % 30))
             _ = tap.read(into: drain)
+            _ = microphoneTap.read(into: drain)
             engine.processEvents()
             usleep(50)
         }
@@ -104,6 +114,7 @@ final class RenderThreadAllocationTests: XCTestCase {
         XCTAssertGreaterThan(renderer.statistics.drumRecycles, 0, "the drum recycle path ran")
         XCTAssertGreaterThan(renderer.statistics.drumChokes, 0, "the choke path ran")
         XCTAssertGreaterThan(tap.tappedFrameCount, 0, "the recording tap ran")
+        XCTAssertGreaterThan(microphoneTap.tappedFrameCount, 0, "the microphone's tap ran")
         XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
         XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
     }

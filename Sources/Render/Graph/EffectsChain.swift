@@ -1,15 +1,20 @@
 import DSP
 import Lockfree
+import VoiceProcessing
 
 /// The effects graph, audio-thread half:
 ///
-///     microphone → DC blocker → bass shelf → treble shelf → boost ─┐
+///     microphone → DC blocker → [voice processing] → bass shelf → treble shelf → boost ─┐
 ///                                      instruments (tones, sampler, drums) ─┴→ reverb
 ///     → master volume × mute × howl duck → [howl detector] → safety limiter → out
 ///
 /// The instruments join before the reverb, so one graph serves the live microphone and the
 /// instruments alike. Every knob comes from an `EffectsControls` cell, read once per block; gains
 /// ramp per frame, filter coefficients per block, so no change clicks or zippers.
+///
+/// Voice processing (when the renderer is built with it: `RenderConfiguration.voiceProcessing`)
+/// runs on the microphone in mono: echo cancellation against the instruments' own output, noise
+/// suppression, automatic gain (`VoiceProcessor`), one 10 ms processing frame late.
 ///
 /// The howl guard (only while a microphone feeds the graph): when the detector confirms feedback in the output, the output is ducked by
 /// `howlDuckDecibels` within `howlDuckSeconds`, held for `howlHoldSeconds` (the loop dies down,
@@ -28,10 +33,12 @@ struct EffectsChain {
     let sampleRate: Double
     let bassReader: ParameterReader, trebleReader: ParameterReader, boostReader: ParameterReader
     let reverbReader: ParameterReader, volumeReader: ParameterReader
+    let noiseSuppressionReader: ParameterReader, automaticGainReader: ParameterReader, gainTargetReader: ParameterReader
 
     var inputDCLeft: DCBlocker, inputDCRight: DCBlocker
     var bassLeft = Biquad(), bassRight = Biquad(), trebleLeft = Biquad(), trebleRight = Biquad()
     var appliedBass: Float = .nan, appliedTreble: Float = .nan
+    var voice: VoiceProcessor?
     var boost: GainStage
     var reverb: Reverb
     /// True while the reverb's tanks hold a tail; false once the mix has been 0 long enough that
@@ -47,13 +54,18 @@ struct EffectsChain {
     var howlDetector: HowlDetector
     let howlGuardEnabled: Bool
 
-    init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, howlGuardEnabled: Bool) {
+    init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, howlGuardEnabled: Bool,
+         voiceProcessing: Bool, echoCancellation: Bool) {
         self.sampleRate = sampleRate
         bassReader = controls.bassDecibels.reader
         trebleReader = controls.trebleDecibels.reader
         boostReader = controls.boostDecibels.reader
         reverbReader = controls.reverbPercent.reader
         volumeReader = controls.volume.reader
+        noiseSuppressionReader = controls.noiseSuppressionDecibels.reader
+        automaticGainReader = controls.automaticGain.reader
+        gainTargetReader = controls.gainTargetDecibels.reader
+        voice = voiceProcessing || echoCancellation ? VoiceProcessor(sampleRate: sampleRate, echoCancellation: echoCancellation) : nil
         inputDCLeft = DCBlocker(sampleRate: sampleRate)
         inputDCRight = DCBlocker(sampleRate: sampleRate)
         let smoothing = Int(sampleRate * 0.01)  // 10 ms: no zipper, still feels immediate
@@ -71,9 +83,13 @@ struct EffectsChain {
         self.howlGuardEnabled = howlGuardEnabled
         // Start where the knobs are: the first block must not ramp in from flat.
         updateEqualiser(startingNow: true)
+        updateVoiceProcessing()
     }
 
-    func deallocate() { reverb.deallocate() }
+    func deallocate() {
+        reverb.deallocate()
+        voice?.deallocate()
+    }
 
     /// Reads the knobs (once per block).
     @_noAllocation @_noLocks
@@ -83,7 +99,19 @@ struct EffectsChain {
         master.move(to: volumeReader.value)
         let mix = reverbReader.value
         if mix != reverb.mixPercent { reverb.setMix(mix) }
+        updateVoiceProcessing()
     }
+
+    @_noAllocation @_noLocks
+    mutating func updateVoiceProcessing() {
+        guard voice != nil else { return }
+        let target: Float? = automaticGainReader.value > 0.5 ? gainTargetReader.value : nil
+        voice!.apply(noiseSuppressionDecibels: noiseSuppressionReader.value, gainTargetDecibels: target)
+    }
+
+    /// True when the microphone's chain cancels the instruments' echo: `processInput` wants their
+    /// output as its reference.
+    var cancelsEcho: Bool { @_noAllocation @_noLocks get { voice?.cancelsEcho ?? false } }
 
     @_noAllocation @_noLocks
     mutating func updateEqualiser(startingNow: Bool) {
@@ -107,11 +135,19 @@ struct EffectsChain {
     @_noAllocation @_noLocks
     mutating func setReverbPreset(_ preset: ReverbPreset) { reverb.setPreset(preset) }
 
-    /// The microphone's own chain, in place: DC blocker, bass, treble, boost.
+    /// The microphone's own chain, in place: DC blocker, voice processing, bass, treble, boost.
+    /// `reference` is the instruments' output over the same frames, in mono (the echo to cancel).
     @_noAllocation @_noLocks
-    mutating func processInput(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+    mutating func processInput(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                               reference: UnsafePointer<Float>?, frameCount: Int) {
         inputDCLeft.process(left, frameCount: frameCount)
         inputDCRight.process(right, frameCount: frameCount)
+        if voice != nil {
+            // Speex processes one voice: the microphone's channels are averaged, and the result feeds both sides.
+            for frame in 0..<frameCount { left[frame] = (left[frame] + right[frame]) * 0.5 }
+            voice!.process(left, reference: reference, frameCount: frameCount)
+            for frame in 0..<frameCount { right[frame] = left[frame] }
+        }
         bassLeft.process(left, frameCount: frameCount)
         bassRight.process(right, frameCount: frameCount)
         trebleLeft.process(left, frameCount: frameCount)

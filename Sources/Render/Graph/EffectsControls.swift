@@ -1,4 +1,5 @@
 import Lockfree
+import VoiceProcessing
 
 /// The live knobs of the effects graph, one `ParameterCell` each: the control thread writes them at
 /// any time, the audio thread reads them once per block and smooths every change (no zipper noise).
@@ -22,6 +23,17 @@ public final class EffectsControls: @unchecked Sendable {
     /// Master volume, 0…1, before the safety limiter.
     /// - Thread: any.
     public let volume: ParameterCell
+    /// Noise suppression on the microphone, −60…0 dB; 0 is off. Heard only when the renderer was
+    /// built with voice processing (`RenderConfiguration.voiceProcessing`).
+    /// - Thread: any.
+    public let noiseSuppressionDecibels = ParameterCell(0, range: VoiceProcessor.noiseSuppressionRange)
+    /// Automatic gain control on the microphone: on above 0.5, off below. Heard only with voice
+    /// processing, like `noiseSuppressionDecibels`.
+    /// - Thread: any.
+    public let automaticGain = ParameterCell(0, range: 0...1)
+    /// The level the automatic gain control aims the microphone's speech at, in dBFS.
+    /// - Thread: any.
+    public let gainTargetDecibels = ParameterCell(VoiceProcessor.defaultGainTargetDecibels, range: VoiceProcessor.gainTargetRange)
 
     /// - Thread: control.
     public init(initialVolume: Float) {

@@ -1,0 +1,201 @@
+import AudioAnalysis
+import AudioFile
+import DSP
+import Engine
+import Foundation
+import MIDI
+import Render
+import SoundFont
+import TestSupport
+import VoiceProcessing
+import XCTest
+
+/// The microphone's voice processing (libspeexdsp) measured on speech from espeak-ng: noise
+/// suppression, automatic gain control, and echo cancellation of a backing track the engine plays,
+/// heard through a room.
+final class VoiceProcessingTests: XCTestCase {
+    static let rate = TestSpeech.sampleRate
+    static let processingDelay = VoiceProcessor.latencyFrameCount(sampleRate: rate)
+    static let root = CommandRunner.repositoryRoot
+
+    /// Runs `microphone` (mono) through an engine with voice processing, as `configure` and
+    /// `controls` set it up, with `song` playing from the first frame; returns the output and the
+    /// processed microphone alone (the stem), left channels.
+    static func process(_ microphone: [Float], echoCancellation: Bool = false, song: (MIDIFile, SampleBank)? = nil,
+                        blockFrameCount: Int = 64, controls: (EffectsControls) -> Void) -> (output: [Float], stem: [Float]) {
+        var render = RenderConfiguration(sampleRate: rate, channelCount: 2, maxFrameCount: 4_096, howlGuard: false)
+        render.voiceProcessing = true
+        render.echoCancellation = echoCancellation
+        let engine = Engine(configuration: EngineConfiguration(render: render, microphoneRecordingBufferSeconds: 1))
+        controls(engine.effects)
+        let sequencer = song.map { song, bank in
+            engine.install(bank)
+            return MIDISequencer(song, sampleRate: rate)
+        }
+        var output: [Float] = [], stem: [Float] = []
+        let drain = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * 4_096)
+        defer { drain.deallocate() }
+        microphone.withUnsafeBufferPointer { input in
+            engine.renderOffline(frameCount: microphone.count, blockFrameCount: blockFrameCount, input: input,
+                                 inputChannelCount: 1, song: sequencer) { block in
+                for frame in stride(from: 0, to: block.count, by: 2) { output.append(block[frame]) }
+                while true {
+                    let frames = engine.microphoneTap!.read(into: drain)
+                    if frames == 0 { break }
+                    for frame in 0..<frames { stem.append(drain[2 * frame]) }
+                }
+            }
+        }
+        return (output, stem)
+    }
+
+    func testNoiseSuppressionQuietsThePausesAndKeepsTheSpeech() throws {
+        let speech = try TestSpeech.make(levelDecibels: -20)
+        let noise = whiteNoise(count: speech.samples.count, levelDecibels: -45)
+        let microphone = zip(speech.samples, noise).map(+)
+        let (_, stem) = Self.process(microphone) {
+            $0.noiseSuppressionDecibels.set(VoiceProcessor.defaultNoiseSuppressionDecibels)
+        }
+        let settled = Int(2 * Self.rate)
+        let noiseBefore = level(speech.pauseLevel(of: microphone, after: settled))
+        let noiseAfter = level(speech.pauseLevel(of: stem, delay: Self.processingDelay, after: settled))
+        let speechBefore = level(speech.voicedLevel(of: speechBand(speech.samples, sampleRate: Self.rate), after: settled))
+        let speechAfter = level(speech.voicedLevel(of: speechBand(stem, sampleRate: Self.rate), delay: Self.processingDelay, after: settled))
+        print("denoise -25 dB: noise in the pauses \(noiseBefore) -> \(noiseAfter) dBFS (\(noiseBefore - noiseAfter) dB down); speech band \(speechBefore) -> \(speechAfter) dBFS")
+        XCTAssertGreaterThanOrEqual(noiseBefore - noiseAfter, 15, "noise in the pauses must fall by at least 15 dB")
+        XCTAssertEqual(speechAfter, speechBefore, accuracy: 3, "the speech band's level must stay within 3 dB")
+    }
+
+    /// At the default target, and (another voice, another target) where the calibration of speex's
+    /// loudness measure was not made.
+    func testAutomaticGainBringsSpeechToItsTarget() throws {
+        try checkAutomaticGain(target: VoiceProcessor.defaultGainTargetDecibels, voice: "en", levels: [-40, -30, -20, -10])
+        try checkAutomaticGain(target: -26, voice: "en+f3", levels: [-40, -25, -10])
+    }
+
+    func checkAutomaticGain(target: Float, voice: String, levels: [Float]) throws {
+        let speech = try TestSpeech.make(levelDecibels: 0, voice: voice)
+        let settled = Int(2 * Self.rate)
+        for inputLevel in levels {
+            let scale = decibels(inputLevel)
+            let floor = whiteNoise(count: speech.samples.count, levelDecibels: -75)  // a microphone's own hiss
+            let microphone = zip(speech.samples, floor).map { $0 * scale + $1 }
+            let (_, stem) = Self.process(microphone) {
+                $0.automaticGain.set(1)
+                $0.gainTargetDecibels.set(target)
+            }
+            let reached = level(speech.voicedLevel(of: stem, delay: Self.processingDelay, after: settled))
+            print("agc \(target) dBFS, voice \(voice): speech at \(inputLevel) dBFS comes out at \(reached) dBFS after 2 s")
+            XCTAssertEqual(reached, target, accuracy: 3, "speech at \(inputLevel) dBFS must come out within 3 dB of the target")
+        }
+    }
+
+    /// A backing track the engine plays, heard through a room (RT60 about 300 ms) by the
+    /// microphone, with speech over it: the echo canceller and speex's residual-echo suppression
+    /// take the track out of the stem and leave the voice.
+    func testEchoCancellationRemovesTheBackingTrackAndKeepsTheVoice() throws {
+        // The singer comes in after the track's first two seconds, as after a song's intro: the
+        // canceller converges on the track alone.
+        let intro = Int(2 * Self.rate)
+        var speech = try TestSpeech.make(repeats: 2, levelDecibels: -20)
+        speech.samples = [Float](repeating: 0, count: intro) + speech.samples
+        speech.pauses = speech.pauses.map { $0.lowerBound + intro ..< $0.upperBound + intro }
+        let song = try MIDIFile.read(path: Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path)
+        let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate)
+        // The track as the engine plays it (what a speaker would play), then through the room.
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, howlGuard: false)))
+        engine.install(bank)
+        var track: [Float] = []
+        engine.render(song) { block in
+            for frame in stride(from: 0, to: block.count, by: 2) { track.append((block[frame] + block[frame + 1]) / 2) }
+        }
+        let room = RoomImpulse.exponential(sampleRate: Self.rate, rt60: 0.3, directDelaySeconds: 0.004)
+        var echo = convolve(Array(track.prefix(speech.samples.count)), room)
+        echo = Array(echo.prefix(speech.samples.count))
+        let echoScale = decibels(-24) / SignalAnalysis.rms(echo[...])
+        echo = echo.map { $0 * echoScale }
+        let floor = whiteNoise(count: echo.count, levelDecibels: -70)
+        let microphone = (0..<echo.count).map { speech.samples[$0] + echo[$0] + floor[$0] }
+
+        let (_, stem) = Self.process(microphone, echoCancellation: true, song: (song, bank)) { _ in }
+        let settled = intro
+        for pause in speech.pauses {
+            let one = TestSpeech(samples: speech.samples, pauses: [pause])
+            print("pause at \(Double(pause.lowerBound) / Self.rate) s: \(level(one.pauseLevel(of: microphone))) -> \(level(one.pauseLevel(of: stem, delay: Self.processingDelay)))")
+        }
+        let echoBefore = level(speech.pauseLevel(of: microphone, after: settled))
+        let echoAfter = level(speech.pauseLevel(of: stem, delay: Self.processingDelay, after: settled))
+        let voiced = speech.voicedWindows.filter { $0.lowerBound >= settled }
+        let voiceCorrelation = voiced.isEmpty ? 0
+            : correlation(speech.samples, stem, delay: Self.processingDelay, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
+        let rawCorrelation = correlation(speech.samples, microphone, delay: 0, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
+        print("echo cancellation: backing track in the pauses \(echoBefore) -> \(echoAfter) dBFS (\(echoBefore - echoAfter) dB down); voice correlation \(rawCorrelation) at the microphone, \(voiceCorrelation) in the stem")
+        XCTAssertGreaterThanOrEqual(echoBefore - echoAfter, 20, "the backing track must be at least 20 dB down in the stem")
+        XCTAssertGreaterThanOrEqual(voiceCorrelation, 0.9, "the voice must survive")
+    }
+
+    /// With every step off the stage is its delay alone, sample for sample; and its output does
+    /// not depend on the block size.
+    func testTheStageIsAnExactDelayWhenOffAndBlockSizeIndependent() throws {
+        let noise = whiteNoise(count: 48_000, levelDecibels: -20)
+        let (_, bypassed) = Self.process(noise) { _ in }
+        // The DC blocker runs before the stage: compare with the chain without voice processing.
+        let plain = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, howlGuard: false)))
+        let reference = plain.processOffline(input: noise, inputChannelCount: 1)
+        let referenceLeft = stride(from: 0, to: reference.count, by: 2).map { reference[$0] }
+        XCTAssertEqual(Array(bypassed[Self.processingDelay...]), Array(referenceLeft[..<(referenceLeft.count - Self.processingDelay)]))
+        XCTAssertEqual(Array(bypassed[..<Self.processingDelay]), [Float](repeating: 0, count: Self.processingDelay))
+
+        let processed64 = Self.process(noise, blockFrameCount: 64) { $0.noiseSuppressionDecibels.set(-25); $0.automaticGain.set(1) }
+        let processed37 = Self.process(noise, blockFrameCount: 37) { $0.noiseSuppressionDecibels.set(-25); $0.automaticGain.set(1) }
+        XCTAssertEqual(processed64.output, processed37.output, "the output must not depend on the block size")
+    }
+}
+
+/// A room's impulse response: a direct path, then an exponentially decaying diffuse tail
+/// (seeded noise) falling 60 dB in `rt60` seconds.
+enum RoomImpulse {
+    static func exponential(sampleRate: Double, rt60: Double, directDelaySeconds: Double, seed: UInt64 = 11) -> [Float] {
+        var generator = SeededGenerator(state: seed)
+        let length = Int(rt60 * 1.3 * sampleRate)
+        let direct = Int(directDelaySeconds * sampleRate)
+        var response = [Float](repeating: 0, count: length)
+        response[direct] = 1
+        let decayPerFrame = pow(10, -3 / (rt60 * sampleRate))  // −60 dB over rt60
+        var envelope = 0.5
+        for frame in (direct + 1)..<length {
+            envelope *= decayPerFrame
+            response[frame] = Float(envelope) * Float.random(in: -1...1, using: &generator) * 0.25
+        }
+        return response
+    }
+}
+
+/// Convolution by overlap-add of FFT blocks (the analysis module's transform, optimised in debug
+/// builds too): seconds of audio through a response of a few hundred milliseconds in a moment.
+func convolve(_ signal: [Float], _ response: [Float]) -> [Float] {
+    var size = 2
+    while size < 2 * response.count { size *= 2 }
+    let block = size - response.count + 1
+    let transform = FourierTransform(size: size)
+    var responseReal = response.map(Double.init) + [Double](repeating: 0, count: size - response.count)
+    var responseImaginary = [Double](repeating: 0, count: size)
+    transform.transform(real: &responseReal, imaginary: &responseImaginary)
+    var output = [Float](repeating: 0, count: signal.count + response.count - 1)
+    for start in stride(from: 0, to: signal.count, by: block) {
+        let end = min(start + block, signal.count)
+        var real = signal[start..<end].map(Double.init) + [Double](repeating: 0, count: size - (end - start))
+        var imaginary = [Double](repeating: 0, count: size)
+        transform.transform(real: &real, imaginary: &imaginary)
+        // The product, conjugated: a forward transform of the conjugate is the inverse's conjugate.
+        for bin in 0..<size {
+            let re = real[bin] * responseReal[bin] - imaginary[bin] * responseImaginary[bin]
+            let im = real[bin] * responseImaginary[bin] + imaginary[bin] * responseReal[bin]
+            real[bin] = re
+            imaginary[bin] = -im
+        }
+        transform.transform(real: &real, imaginary: &imaginary)
+        for index in 0..<min(size, output.count - start) { output[start + index] += Float(real[index] / Double(size)) }
+    }
+    return output
+}
