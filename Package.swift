@@ -78,7 +78,7 @@ let package = Package(
         // One live session (a control loop over a started stream: signal fade, input end, a song's
         // lookahead and end, the outcome) for every live command and for library users.
         .target(name: "Live", dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
-        .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet"]),
+        .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet", "VoiceProcessing"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader"], path: "fuzz/Sources"),

@@ -21,6 +21,15 @@ public struct AudioFileFormat: RawRepresentable, Hashable, Sendable {
     /// - Thread: any.
     public static let oggVorbis = AudioFileFormat(rawValue: Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS))
 
+    /// MPEG-1/2 Audio Layer III (`SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III`): libsndfile 1.1 and
+    /// later write it through LAME and read it through mpg123.
+    /// - Thread: any.
+    public static let mp3 = AudioFileFormat(rawValue: Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III))
+
+    /// The extensions `init(path:)` knows, as a sentence's list: for messages and help texts.
+    /// - Thread: any.
+    public static let extensionList = ".wav, .flac, .ogg or .mp3"
+
     /// The format a path's extension asks for (`.wav` is float WAV), or `nil` for an unknown one.
     /// - Thread: any.
     public init?(path: String) {
@@ -28,6 +37,7 @@ public struct AudioFileFormat: RawRepresentable, Hashable, Sendable {
         if lowered.hasSuffix(".wav") { self = .wavFloat }
         else if lowered.hasSuffix(".flac") { self = .flac }
         else if lowered.hasSuffix(".ogg") || lowered.hasSuffix(".oga") { self = .oggVorbis }
+        else if lowered.hasSuffix(".mp3") { self = .mp3 }
         else { return nil }
     }
 }

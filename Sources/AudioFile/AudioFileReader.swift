@@ -28,6 +28,22 @@ public struct DecodedAudio: Sendable {
     }
 }
 
+/// A sound file's length, format and peak (`AudioFileReader.summary`).
+public struct AudioFileSummary: Sendable, Equatable {
+    /// Frames read: every frame the file holds.
+    /// - Thread: any.
+    public var frameCount: Int
+    /// - Thread: any.
+    public var sampleRate: Int
+    /// - Thread: any.
+    public var channelCount: Int
+    /// The largest absolute sample (1 is full scale).
+    /// - Thread: any.
+    public var peak: Float
+    /// - Thread: any.
+    public var seconds: Double { Double(frameCount) / Double(sampleRate) }
+}
+
 /// Reads sound files (WAV, FLAC, Ogg, MP3: whatever libsndfile opens) into memory.
 /// - Thread: control. Not real-time safe: allocates and does file I/O.
 public enum AudioFileReader {
@@ -37,6 +53,33 @@ public enum AudioFileReader {
     public static func read(_ path: String) throws(AudioFileError) -> DecodedAudio {
         var info = SF_INFO()
         return try decode(path, info: &info, allowShortRead: false)
+    }
+
+    /// What a sound file holds, read through in chunks (a long recording is never held whole):
+    /// its length, rate, channels and the largest absolute sample.
+    /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
+    /// - Thread: control.
+    public static func summary(_ path: String) throws(AudioFileError) -> AudioFileSummary {
+        if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(handle) }
+        guard info.channels > 0, info.samplerate > 0 else {
+            throw AudioFileError(path: path, reason: "no channels or no sample rate in the header")
+        }
+        let chunkFrames = 65_536, channelCount = Int(info.channels)
+        var chunk = [Float](repeating: 0, count: chunkFrames * channelCount)
+        var frames = 0
+        var peak: Float = 0
+        while true {
+            let read = chunk.withUnsafeMutableBufferPointer { Int(sf_readf_float(handle, $0.baseAddress, sf_count_t(chunkFrames))) }
+            if read <= 0 { break }
+            for sample in chunk[0 ..< read * channelCount] { peak = max(peak, abs(sample)) }
+            frames += read
+        }
+        return AudioFileSummary(frameCount: frames, sampleRate: Int(info.samplerate), channelCount: channelCount, peak: peak)
     }
 
     /// Reads headerless 32-bit little-endian float frames, as ALSA's `file` plugin records them.

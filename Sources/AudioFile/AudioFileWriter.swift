@@ -20,7 +20,7 @@ public final class AudioFileWriter {
     /// - Thread: control.
     public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat? = nil) throws(AudioFileError) {
         guard let format = format ?? AudioFileFormat(path: path) else {
-            throw AudioFileError(path: path, reason: "unknown file type (use .wav, .flac or .ogg)")
+            throw AudioFileError(path: path, reason: "unknown file type (use \(AudioFileFormat.extensionList))")
         }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)

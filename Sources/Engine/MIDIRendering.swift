@@ -167,7 +167,7 @@ struct RenderEnd {
 }
 
 extension Engine {
-    /// Renders `file` to a sound file at `path` (.wav float, .flac or .ogg), in batches of
+    /// Renders `file` to a sound file at `path` (.wav float, .flac, .ogg or .mp3), in batches of
     /// `BatchedFileWriter.batchFrameCount` frames.
     /// - Thread: stopped. Not real-time safe: file I/O.
     @discardableResult

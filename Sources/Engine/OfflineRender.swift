@@ -68,7 +68,37 @@ extension Engine {
         return samples
     }
 
-    /// Renders `frameCount` frames to a sound file (format from the extension: .wav, .flac, .ogg).
+    /// Runs `microphone` through the graph as the microphone, offline and faster than real time,
+    /// with `song` (a sequencer made with `startFrame` 0) playing from its first frame, and writes
+    /// the output to `path` and, with `stemPath`, the processed microphone alone, before the song
+    /// joins it (the engine needs `microphoneRecordingBufferSeconds` for that). Both files are as
+    /// long as `microphone`. Formats from the extensions: .wav, .flac, .ogg, .mp3.
+    /// - Throws: `AudioFileError` naming the file that could not be made or written.
+    /// - Thread: stopped. Not real-time safe: file I/O.
+    public func processOffline(_ microphone: DecodedAudio, song: MIDISequencer? = nil, to path: String,
+                               microphoneTo stemPath: String? = nil, blockFrameCount: Int = 64) throws(AudioFileError) {
+        precondition(stemPath == nil || microphoneTap != nil, "a stem needs an engine built with microphoneRecordingBufferSeconds > 0")
+        var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)
+        var stemWriter = try stemPath.map { (stemPath) throws(AudioFileError) in
+            try BatchedFileWriter(path: stemPath, sampleRate: Int(sampleRate), channelCount: 2)
+        }
+        let drain = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * configuration.render.maxFrameCount)
+        defer { drain.deallocate() }
+        try microphone.samples.withUnsafeBufferPointer { (input) throws(AudioFileError) in
+            try renderOffline(frameCount: microphone.frameCount, blockFrameCount: blockFrameCount, input: input,
+                              inputChannelCount: microphone.channelCount, song: song) { (block) throws(AudioFileError) in
+                try writer.write(block)
+                guard stemWriter != nil, let tap = microphoneTap else { return }
+                while case let frames = tap.read(into: drain), frames > 0 {
+                    try stemWriter!.write(UnsafeBufferPointer(rebasing: drain[0 ..< 2 * frames]))
+                }
+            }
+        }
+        try writer.close()
+        try stemWriter?.close()
+    }
+
+    /// Renders `frameCount` frames to a sound file (format from the extension: .wav, .flac, .ogg, .mp3).
     /// - Thread: stopped. Not real-time safe: file I/O.
     public func renderOffline(frameCount: Int, to path: String, blockFrameCount: Int = 64) throws(AudioFileError) {
         var writer = try BatchedFileWriter(path: path, sampleRate: Int(sampleRate), channelCount: configuration.render.channelCount)

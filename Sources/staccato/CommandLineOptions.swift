@@ -42,21 +42,27 @@ struct OptionSpec: Sendable {
     let defaultValue: OptionDefault
     /// The values accepted, checked by `ParsedOptions.integer` and `.double` and shown in the table.
     let range: ClosedRange<Double>?
+    /// The value an option whose value may be left out takes when it is (`--denoise` alone is
+    /// `--denoise -25`); `nil` when the value must be given. Such an option takes the next
+    /// argument as its value only when that is a number.
+    let bareValue: String?
 
     init(name: String, valueName: String? = nil, help: String, default defaultValue: OptionDefault = .none,
-         range: ClosedRange<Double>? = nil) {
+         range: ClosedRange<Double>? = nil, bareValue: String? = nil) {
         self.name = name
         self.valueName = valueName
         self.help = help
         self.defaultValue = defaultValue
         self.range = range
+        self.bareValue = bareValue
     }
 
     var takesValue: Bool { valueName != nil }
     var isRequired: Bool { if case .required = defaultValue { true } else { false } }
 
-    /// `--rate HZ` (or `--midi` for a flag): the option's left column in the table.
-    var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+    /// `--rate HZ` (or `--midi` for a flag, `--denoise [DB]` for a value that may be left out): the
+    /// option's left column in the table.
+    var synopsis: String { "--\(name)" + (valueName.map { bareValue == nil ? " \($0)" : " [\($0)]" } ?? "") }
 
     /// The option in the usage line: `--device NAME` when required, `[--rate 48000]` with a
     /// default value, `[--record FILE]` otherwise; `bare` leaves the brackets off (for a group).
@@ -142,6 +148,8 @@ struct ParsedOptions {
             if spec.takesValue {
                 if let inlineValue {
                     values[name] = inlineValue
+                } else if let bareValue = spec.bareValue, index == arguments.count || Double(arguments[index]) == nil {
+                    values[name] = bareValue
                 } else {
                     guard index < arguments.count, !looksLikeOption(arguments[index]) else {
                         throw UsageError(description: "--\(name) needs a value (\(spec.valueName!))")
@@ -226,7 +234,7 @@ struct ParsedOptions {
     func soundFilePath(_ name: String) throws -> String {
         let path = try string(name)
         guard AudioFileFormat(path: path) != nil else {
-            throw UsageError(description: "--\(name) must end in .wav, .flac or .ogg, got '\(path)'")
+            throw UsageError(description: "--\(name) must end in \(AudioFileFormat.extensionList), got '\(path)'")
         }
         return path
     }

@@ -1,17 +1,21 @@
+import AudioFile
 import AudioIO
 import DSP
+import DrumKitLoader
 import Engine
 import Live
 import Foundation
 import Glibc
 import Lockfree
+import MIDI
 import Render
+import VoiceProcessing
 
 extension Commands {
     static let mic = Subcommand(
         name: "mic",
-        summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time.",
-        description: "Prints the granted configuration and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, mute, unmute, quit. Ctrl-C stops cleanly.",
+        summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time; voice processing, a backing track, and every session recorded.",
+        description: "Prints the granted configuration, what each step of the chain costs in latency and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, denoise on|off|DB, agc on|off|DBFS, mute, unmute, quit. Ctrl-C stops cleanly. Each session is recorded to a new FLAC in the sessions folder ('staccato sessions' lists them) unless --record names a file or --no-record is given. Voice processing (--denoise, --agc, --echo-cancel; libspeexdsp) adds 10 ms to the microphone's path, once for any of them; without them the chain adds none. With --in-file the same chain runs offline on a file, faster than real time.",
         options: [
             OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .described("needed with --audio alsa")),
             OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM", default: DeviceOptions.defaultDevice),
@@ -22,38 +26,81 @@ extension Commands {
             OptionSpec(name: "reverb", valueName: "%", help: "reverb wet/dry mix, in %", default: .number(0), range: MicKnob.reverb.range),
             OptionSpec(name: "preset", valueName: "NAME", help: "reverb room: small, medium, hall or plate", default: .value("medium")),
             OptionSpec(name: "volume", valueName: "V", help: "master volume (starting quiet is a safety feature)", default: .number(0.3), range: 0...1),
-            OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE: .wav, .flac or .ogg"),
+            OptionSpec(name: "denoise", valueName: "DB", help: "noise suppression on the microphone, in dB (alone: \(Double(VoiceProcessor.defaultNoiseSuppressionDecibels).plainText)); voice processing: +10 ms",
+                       range: MicChain.range(VoiceProcessor.noiseSuppressionRange), bareValue: Double(VoiceProcessor.defaultNoiseSuppressionDecibels).plainText),
+            OptionSpec(name: "agc", valueName: "DBFS", help: "automatic gain control: brings speech to this level (alone: \(Double(VoiceProcessor.defaultGainTargetDecibels).plainText)); voice processing: +10 ms",
+                       range: MicChain.range(VoiceProcessor.gainTargetRange), bareValue: Double(VoiceProcessor.defaultGainTargetDecibels).plainText),
+            OptionSpec(name: "echo-cancel", help: "removes from the microphone what Staccato itself plays (the song of --play); voice processing: +10 ms"),
+            OptionSpec(name: "play", valueName: "SONG.mid", help: "a song to play with the microphone (a backing track); the session ends with it"),
+            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "with --play: the SoundFont that plays it", default: .shippedSoundFont),
+        ] + DeviceOptions.songSpecs + [
+            OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE: \(AudioFileFormat.extensionList)",
+                       default: .described("a new FLAC in $XDG_MUSIC_DIR/Staccato, else ~/Music/Staccato")),
+            OptionSpec(name: "no-record", help: "record nothing"),
+            OptionSpec(name: "mic-stem", valueName: "FILE", help: "record the processed microphone alone, before the song joins it: \(AudioFileFormat.extensionList)"),
+            OptionSpec(name: "in-file", valueName: "MIC.wav", help: "offline: run the chain on this file as the microphone, faster than real time, with the song of --play from its first frame"),
+            OptionSpec(name: "out-file", valueName: "OUT.wav", help: "offline: where the output goes (as long as --in-file)"),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
                        default: .described("run until quit or Ctrl-C", value: { (86_400 * 365).description }), range: 0.01...(86_400 * 365)),
         ],
+        exclusiveGroups: [["record", "no-record"], ["in", "in-file"]],
         playsLive: true
     ) { options in
+        if options.values["in-file"] != nil || options.values["out-file"] != nil { return try runMicOffline(options) }
+        return try runMicLive(options)
+    }
+
+    /// `mic --in-file`: the chain on a file, offline.
+    static func runMicOffline(_ options: ParsedOptions) throws -> Int32 {
+        guard options.values["in-file"] != nil, options.values["out-file"] != nil else {
+            throw UsageError(description: "--in-file and --out-file go together: the microphone file and where the output goes")
+        }
+        if options.values["record"] != nil { throw UsageError(description: "--record is for live sessions; offline, --out-file is the output") }
+        let inputPath = try options.string("in-file")
+        let outputPath = try options.soundFilePath("out-file")
+        let stemPath = try options.values["mic-stem"].map { _ in try options.soundFilePath("mic-stem") }
+        let chain = try MicChain(options)
+        let started = Date()
+        let microphone = try AudioFileReader.read(inputPath)
+        guard microphone.frameCount > 0 else { throw CommandFailure("\(inputPath): no frames to process") }
+        let rate = microphone.sampleRate
+        let setup = try chain.engine(sampleRate: rate, channelCount: 2, periodFrameCount: RenderQuantum.frameCount,
+                                     recordsOutput: false, recordsMicrophone: stemPath != nil)
+        print("microphone: \(inputPath) (\(microphone.channelCount) channel\(microphone.channelCount == 1 ? "" : "s"), \(rate) Hz, \(String(format: "%.2f", Double(microphone.frameCount) / Double(rate))) s)")
+        print(chain.description(sampleRate: Double(rate)))
+        let processingStarted = Date()
+        try setup.engine.processOffline(microphone, song: setup.song.map { MIDISequencer($0, sampleRate: Double(rate)) },
+                                        to: outputPath, microphoneTo: stemPath)
+        let seconds = Date().timeIntervalSince(processingStarted)
+        let audioSeconds = Double(microphone.frameCount) / Double(rate)
+        print("processed to \(outputPath)" + (stemPath.map { ", the microphone alone to \($0)" } ?? "")
+              + ": \(String(format: "%.2f", audioSeconds)) s in \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", audioSeconds / max(seconds, 1e-9)))x real time; "
+              + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
+        reportHowls(setup.engine, already: 0)
+        return 0
+    }
+
+    /// `mic` on a device: the live session.
+    static func runMicLive(_ options: ParsedOptions) throws -> Int32 {
         let audio = try AudioTarget(options, alsaDevice: try options.string("out"))
         let input = options.values["in"]
         if audio.backend == .alsa, input == nil { throw UsageError(description: "--audio alsa needs --in DEV, the microphone's capture PCM") }
         if audio.backend != .alsa, input != nil { throw UsageError(description: "--in names an ALSA capture PCM: it needs --audio alsa (JACK's inputs are connected with --connect-input)") }
         let configuration = audio.configuration
         let seconds = try options.double("seconds")
-        let volume = try options.double("volume")
-        let knobs = try MicKnob.allCases.map { knob in
-            (knob, try options.double(knob.rawValue))
-        }
-        let presetName = try options.string("preset")
-        guard let preset = MicKnob.preset(named: presetName) else {
-            throw UsageError(description: "--preset must be small, medium, hall or plate, got '\(presetName)'")
-        }
-        let recordPath = try options.values["record"].map { _ in try options.soundFilePath("record") }
+        let chain = try MicChain(options)
+        var recordPath = try options.values["record"].map { _ in try options.soundFilePath("record") }
+        if recordPath == nil, !options.has("no-record") { recordPath = try SessionRecordings.newPath(in: SessionRecordings.folder()) }
+        let stemPath = try options.values["mic-stem"].map { _ in try options.soundFilePath("mic-stem") }
 
-        var engineConfiguration = EngineConfiguration(
-            render: RenderConfiguration(sampleRate: Double(configuration.sampleRate), channelCount: configuration.channelCount,
-                                        maxFrameCount: max(4_096, configuration.periodFrameCount + 1)),
-            initialMasterVolume: Float(volume))
-        if recordPath != nil { engineConfiguration.recordingBufferSeconds = 2 }
-        let engine = Engine(configuration: engineConfiguration)
-        for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
-        engine.send(.reverbPreset(preset))
-
+        let setup = try chain.engine(sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
+                                     periodFrameCount: configuration.periodFrameCount,
+                                     recordsOutput: recordPath != nil, recordsMicrophone: stemPath != nil)
+        let engine = setup.engine
         let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
+        let stemRecorder = try stemPath.map { try Recorder(path: $0, tap: engine.microphoneTap!, sampleRate: configuration.sampleRate) }
+        if let recorder { print("recording the session to \(recorder.path)") }
+        if let stemRecorder { print("recording the microphone alone to \(stemRecorder.path)") }
         let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
         switch stream.backend {
         case .alsa:
@@ -66,10 +113,18 @@ extension Commands {
         case .null:
             print("microphone and speaker: the null device (silence in, nothing out): \(stream.granted)")
         }
-        print("chain: bass \(knobs[0].1.plainText) dB, treble \(knobs[1].1.plainText) dB, boost \(knobs[2].1.plainText) dB, reverb \(knobs[3].1.plainText) % (\(preset.name)), volume \(volume.plainText), limiter -1 dBFS, howl guard on")
-        if let recorder { print("recording to \(recorder.path)") }
+        print(chain.description(sampleRate: Double(configuration.sampleRate)))
 
+        let session = LiveSession(engine: engine, stream: stream)
+        let sequencer = setup.song.map { session.sequencer(for: $0) }
+        let tailLimit = sequencer?.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: engine.sampleRate)
+        if let sequencer, let song = options.values["play"] {
+            print("playing \(song): \(formatTime(Double(sequencer.endFrame) / engine.sampleRate)), \(sequencer.messageCount) messages; the song starts at frame \(sequencer.startFrame)")
+            sequencer.send(dueBefore: engine.renderedFrameTime + session.lookahead, to: engine)
+            LiveReport.extra["songStartFrame"] = sequencer.startFrame
+        }
         recorder?.start()
+        stemRecorder?.start()
         try stream.start(frameLimit: Int((seconds * Double(configuration.sampleRate)).rounded()))
         for line in stream.details { print(line) }
         print("audio thread: \(stream.realtimeScheduling)")
@@ -79,11 +134,20 @@ extension Commands {
         var reportedLatency = false
         var howlsReported = 0
         var lastMeter = 0.0
-        let session = LiveSession(engine: engine, stream: stream)
         let outcome = session.run { session in
             // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
             // than play on while every frame is dropped as if the disk were only slow.
-            if recorder?.hasFailed == true { session.stop() }
+            if recorder?.hasFailed == true || stemRecorder?.hasFailed == true { session.stop() }
+            if let sequencer, let tailLimit {
+                // The song: sent a lookahead ahead, and the session ends with it (its voices ended;
+                // the microphone keeps the output from ever falling silent).
+                let now = engine.renderedFrameTime
+                sequencer.send(dueBefore: now + session.lookahead, to: engine)
+                let statistics = engine.renderer.statistics
+                if sequencer.isOver(at: now, tailLimit: tailLimit, fallenSilent: statistics.activeVoices == 0 && statistics.activeDrumVoices == 0) {
+                    session.stop()
+                }
+            }
             if inputOpen {
                 if let bytes = Terminal.pendingBytes() {
                     lineBuffer += bytes
@@ -98,15 +162,13 @@ extension Commands {
             }
             if !reportedLatency, let latency = stream.latencyFrameCount, let offset = stream.streamOffsetFrameCount {
                 let granted = stream.granted
-                StatusLine.standard.print("latency: mic to speaker \(String(format: "%.2f", granted.milliseconds(latency))) ms (\(latency) frames: \(offset) buffered by staccato + \(latency - offset) in the devices)")
+                let processing = chain.latencyFrameCount(sampleRate: Double(granted.sampleRate))
+                let total = latency + processing
+                StatusLine.standard.print("latency: mic to speaker \(String(format: "%.2f", granted.milliseconds(total))) ms (\(total) frames: \(offset) buffered by staccato + \(latency - offset) in the devices"
+                                          + (processing > 0 ? " + \(processing) of voice processing)" : ")"))
                 reportedLatency = true
             }
-            if engine.renderer.howlCount > howlsReported {
-                howlsReported = engine.renderer.howlCount
-                let hertz = Int(engine.renderer.lastHowlHertz.rounded())
-                let what = hertz >= 20 ? "feedback howl near \(hertz) Hz" : "feedback (a sub-sonic rumble pinned at full level)"
-                printError("staccato mic: \(what): output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
-            }
+            howlsReported = reportHowls(engine, already: howlsReported)
             let now = MonotonicClock.seconds()
             if now - lastMeter > 0.1 {
                 lastMeter = now
@@ -115,16 +177,18 @@ extension Commands {
             }
         }
         StatusLine.standard.clear()
-        var recordingError: Error?
-        do { try recorder?.finish() } catch { recordingError = error }
-        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)" + (!stream.sharesClock ? String(format: "; drift absorbed by resampling the microphone at %+.1f ppm", stream.resamplingPartsPerMillion) : ""))
-        if let recorder {
-            print("recorded \(recorder.writtenFrameCount) frames to \(recorder.path); frames dropped: \(recorder.droppedFrameCount)")
+        var recordingErrors: [Error] = []
+        for recording in [recorder, stemRecorder].compactMap({ $0 }) {
+            do { try recording.finish() } catch { recordingErrors.append(error) }
         }
-        if let recordingError { printError("staccato: \(recordingError)") }
+        print("played \(stream.framesWritten) frames (\(String(format: "%.3f", Double(stream.framesWritten) / Double(configuration.sampleRate))) s) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)" + (!stream.sharesClock ? String(format: "; drift absorbed by resampling the microphone at %+.1f ppm", stream.resamplingPartsPerMillion) : ""))
+        for recording in [recorder, stemRecorder].compactMap({ $0 }) {
+            print("recorded \(recording.writtenFrameCount) frames to \(recording.path); frames dropped: \(recording.droppedFrameCount)")
+        }
+        for error in recordingErrors { printError("staccato: \(error)") }
         let exitCode: Int32
         switch outcome {
-        case .finished, .stopped(signal: nil): exitCode = recordingError == nil ? 0 : 1
+        case .finished, .stopped(signal: nil): exitCode = recordingErrors.isEmpty ? 0 : 1
         case .stopped(signal: _?): exitCode = outcome.exitCode
         case let .failed(error):
             printError("staccato: \(error)")
@@ -133,12 +197,117 @@ extension Commands {
         LiveReport.extra["inputResamplingPPM"] = stream.resamplingPartsPerMillion
         LiveReport.extra["latencyFrames"] = stream.latencyFrameCount ?? NSNull()
         LiveReport.extra["bufferedFrames"] = stream.streamOffsetFrameCount ?? NSNull()
+        LiveReport.extra["voiceProcessingFrames"] = chain.latencyFrameCount(sampleRate: Double(configuration.sampleRate))
         if let recorder {
+            LiveReport.extra["recordingPath"] = recorder.path
             LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount
             LiveReport.extra["recordingFramesDropped"] = recorder.droppedFrameCount
         }
+        if let stemRecorder {
+            LiveReport.extra["microphoneRecordedFrames"] = stemRecorder.writtenFrameCount
+            LiveReport.extra["microphoneFramesDropped"] = stemRecorder.droppedFrameCount
+        }
         LiveReport.write(session, outcome: outcome, exitCode: exitCode)
         return exitCode
+    }
+
+    /// Says what the feedback guard did since `already` howls; returns how many it has caught.
+    @discardableResult
+    static func reportHowls(_ engine: Engine, already: Int) -> Int {
+        let count = engine.renderer.howlCount
+        guard count > already else { return count }
+        let hertz = Int(engine.renderer.lastHowlHertz.rounded())
+        let what = hertz >= 20 ? "feedback howl near \(hertz) Hz" : "feedback (a sub-sonic rumble pinned at full level)"
+        printError("staccato mic: \(what): output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
+        return count
+    }
+}
+
+/// What `staccato mic` runs, as its options say, live or offline alike: the knobs, the reverb
+/// room, voice processing, and a song to play with the microphone.
+struct MicChain {
+    let knobs: [(MicKnob, Double)]
+    let preset: ReverbPreset
+    let volume: Double
+    /// dB of noise suppression, when asked for.
+    let noiseSuppression: Float?
+    /// The automatic gain's target in dBFS, when asked for.
+    let gainTarget: Float?
+    let cancelsEcho: Bool
+    /// The song of `--play`, read (its font is loaded when the rate is known).
+    let song: MIDIFile?
+    let fontPath: String?
+    let options: ParsedOptions
+
+    static func range(_ range: ClosedRange<Float>) -> ClosedRange<Double> { Double(range.lowerBound)...Double(range.upperBound) }
+
+    init(_ options: ParsedOptions) throws {
+        self.options = options
+        knobs = try MicKnob.allCases.map { knob in (knob, try options.double(knob.rawValue)) }
+        volume = try options.double("volume")
+        let presetName = try options.string("preset")
+        guard let preset = MicKnob.preset(named: presetName) else {
+            throw UsageError(description: "--preset must be small, medium, hall or plate, got '\(presetName)'")
+        }
+        self.preset = preset
+        noiseSuppression = try options.values["denoise"].map { _ in Float(try options.double("denoise")) }
+        gainTarget = try options.values["agc"].map { _ in Float(try options.double("agc")) }
+        cancelsEcho = options.has("echo-cancel")
+        if cancelsEcho, options.values["play"] == nil {
+            throw UsageError(description: "--echo-cancel removes what Staccato plays from the microphone: it needs --play SONG.mid")
+        }
+        song = try options.values["play"].map { try SongSetup.readSong(path: $0) }
+        fontPath = song == nil ? nil : try options.soundFontPath()
+    }
+
+    /// True when the chain has the voice-processing stage.
+    var processesVoice: Bool { noiseSuppression != nil || gainTarget != nil || cancelsEcho }
+
+    /// The frames voice processing adds at `sampleRate` (0 without it).
+    func latencyFrameCount(sampleRate: Double) -> Int {
+        processesVoice ? VoiceProcessor.latencyFrameCount(sampleRate: sampleRate) : 0
+    }
+
+    /// The chain line: every step, and what the voice processing costs in latency.
+    func description(sampleRate: Double) -> String {
+        var steps = ["bass \(knobs[0].1.plainText) dB", "treble \(knobs[1].1.plainText) dB", "boost \(knobs[2].1.plainText) dB",
+                     "reverb \(knobs[3].1.plainText) % (\(preset.name))", "volume \(volume.plainText)", "limiter -1 dBFS", "howl guard on"]
+        if processesVoice {
+            let frames = latencyFrameCount(sampleRate: sampleRate)
+            let parts = [cancelsEcho ? "echo cancellation" : nil,
+                         noiseSuppression.map { "denoise \(Double($0).plainText) dB" },
+                         gainTarget.map { "agc \(Double($0).plainText) dBFS" }].compactMap { $0 }
+            steps.insert("voice processing: " + parts.joined(separator: ", ")
+                         + " (+\(String(format: "%.1f", Double(frames) / sampleRate * 1_000)) ms, \(frames) frames)", at: 0)
+        }
+        return "chain: " + steps.joined(separator: ", ")
+    }
+
+    /// An engine at `sampleRate` set up as the options say, with the song's font and kit installed.
+    func engine(sampleRate: Int, channelCount: Int, periodFrameCount: Int, recordsOutput: Bool, recordsMicrophone: Bool) throws -> (engine: Engine, song: MIDIFile?) {
+        let rate = Double(sampleRate)
+        var render = RenderConfiguration(sampleRate: rate, channelCount: channelCount, maxFrameCount: max(4_096, periodFrameCount + 1))
+        if song != nil { try DeviceOptions.readSongOptions(options, into: &render) }
+        render.voiceProcessing = processesVoice
+        render.echoCancellation = cancelsEcho
+        var bank: SampleBank? = nil, kit: DrumKit? = nil
+        if let song, let fontPath {
+            bank = try loadInstrument(path: fontPath, sampleRate: rate)
+            kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: rate), bank: bank!, kitPath: nil, sampleRate: rate)
+        }
+        let engine = Engine(configuration: EngineConfiguration(
+            render: render, initialMasterVolume: Float(volume), recordingBufferSeconds: recordsOutput ? 2 : 0,
+            microphoneRecordingBufferSeconds: recordsMicrophone ? 2 : 0))
+        for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
+        engine.send(.reverbPreset(preset))
+        if let noiseSuppression { engine.effects.noiseSuppressionDecibels.set(noiseSuppression) }
+        if let gainTarget {
+            engine.effects.gainTargetDecibels.set(gainTarget)
+            engine.effects.automaticGain.set(1)
+        }
+        if let bank { engine.install(bank) }
+        if let kit { engine.install(kit) }
+        return (engine, song)
     }
 }
 
@@ -198,9 +367,33 @@ enum MicKnob: String, CaseIterable {
                 return reject("expects a volume within 0...1")
             }
             engine.effects.volume.set(Float(value))
+        case "denoise", "agc":
+            let render = engine.configuration.render
+            guard render.voiceProcessing || render.echoCancellation else {
+                return reject("voice processing is off: start mic with --denoise, --agc or --echo-cancel (it adds 10 ms)")
+            }
+            let isDenoise = verb == "denoise"
+            let range = isDenoise ? VoiceProcessor.noiseSuppressionRange : VoiceProcessor.gainTargetRange
+            let unit = isDenoise ? "dB" : "dBFS"
+            switch words.count == 2 ? words[1].lowercased() : "" {
+            case "on" where isDenoise: engine.effects.noiseSuppressionDecibels.set(VoiceProcessor.defaultNoiseSuppressionDecibels)
+            case "off" where isDenoise: engine.effects.noiseSuppressionDecibels.set(0)
+            case "on": engine.effects.automaticGain.set(1)
+            case "off": engine.effects.automaticGain.set(0)
+            default:
+                guard words.count == 2, let value = Float(words[1]), value.isFinite, range.contains(value) else {
+                    return reject("expects on, off or a level within \(Double(range.lowerBound).plainText)...\(Double(range.upperBound).plainText) \(unit)")
+                }
+                if isDenoise {
+                    engine.effects.noiseSuppressionDecibels.set(value)
+                } else {
+                    engine.effects.gainTargetDecibels.set(value)
+                    engine.effects.automaticGain.set(1)
+                }
+            }
         default:
             guard let knob = MicKnob(rawValue: verb) else {
-                return reject("unknown command (bass, treble, boost, reverb, preset, volume, mute, unmute, quit)")
+                return reject("unknown command (bass, treble, boost, reverb, preset, volume, denoise, agc, mute, unmute, quit)")
             }
             let unit = knob == .reverb ? "%" : "dB"
             guard words.count == 2, let value = Double(words[1].replacingOccurrences(of: "%", with: "")), value.isFinite,

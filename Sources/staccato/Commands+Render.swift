@@ -16,7 +16,7 @@ extension Commands {
             OptionSpec(name: "samples", valueName: "DIR", help: "a folder of recordings to play instead of a SoundFont"),
             OptionSpec(name: "kit", valueName: "KIT.json", help: "a drum kit manifest: channel 10 plays it (e.g. samples/drums/kit.json)"),
             OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N, ignoring the file's", range: 0...127),
-            OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac or .ogg", default: .required),
+            OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac, .ogg or .mp3", default: .required),
             DeviceOptions.rate,
             OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),

@@ -7,7 +7,7 @@ import Foundation
 import Render
 
 enum Commands {
-    static let all: [Subcommand] = [devices, tone, play, mic, render, drums, demo, info]
+    static let all: [Subcommand] = [devices, tone, play, mic, sessions, render, drums, demo, info]
 
     static let devices = Subcommand(
         name: "devices", summary: "Lists ALSA playback and capture PCMs, and JACK's ports when a JACK server runs.",
@@ -83,7 +83,7 @@ enum Commands {
         name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device or as a JACK client, on the system's General MIDI font or the shipped piano.",
         description: "When the default device cannot play (no sound card), it says so and renders the demo to a file instead; a device named with --device must play.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice, periodFrameCount: 256) + [
-            OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac or .ogg",
+            OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac, .ogg or .mp3",
                        default: .value("demo.wav")),
         ]
     ) { options in

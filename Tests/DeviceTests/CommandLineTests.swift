@@ -70,7 +70,7 @@ final class CommandLineTests: XCTestCase {
         let top = try CommandRunner.staccato(["--help"])
         let commandLines = top.standardOutput.components(separatedBy: "commands:\n")[1]
             .components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
-        XCTAssertEqual(commandLines.count, 8, top.standardOutput)
+        XCTAssertEqual(commandLines.count, 9, top.standardOutput)
         for line in commandLines {
             XCTAssertTrue(line.hasSuffix("."), "the top-level help cuts a summary mid-sentence: '\(line)'")
         }
@@ -106,7 +106,10 @@ final class CommandLineTests: XCTestCase {
                 let close = rest[open...].firstIndex(of: "]")!
                 for alternative in rest[rest.index(after: open)..<close].components(separatedBy: " | ") {
                     let words = alternative.split(separator: " ").map(String.init)
-                    if words[0].hasPrefix("--") { check(words[0], value: words.count > 1 ? words[1] : nil, required: false) }
+                    // A value that may be left out is bracketed in turn (`[--denoise [DB]]`): this
+                    // scan stops at its closing bracket, which the table's value name keeps.
+                    let value = words.count > 1 ? words[1] + (words[1].hasPrefix("[") ? "]" : "") : nil
+                    if words[0].hasPrefix("--") { check(words[0], value: value, required: false) }
                 }
                 let bare = rest[..<open].split(separator: " ").map(String.init)
                 for (index, word) in bare.enumerated() where word.hasPrefix("--") {
@@ -213,9 +216,9 @@ final class CommandLineTests: XCTestCase {
 
     /// An output format the demo cannot write is refused before anything loads, plays or renders.
     func testDemoRefusesAnUnknownOutputFormatFirst() throws {
-        let result = try CommandRunner.staccato(["demo", "--device", "no_such_pcm", "--out", "demo.mp3"], timeout: 30)
+        let result = try CommandRunner.staccato(["demo", "--device", "no_such_pcm", "--out", "demo.aiff"], timeout: 30)
         XCTAssertEqual(result.exitCode, 2, result.standardOutput + result.standardError)
-        XCTAssertEqual(result.errorLines, ["staccato demo: --out must end in .wav, .flac or .ogg, got 'demo.mp3' (see 'staccato demo --help')"])
+        XCTAssertEqual(result.errorLines, ["staccato demo: --out must end in .wav, .flac, .ogg or .mp3, got 'demo.aiff' (see 'staccato demo --help')"])
         XCTAssertEqual(result.standardOutput, "")
     }
 

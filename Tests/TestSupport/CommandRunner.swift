@@ -75,7 +75,9 @@ public enum CommandRunner {
     /// Starts `executable` with `arguments`; `environment` entries are added to this process's.
     /// Without `--soundfont`, the commands play the machine's General MIDI font when one is
     /// installed: `STACCATO_SOUNDFONT` pins them to the shipped font unless `environment` (or the
-    /// test run's own environment) says otherwise.
+    /// test run's own environment) says otherwise. `mic` records every session into the user's
+    /// music folder by default: `XDG_MUSIC_DIR` points it at `sessionsFolder` instead, unless
+    /// `environment` names another.
     public static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                              timeout: Double = 30) throws -> Running {
         let stem = NSTemporaryDirectory() + "staccato-run-\(getpid())-\(UInt64.random(in: 0 ... .max))"
@@ -87,6 +89,7 @@ public enum CommandRunner {
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let variables = ["STACCATO_SOUNDFONT": shippedSoundFont].merging(ProcessInfo.processInfo.environment) { $1 }
+            .merging(["XDG_MUSIC_DIR": sessionsFolder]) { $1 }
             .merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
@@ -99,6 +102,10 @@ public enum CommandRunner {
         }
         return Running(pid: pid, outputPath: outputPath, errorPath: errorPath, timeout: timeout)
     }
+
+    /// The music folder every command the tests start sees (`mic` keeps its sessions in
+    /// `Staccato` inside it), in the temporary directory, so no test writes into the user's home.
+    public static let sessionsFolder = NSTemporaryDirectory() + "staccato-test-music-\(getpid())"
 
     /// The font the tests' expectations (note counts, presets) were made with.
     public static let shippedSoundFont = repositoryRoot.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path

@@ -18,26 +18,19 @@ final class VoiceProcessingTests: XCTestCase {
     static let processingDelay = VoiceProcessor.latencyFrameCount(sampleRate: rate)
     static let root = CommandRunner.repositoryRoot
 
-    /// Runs `microphone` (mono) through an engine with voice processing, as `configure` and
-    /// `controls` set it up, with `song` playing from the first frame; returns the output and the
-    /// processed microphone alone (the stem), left channels.
-    static func process(_ microphone: [Float], echoCancellation: Bool = false, song: (MIDIFile, SampleBank)? = nil,
-                        blockFrameCount: Int = 64, controls: (EffectsControls) -> Void) -> (output: [Float], stem: [Float]) {
+    /// Runs `microphone` (mono) through an engine with voice processing, as `controls` set it up;
+    /// returns the output and the processed microphone alone (the stem), left channels.
+    static func process(_ microphone: [Float], blockFrameCount: Int = 64, controls: (EffectsControls) -> Void) -> (output: [Float], stem: [Float]) {
         var render = RenderConfiguration(sampleRate: rate, channelCount: 2, maxFrameCount: 4_096, howlGuard: false)
         render.voiceProcessing = true
-        render.echoCancellation = echoCancellation
         let engine = Engine(configuration: EngineConfiguration(render: render, microphoneRecordingBufferSeconds: 1))
         controls(engine.effects)
-        let sequencer = song.map { song, bank in
-            engine.install(bank)
-            return MIDISequencer(song, sampleRate: rate)
-        }
         var output: [Float] = [], stem: [Float] = []
         let drain = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * 4_096)
         defer { drain.deallocate() }
         microphone.withUnsafeBufferPointer { input in
             engine.renderOffline(frameCount: microphone.count, blockFrameCount: blockFrameCount, input: input,
-                                 inputChannelCount: 1, song: sequencer) { block in
+                                 inputChannelCount: 1) { block in
                 for frame in stride(from: 0, to: block.count, by: 2) { output.append(block[frame]) }
                 while true {
                     let frames = engine.microphoneTap!.read(into: drain)
@@ -92,7 +85,8 @@ final class VoiceProcessingTests: XCTestCase {
 
     /// A backing track the engine plays, heard through a room (RT60 about 300 ms) by the
     /// microphone, with speech over it: the echo canceller and speex's residual-echo suppression
-    /// take the track out of the stem and leave the voice.
+    /// take the track out of the stem and leave the voice. Through the command line, as a user
+    /// would: `staccato mic --in-file MIC.wav --play SONG.mid --echo-cancel --mic-stem STEM.wav`.
     func testEchoCancellationRemovesTheBackingTrackAndKeepsTheVoice() throws {
         // The singer comes in after the track's first two seconds, as after a song's intro: the
         // canceller converges on the track alone.
@@ -100,7 +94,8 @@ final class VoiceProcessingTests: XCTestCase {
         var speech = try TestSpeech.make(repeats: 2, levelDecibels: -20)
         speech.samples = [Float](repeating: 0, count: intro) + speech.samples
         speech.pauses = speech.pauses.map { $0.lowerBound + intro ..< $0.upperBound + intro }
-        let song = try MIDIFile.read(path: Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path)
+        let songPath = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let song = try MIDIFile.read(path: songPath)
         let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate)
         // The track as the engine plays it (what a speaker would play), then through the room.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, howlGuard: false)))
@@ -117,7 +112,16 @@ final class VoiceProcessingTests: XCTestCase {
         let floor = whiteNoise(count: echo.count, levelDecibels: -70)
         let microphone = (0..<echo.count).map { speech.samples[$0] + echo[$0] + floor[$0] }
 
-        let (_, stem) = Self.process(microphone, echoCancellation: true, song: (song, bank)) { _ in }
+        let folder = try TemporaryFolder(self)
+        let writer = try AudioFileWriter(path: folder.file("mic.wav"), sampleRate: Int(Self.rate), channelCount: 1)
+        try writer.write(microphone)
+        try writer.close()
+        let result = try CommandRunner.staccato(["mic", "--in-file", folder.file("mic.wav"), "--out-file", folder.file("out.wav"),
+                                                 "--play", songPath, "--soundfont", CommandRunner.shippedSoundFont,
+                                                 "--echo-cancel", "--mic-stem", folder.file("stem.wav")], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let stem = try AudioFileReader.read(folder.file("stem.wav")).channel(0)
+        XCTAssertEqual(stem.count, microphone.count, "the stem is as long as the microphone's file")
         let settled = intro
         for pause in speech.pauses {
             let one = TestSpeech(samples: speech.samples, pauses: [pause])

@@ -1,0 +1,71 @@
+import Engine
+import Render
+@testable import staccato
+import VoiceProcessing
+import XCTest
+
+/// `staccato mic`'s voice-processing options and live commands.
+final class MicCommandTests: XCTestCase {
+    private func micOptions(_ arguments: [String]) throws -> ParsedOptions {
+        try ParsedOptions(command: Commands.mic, arguments: arguments)
+    }
+
+    /// `--denoise` and `--agc` take a level, or stand alone for their defaults; a negative number
+    /// after them is their level, another option is not.
+    func testVoiceProcessingLevelsMayBeLeftOut() throws {
+        let alone = try micOptions(["--denoise", "--agc", "--seconds", "1"])
+        XCTAssertEqual(try alone.double("denoise"), -25)
+        XCTAssertEqual(try alone.double("agc"), -18)
+        XCTAssertEqual(try alone.double("seconds"), 1)
+        let given = try micOptions(["--denoise", "-30", "--agc=-20"])
+        XCTAssertEqual(try given.double("denoise"), -30)
+        XCTAssertEqual(try given.double("agc"), -20)
+        XCTAssertEqual(try micOptions(["--agc"]).double("agc"), -18, "alone at the end")
+        XCTAssertThrowsError(try micOptions(["--denoise", "5"]).double("denoise")) { error in
+            XCTAssertEqual((error as? UsageError)?.description, "--denoise must be within -60...0, got 5")
+        }
+        XCTAssertTrue(Commands.mic.usageLine.contains("[--denoise [DB]] [--agc [DBFS]] [--echo-cancel]"), Commands.mic.usageLine)
+    }
+
+    func testTheChainLineSaysWhatVoiceProcessingCosts() throws {
+        let chain = try MicChain(try micOptions(["--denoise", "--agc", "-20"]))
+        XCTAssertEqual(chain.latencyFrameCount(sampleRate: 48_000), 480)
+        XCTAssertTrue(chain.description(sampleRate: 48_000).hasPrefix("chain: voice processing: denoise -25 dB, agc -20 dBFS (+10.0 ms, 480 frames), bass 0 dB"),
+                      chain.description(sampleRate: 48_000))
+        let plain = try MicChain(try micOptions([]))
+        XCTAssertEqual(plain.latencyFrameCount(sampleRate: 48_000), 0)
+        XCTAssertFalse(plain.description(sampleRate: 48_000).contains("voice processing"))
+        XCTAssertThrowsError(try MicChain(try micOptions(["--echo-cancel"]))) { error in
+            XCTAssertTrue("\(error)".contains("--echo-cancel removes what Staccato plays from the microphone: it needs --play SONG.mid"), "\(error)")
+        }
+    }
+
+    func testDenoiseAndAGCCommandsSetTheirCells() {
+        var render = RenderConfiguration()
+        render.voiceProcessing = true
+        let engine = Engine(configuration: EngineConfiguration(render: render))
+        let effects = engine.effects
+        XCTAssertEqual(MicKnob.apply("denoise on", to: engine), .applied)
+        XCTAssertEqual(effects.noiseSuppressionDecibels.value, -25)
+        XCTAssertEqual(MicKnob.apply("denoise -40", to: engine), .applied)
+        XCTAssertEqual(effects.noiseSuppressionDecibels.value, -40)
+        XCTAssertEqual(MicKnob.apply("denoise off", to: engine), .applied)
+        XCTAssertEqual(effects.noiseSuppressionDecibels.value, 0)
+        XCTAssertEqual(MicKnob.apply("agc -24", to: engine), .applied)
+        XCTAssertEqual(effects.gainTargetDecibels.value, -24)
+        XCTAssertEqual(effects.automaticGain.value, 1)
+        XCTAssertEqual(MicKnob.apply("agc off", to: engine), .applied)
+        XCTAssertEqual(effects.automaticGain.value, 0)
+        XCTAssertEqual(MicKnob.apply("agc on", to: engine), .applied)
+        XCTAssertEqual(effects.automaticGain.value, 1)
+        XCTAssertEqual(effects.gainTargetDecibels.value, -24, "on keeps the last target")
+        for bad in ["denoise 3", "denoise", "agc -1", "agc loud"] {
+            XCTAssertEqual(MicKnob.apply(bad, to: engine), .rejected, bad)
+        }
+        XCTAssertEqual(effects.noiseSuppressionDecibels.value, 0, "a rejected command changes nothing")
+
+        let plain = Engine(configuration: EngineConfiguration())
+        XCTAssertEqual(MicKnob.apply("denoise on", to: plain), .rejected, "no voice-processing stage to switch")
+        XCTAssertEqual(plain.effects.noiseSuppressionDecibels.value, 0)
+    }
+}
