@@ -23,9 +23,11 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// measurements that must see the unlimited signal.
     /// - Thread: any.
     public var outputLimiter: Bool = true
-    /// The howl guard: ducks the output when it hears sustained acoustic feedback. On by default.
+    /// The feedback suppressor, while a microphone feeds the graph: narrow notches on the
+    /// frequencies that feed back, the whole output ducked only as a last resort
+    /// (`FeedbackSuppressor`). On by default.
     /// - Thread: any.
-    public var howlGuard: Bool = true
+    public var feedbackSuppression: Bool = true
     /// The build of the sampler's per-frame loops: the fastest the CPU runs unless one is asked for.
     /// A variant the CPU cannot run falls back to `.generic`, so no setting can crash the renderer.
     /// - Thread: any.
@@ -71,7 +73,7 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// - Thread: any.
     public init(sampleRate: Double = 48_000, channelCount: Int = 2, maxFrameCount: Int = 4_096,
                 voiceCount: Int = 256, fadeSlotCount: Int = 64, cubicInterpolation: Bool = true,
-                outputLimiter: Bool = true, howlGuard: Bool = true,
+                outputLimiter: Bool = true, feedbackSuppression: Bool = true,
                 samplerKernel: SamplerKernelVariant = .fastestSupported,
                 minimumNoteSeconds: Double = RenderConfiguration.defaultMinimumNoteSeconds, basicChannel: UInt8 = 0,
                 effects: Bool = true, songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels) {
@@ -82,7 +84,7 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.fadeSlotCount = max(fadeSlotCount, 1)
         self.cubicInterpolation = cubicInterpolation
         self.outputLimiter = outputLimiter
-        self.howlGuard = howlGuard
+        self.feedbackSuppression = feedbackSuppression
         self.samplerKernel = samplerKernel.isSupported ? samplerKernel : .generic
         self.minimumNoteSeconds = minimumNoteSeconds.isFinite ? max(0, minimumNoteSeconds) : 0
         self.basicChannel = min(basicChannel, 15)

@@ -93,9 +93,11 @@ public final class Renderer: @unchecked Sendable {
     let publishedDrumVoices = Atomic<Int>(0)
     let publishedInputPeak = Atomic<UInt32>(0)
     let publishedOutputPeak = Atomic<UInt32>(0)
-    let publishedHowlCount = Atomic<Int>(0)
-    let publishedHowlPredictor1 = Atomic<UInt32>(0)
-    let publishedHowlPredictor2 = Atomic<UInt32>(0)
+    let publishedNotchedFrequencies = Atomic<Int>(0)
+    let publishedLastNotchedHertz = Atomic<UInt32>(0)
+    let publishedActiveNotches = Atomic<Int>(0)
+    let publishedDeepestNotch = Atomic<UInt32>(0)
+    let publishedFeedbackDucks = Atomic<Int>(0)
     let publishedLimitedFrames = Atomic<Int>(0)
     let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
@@ -161,7 +163,7 @@ public final class Renderer: @unchecked Sendable {
         microphoneFrames.initialize(repeating: 0, count: microphoneSampleCount)
         chain = EffectsChain(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount,
                              controls: effects, limiterEnabled: configuration.outputLimiter,
-                             howlGuardEnabled: configuration.howlGuard,
+                             feedbackSuppressionEnabled: configuration.feedbackSuppression,
                              voiceProcessing: configuration.voiceProcessing, echoCancellation: configuration.echoCancellation)
     }
 
@@ -224,17 +226,14 @@ public final class Renderer: @unchecked Sendable {
          Float(bitPattern: publishedOutputPeak.exchange(0, ordering: .relaxed)))
     }
 
-    /// Howls the guard has caught and ducked so far.
+    /// What the feedback suppressor has done, as last published.
     /// - Thread: any.
-    public var howlCount: Int { publishedHowlCount.load(ordering: .relaxed) }
-
-    /// The frequency of the last howl caught, in hertz (0 before the first).
-    /// - Thread: any.
-    public var lastHowlHertz: Double {
-        guard howlCount > 0 else { return 0 }
-        return HowlDetector.frequency(predictor1: Float(bitPattern: publishedHowlPredictor1.load(ordering: .relaxed)),
-                                      predictor2: Float(bitPattern: publishedHowlPredictor2.load(ordering: .relaxed)),
-                                      sampleRate: configuration.sampleRate)
+    public var feedback: FeedbackStatus {
+        FeedbackStatus(notchedFrequencies: publishedNotchedFrequencies.load(ordering: .acquiring),
+                       lastNotchedHertz: Float(bitPattern: publishedLastNotchedHertz.load(ordering: .relaxed)),
+                       activeNotches: publishedActiveNotches.load(ordering: .relaxed),
+                       deepestNotchDecibels: Float(bitPattern: publishedDeepestNotch.load(ordering: .relaxed)),
+                       ducks: publishedFeedbackDucks.load(ordering: .relaxed))
     }
 
     /// Events the audio thread could not send because the return ring was full.
@@ -291,12 +290,7 @@ public final class Renderer: @unchecked Sendable {
                 mixRight[frame] += microphoneRight[frame]
             }
         }
-        if chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen) {
-            let (predictor1, predictor2) = chain.howlPredictor
-            publishedHowlPredictor1.store(predictor1.bitPattern, ordering: .relaxed)
-            publishedHowlPredictor2.store(predictor2.bitPattern, ordering: .relaxed)
-            publishedHowlCount.add(1, ordering: .relaxed)
-        }
+        chain.processOutput(left: mixLeft, right: mixRight, frameCount: frameCount, microphoneIsOpen: microphoneIsOpen)
         publishPeak(publishedOutputPeak, of: mixLeft, mixRight, frameCount: frameCount)
         writeOutput(output, frameCount: frameCount)
         outputTapReference._withUnsafeGuaranteedRef { $0.write(output, frameCount: frameCount) }
@@ -585,6 +579,12 @@ public final class Renderer: @unchecked Sendable {
         publishedUnmappedHits.store(drums.unmappedHitCount, ordering: .relaxed)
         publishedDrumVoices.store(drums.activeVoiceCount, ordering: .relaxed)
         publishedLimitedFrames.store(chain.limiter.reducedFrameCount, ordering: .relaxed)
+        // The frequency before the count: a reader that sees the count sees its frequency.
+        publishedLastNotchedHertz.store(chain.feedback.lastNotchedHertz.bitPattern, ordering: .relaxed)
+        publishedActiveNotches.store(chain.feedback.activeNotchCount, ordering: .relaxed)
+        publishedDeepestNotch.store(chain.feedback.deepestNotchDecibels.bitPattern, ordering: .relaxed)
+        publishedFeedbackDucks.store(chain.feedback.duckCount, ordering: .relaxed)
+        publishedNotchedFrequencies.store(chain.feedback.notchedFrequencyCount, ordering: .releasing)
         publishedDeepestLimiterGain.store(chain.limiter.deepestGain.bitPattern, ordering: .relaxed)
     }
 }

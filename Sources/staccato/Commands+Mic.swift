@@ -76,7 +76,10 @@ extension Commands {
         print("processed to \(outputPath)" + (stemPath.map { ", the microphone alone to \($0)" } ?? "")
               + ": \(String(format: "%.2f", audioSeconds)) s in \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", audioSeconds / max(seconds, 1e-9)))x real time; "
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
-        reportHowls(setup.engine, already: 0)
+        let feedback = reportFeedback(setup.engine, already: FeedbackStatus())
+        if feedback.notchedFrequencies > 0 || feedback.ducks > 0 {
+            print("feedback: \(feedback.notchedFrequencies) frequenc\(feedback.notchedFrequencies == 1 ? "y" : "ies") notched, \(feedback.ducks) duck\(feedback.ducks == 1 ? "" : "s")")
+        }
         return 0
     }
 
@@ -97,11 +100,12 @@ extension Commands {
                                      periodFrameCount: configuration.periodFrameCount,
                                      recordsOutput: recordPath != nil, recordsMicrophone: stemPath != nil)
         let engine = setup.engine
+        // The devices first: a microphone or speaker that cannot be had leaves no empty session behind.
+        let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
         let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
         let stemRecorder = try stemPath.map { try Recorder(path: $0, tap: engine.microphoneTap!, sampleRate: configuration.sampleRate) }
         if let recorder { print("recording the session to \(recorder.path)") }
         if let stemRecorder { print("recording the microphone alone to \(stemRecorder.path)") }
-        let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
         switch stream.backend {
         case .alsa:
             print("microphone '\(input ?? "")': \(stream.grantedCapture!)")
@@ -132,7 +136,7 @@ extension Commands {
         var lineBuffer: [UInt8] = []
         var inputOpen = true
         var reportedLatency = false
-        var howlsReported = 0
+        var feedbackReported = FeedbackStatus()
         var lastMeter = 0.0
         let outcome = session.run { session in
             // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
@@ -168,7 +172,7 @@ extension Commands {
                                           + (processing > 0 ? " + \(processing) of voice processing)" : ")"))
                 reportedLatency = true
             }
-            howlsReported = reportHowls(engine, already: howlsReported)
+            feedbackReported = reportFeedback(engine, already: feedbackReported)
             let now = MonotonicClock.seconds()
             if now - lastMeter > 0.1 {
                 lastMeter = now
@@ -197,6 +201,9 @@ extension Commands {
         LiveReport.extra["inputResamplingPPM"] = stream.resamplingPartsPerMillion
         LiveReport.extra["latencyFrames"] = stream.latencyFrameCount ?? NSNull()
         LiveReport.extra["bufferedFrames"] = stream.streamOffsetFrameCount ?? NSNull()
+        let feedback = engine.renderer.feedback
+        LiveReport.extra["feedbackNotched"] = feedback.notchedFrequencies
+        LiveReport.extra["feedbackDucks"] = feedback.ducks
         LiveReport.extra["voiceProcessingFrames"] = chain.latencyFrameCount(sampleRate: Double(configuration.sampleRate))
         if let recorder {
             LiveReport.extra["recordingPath"] = recorder.path
@@ -211,15 +218,18 @@ extension Commands {
         return exitCode
     }
 
-    /// Says what the feedback guard did since `already` howls; returns how many it has caught.
+    /// Says what the feedback suppressor did since `already`: each new frequency notched, each
+    /// last-resort duck, a line each. Returns what it has said so far.
     @discardableResult
-    static func reportHowls(_ engine: Engine, already: Int) -> Int {
-        let count = engine.renderer.howlCount
-        guard count > already else { return count }
-        let hertz = Int(engine.renderer.lastHowlHertz.rounded())
-        let what = hertz >= 20 ? "feedback howl near \(hertz) Hz" : "feedback (a sub-sonic rumble pinned at full level)"
-        printError("staccato mic: \(what): output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
-        return count
+    static func reportFeedback(_ engine: Engine, already: FeedbackStatus) -> FeedbackStatus {
+        let now = engine.renderer.feedback
+        if now.notchedFrequencies > already.notchedFrequencies {
+            printError("staccato mic: feedback near \(Int(now.lastNotchedHertz.rounded())) Hz: notched there (a tenth of an octave; \(now.activeNotches) notch\(now.activeNotches == 1 ? "" : "es") in place)")
+        }
+        if now.ducks > already.ducks {
+            printError("staccato mic: feedback the notches could not hold: output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
+        }
+        return now
     }
 }
 
@@ -271,7 +281,7 @@ struct MicChain {
     /// The chain line: every step, and what the voice processing costs in latency.
     func description(sampleRate: Double) -> String {
         var steps = ["bass \(knobs[0].1.plainText) dB", "treble \(knobs[1].1.plainText) dB", "boost \(knobs[2].1.plainText) dB",
-                     "reverb \(knobs[3].1.plainText) % (\(preset.name))", "volume \(volume.plainText)", "limiter -1 dBFS", "howl guard on"]
+                     "reverb \(knobs[3].1.plainText) % (\(preset.name))", "volume \(volume.plainText)", "feedback suppressor on", "limiter -1 dBFS"]
         if processesVoice {
             let frames = latencyFrameCount(sampleRate: sampleRate)
             let parts = [cancelsEcho ? "echo cancellation" : nil,

@@ -30,7 +30,7 @@ final class ModulatorTests: XCTestCase {
         let bank = try SoundFontLoader.load(bytes: builder.build(), name: "modulators.sf2", sampleRate: rate, options: options)
         // Dry: these tests measure the voices alone.
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, outputLimiter: false,
-                                                                                           howlGuard: false, effects: false, songGainDecibels: 0)))
+                                                                                           feedbackSuppression: false, effects: false, songGainDecibels: 0)))
         XCTAssertTrue(engine.install(bank))
         for action in before { engine.send(action) }
         engine.send(midi: .noteOn(channel: 0, key: 60, velocity: velocity))

@@ -21,7 +21,7 @@ final class VoiceProcessingTests: XCTestCase {
     /// Runs `microphone` (mono) through an engine with voice processing, as `controls` set it up;
     /// returns the output and the processed microphone alone (the stem), left channels.
     static func process(_ microphone: [Float], blockFrameCount: Int = 64, controls: (EffectsControls) -> Void) -> (output: [Float], stem: [Float]) {
-        var render = RenderConfiguration(sampleRate: rate, channelCount: 2, maxFrameCount: 4_096, howlGuard: false)
+        var render = RenderConfiguration(sampleRate: rate, channelCount: 2, maxFrameCount: 4_096, feedbackSuppression: false)
         render.voiceProcessing = true
         let engine = Engine(configuration: EngineConfiguration(render: render, microphoneRecordingBufferSeconds: 1))
         controls(engine.effects)
@@ -98,7 +98,7 @@ final class VoiceProcessingTests: XCTestCase {
         let song = try MIDIFile.read(path: songPath)
         let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate)
         // The track as the engine plays it (what a speaker would play), then through the room.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, howlGuard: false)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, feedbackSuppression: false)))
         engine.install(bank)
         var track: [Float] = []
         engine.render(song) { block in
@@ -144,7 +144,7 @@ final class VoiceProcessingTests: XCTestCase {
         let noise = whiteNoise(count: 48_000, levelDecibels: -20)
         let (_, bypassed) = Self.process(noise) { _ in }
         // The DC blocker runs before the stage: compare with the chain without voice processing.
-        let plain = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, howlGuard: false)))
+        let plain = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, feedbackSuppression: false)))
         let reference = plain.processOffline(input: noise, inputChannelCount: 1)
         let referenceLeft = stride(from: 0, to: reference.count, by: 2).map { reference[$0] }
         XCTAssertEqual(Array(bypassed[Self.processingDelay...]), Array(referenceLeft[..<(referenceLeft.count - Self.processingDelay)]))

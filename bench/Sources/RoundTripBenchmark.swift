@@ -98,7 +98,7 @@ enum RoundTripBenchmark {
             let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(rate))
             let pads: [UInt8] = (0..<128).compactMap { kit.padForNote[$0] >= 0 ? UInt8($0) : nil }
             let engine = Engine(configuration: EngineConfiguration(
-                render: RenderConfiguration(sampleRate: Double(rate), maxFrameCount: 4_096, outputLimiter: false, howlGuard: false),
+                render: RenderConfiguration(sampleRate: Double(rate), maxFrameCount: 4_096, outputLimiter: false, feedbackSuppression: false),
                 recordingBufferSeconds: seconds + 1))
             engine.install(kit)
             engine.effects.boostDecibels.set(-24)

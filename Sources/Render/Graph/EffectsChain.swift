@@ -6,7 +6,7 @@ import VoiceProcessing
 ///
 ///     microphone → DC blocker → [voice processing] → bass shelf → treble shelf → boost ─┐
 ///                                      instruments (tones, sampler, drums) ─┴→ reverb
-///     → master volume × mute × howl duck → [howl detector] → safety limiter → out
+///     → master volume × mute → [feedback suppressor] → safety limiter → out
 ///
 /// The instruments join before the reverb, so one graph serves the live microphone and the
 /// instruments alike. Every knob comes from an `EffectsControls` cell, read once per block; gains
@@ -16,18 +16,14 @@ import VoiceProcessing
 /// runs on the microphone in mono: echo cancellation against the instruments' own output, noise
 /// suppression, automatic gain (`VoiceProcessor`), one 10 ms processing frame late.
 ///
-/// The howl guard (only while a microphone feeds the graph): when the detector confirms feedback in the output, the output is ducked by
-/// `howlDuckDecibels` within `howlDuckSeconds`, held for `howlHoldSeconds` (the loop dies down,
-/// because the ducked loop gain is below 1), then released over `howlReleaseSeconds`.
+/// The feedback suppressor (only while a microphone feeds the graph: without one, a loud steady
+/// tone is the music, not a loop) notches each feedback frequency it finds, narrowly, and ducks the
+/// whole output only as a last resort (`FeedbackSuppressor`).
 struct EffectsChain {
     static var bassHertz: Double { 150 }
     static var trebleHertz: Double { 6_000 }
     /// The cookbook's shelf slope S = 1, the steepest without a bump.
     static var shelfQ: Double { 0.707_106_781_186_547_6 }
-    static var howlDuckDecibels: Float { -24 }
-    static var howlDuckSeconds: Double { 0.02 }
-    static var howlHoldSeconds: Double { 2 }
-    static var howlReleaseSeconds: Double { 2 }
     static var limiterCeilingDecibels: Float { -1 }
 
     let sampleRate: Double
@@ -46,15 +42,12 @@ struct EffectsChain {
     var reverbIsRunning = false
     var master: SmoothedValue
     var mute: SmoothedValue
-    var duck: SmoothedValue
-    var duckHoldFrameCount = 0
-    let duckReleaseFrameCount: Int
     var limiter: SafetyLimiter
     let limiterEnabled: Bool
-    var howlDetector: HowlDetector
-    let howlGuardEnabled: Bool
+    var feedback: FeedbackSuppressor
+    let feedbackSuppressionEnabled: Bool
 
-    init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, howlGuardEnabled: Bool,
+    init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, feedbackSuppressionEnabled: Bool,
          voiceProcessing: Bool, echoCancellation: Bool) {
         self.sampleRate = sampleRate
         bassReader = controls.bassDecibels.reader
@@ -74,13 +67,11 @@ struct EffectsChain {
                         mixPercent: controls.reverbPercent.value)
         master = SmoothedValue(controls.volume.value, rampFrameCount: Int(sampleRate * ClickFreeFade.seconds))
         mute = SmoothedValue(1, rampFrameCount: Int(sampleRate * ClickFreeFade.seconds))
-        duck = SmoothedValue(1, rampFrameCount: Int(sampleRate * Self.howlDuckSeconds))
-        duckReleaseFrameCount = Int(sampleRate * Self.howlReleaseSeconds)
         let ceilingDecibels = Self.limiterCeilingDecibels
         limiter = SafetyLimiter(sampleRate: sampleRate, ceilingDecibels: ceilingDecibels)
         self.limiterEnabled = limiterEnabled
-        howlDetector = HowlDetector(saturationLevel: decibelsToAmplitude(ceilingDecibels))
-        self.howlGuardEnabled = howlGuardEnabled
+        feedback = FeedbackSuppressor(sampleRate: sampleRate, ceilingDecibels: ceilingDecibels)
+        self.feedbackSuppressionEnabled = feedbackSuppressionEnabled
         // Start where the knobs are: the first block must not ramp in from flat.
         updateEqualiser(startingNow: true)
         updateVoiceProcessing()
@@ -89,6 +80,7 @@ struct EffectsChain {
     func deallocate() {
         reverb.deallocate()
         voice?.deallocate()
+        feedback.deallocate()
     }
 
     /// Reads the knobs (once per block).
@@ -155,21 +147,19 @@ struct EffectsChain {
         boost.process(left: left, right: right, frameCount: frameCount)
     }
 
-    /// The shared output chain, in place. Returns true when the howl guard ducked the output in
-    /// this block (a newly confirmed howl).
+    /// The shared output chain, in place.
     @_noAllocation @_noLocks
     mutating func processOutput(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int,
-                                microphoneIsOpen: Bool) -> Bool {
+                                microphoneIsOpen: Bool) {
         processReverb(left: left, right: right, frameCount: frameCount)
         for frame in 0..<frameCount {
-            let gain = master.next() * mute.next() * duck.next()
+            let gain = master.next() * mute.next()
             left[frame] *= gain
             right[frame] *= gain
         }
         // Feedback needs a microphone: without one, a loud steady tone is the music, not a loop.
-        let howlConfirmed = microphoneIsOpen && guardAgainstHowl(left: left, right: right, frameCount: frameCount)
+        if microphoneIsOpen && feedbackSuppressionEnabled { feedback.process(left: left, right: right, frameCount: frameCount) }
         if limiterEnabled { limiter.process(left: left, right: right, frameCount: frameCount) }
-        return howlConfirmed
     }
 
     @_noAllocation @_noLocks
@@ -185,26 +175,4 @@ struct EffectsChain {
         if silentTarget { reverbIsRunning = false }
     }
 
-    @_noAllocation @_noLocks
-    mutating func guardAgainstHowl(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
-        guard howlGuardEnabled else { return false }
-        if duckHoldFrameCount > 0 {
-            duckHoldFrameCount -= frameCount
-            if duckHoldFrameCount <= 0 {
-                duck.rampFrameCount = duckReleaseFrameCount
-                duck.move(to: 1)
-            }
-        }
-        guard howlDetector.analyse(left: left, right: right, frameCount: frameCount) else { return false }
-        duck.rampFrameCount = Int(sampleRate * Self.howlDuckSeconds)
-        duck.move(to: decibelsToAmplitude(Self.howlDuckDecibels))
-        duckHoldFrameCount = Int(sampleRate * Self.howlHoldSeconds)
-        howlDetector.restart()
-        return true
-    }
-
-    /// The predictor of the last narrow tone the howl detector saw (see `HowlDetector`).
-    var howlPredictor: (Float, Float) {
-        @_noAllocation @_noLocks get { (howlDetector.predictor1, howlDetector.predictor2) }
-    }
 }

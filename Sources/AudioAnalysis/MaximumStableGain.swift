@@ -1,0 +1,144 @@
+import Foundation
+
+/// A chain under test in an `AcousticLoop`: a gain to sweep, the block processing, and what it
+/// reports of its limiter and its feedback suppression.
+/// - Thread: control.
+public protocol FeedbackLoopChain: AnyObject {
+    /// Sets the chain's gain (the loop's, at the response's peak), in dB, before a run.
+    /// - Thread: control.
+    func setGain(decibels: Float)
+    /// Processes the microphone's block (the same on both channels) in place into the speaker's.
+    /// - Thread: control.
+    func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int)
+    /// Frames the output limiter has turned down so far.
+    /// - Thread: control.
+    var limitedFrameCount: Int { get }
+    /// Times the whole output was ducked so far.
+    /// - Thread: control.
+    var duckCount: Int { get }
+    /// Notches in place now, and the deepest one's gain in dB (0 when none).
+    /// - Thread: control.
+    var notches: (count: Int, deepestDecibels: Float) { get }
+}
+
+/// The maximum stable gain of a chain in a simulated room (`AcousticLoop`), found by sweeping its
+/// gain upwards, and how the voice survives at that gain.
+///
+/// A run at one gain plays `runSeconds` of a speech-like voice into the closed loop; it is stable
+/// when the output's last second is at most `allowedRiseDecibels` above what the same gain gives
+/// with the loop open, the limiter acted for at most `allowedLimiterSeconds` (a brief catch while
+/// a notch settles), and nothing ducked. One chain is carried through the sweep, as an engineer
+/// rings a room out by raising the gain: its notches stay, while the loop's audio starts afresh.
+public enum MaximumStableGain {
+    /// One run at one gain.
+    public struct Run: Sendable {
+        /// - Thread: any.
+        public var gainDecibels: Float
+        /// Output level (RMS dBFS) over the last second, and the same gain's open-loop level.
+        /// - Thread: any.
+        public var closedDecibels: Float, openDecibels: Float
+        /// - Thread: any.
+        public var limiterSeconds: Double
+        /// - Thread: any.
+        public var ducks: Int
+        /// Notches in place at the run's end, and the deepest one's gain in dB.
+        /// - Thread: any.
+        public var notches: (count: Int, deepestDecibels: Float)
+        /// - Thread: any.
+        public var stable: Bool
+        /// - Thread: any.
+        public var output: [Float]
+    }
+
+    /// The result of a sweep.
+    public struct Result: Sendable {
+        /// The highest stable gain, dB.
+        /// - Thread: any.
+        public var decibels: Float
+        /// Normalised cross-correlation of the output with the dry voice at the best lag (0-10 ms),
+        /// over the last 4 s of the run at the highest stable gain.
+        /// - Thread: any.
+        public var correlation: Double
+        /// - Thread: any.
+        public var lastStable: Run?
+        /// - Thread: any.
+        public var runs: [Run]
+    }
+
+    /// - Thread: any.
+    public static let runSeconds = 6.0
+    /// - Thread: any.
+    public static let allowedRiseDecibels: Float = 6
+    /// - Thread: any.
+    public static let allowedLimiterSeconds = 0.25
+
+    /// Runs the loop once at `gainDecibels` around `chain`.
+    /// - Thread: control.
+    public static func run(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float], sampleRate: Double) -> Run {
+        let loop = AcousticLoop(response: response)
+        chain.setGain(decibels: gainDecibels)
+        let limitedBefore = chain.limitedFrameCount, ducksBefore = chain.duckCount
+        let output = loop.run(voice: voice) { chain.process(left: $0, right: $1, frameCount: $2) }
+        let second = Int(sampleRate)
+        let closed = level(output.suffix(second))
+        let open = gainDecibels + level(voice[(output.count - second)..<output.count])
+        let limiterSeconds = Double(chain.limitedFrameCount - limitedBefore) / sampleRate
+        let ducks = chain.duckCount - ducksBefore
+        let stable = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0
+        return Run(gainDecibels: gainDecibels, closedDecibels: closed, openDecibels: open, limiterSeconds: limiterSeconds,
+                   ducks: ducks, notches: chain.notches, stable: stable, output: output)
+    }
+
+    /// Sweeps the gain up in 1 dB steps from `startDecibels` until a run is unstable (or
+    /// `ceilingDecibels`), then tries the half step above the last stable gain.
+    /// - Thread: control.
+    public static func sweep(response: [Float], chain: FeedbackLoopChain, voice: [Float], sampleRate: Double,
+                             startDecibels: Float = -8, ceilingDecibels: Float = 24, log: ((Run) -> Void)? = nil) -> Result {
+        var runs: [Run] = []
+        var lastStable: Run?
+        var gain = startDecibels
+        while gain <= ceilingDecibels {
+            let run = run(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate)
+            runs.append(run)
+            log?(run)
+            if !run.stable { break }
+            lastStable = run
+            gain += 1
+        }
+        if let stable = lastStable, stable.gainDecibels + 0.5 <= ceilingDecibels {
+            let half = run(response: response, gainDecibels: stable.gainDecibels + 0.5, chain: chain, voice: voice, sampleRate: sampleRate)
+            runs.append(half)
+            log?(half)
+            if half.stable { lastStable = half }
+        }
+        let correlation = lastStable.map { bestCorrelation(output: $0.output, voice: voice, sampleRate: sampleRate) } ?? 0
+        return Result(decibels: lastStable?.gainDecibels ?? -.infinity, correlation: correlation, lastStable: lastStable, runs: runs)
+    }
+
+    /// RMS in dBFS.
+    /// - Thread: any.
+    public static func level<C: Collection>(_ samples: C) -> Float where C.Element == Float {
+        let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return Float(10 * log10(max(sum / Double(max(samples.count, 1)), 1e-20)))
+    }
+
+    /// The normalised cross-correlation of the last 4 s of `output` with the dry voice, at the
+    /// best lag from 0 to 10 ms.
+    /// - Thread: any.
+    public static func bestCorrelation(output: [Float], voice: [Float], sampleRate: Double) -> Double {
+        let count = min(output.count, voice.count)
+        let maximumLag = Int(0.01 * sampleRate)
+        let span = min(Int(4 * sampleRate), count - maximumLag)
+        let start = count - span
+        var best = -1.0
+        for lag in 0...maximumLag {
+            var xy = 0.0, xx = 0.0, yy = 0.0
+            for n in start..<count {
+                let x = Double(output[n]), y = Double(voice[n - lag])
+                xy += x * y; xx += x * x; yy += y * y
+            }
+            best = max(best, xy / max((xx * yy).squareRoot(), 1e-30))
+        }
+        return best
+    }
+}

@@ -1,0 +1,147 @@
+@testable import DSP
+import AudioAnalysis
+import TestSupport
+import Foundation
+import XCTest
+
+final class FeedbackSuppressorTests: XCTestCase {
+    let rate = 48_000.0
+
+    struct Outcome {
+        var deepest: Float = 0  // the deepest notch gain seen, dB (≤ 0)
+        var ducks = 0
+        var notchEvents = 0
+        var output: [Float] = []
+        var notches: [(hertz: Float, depthDecibels: Float)] = []
+    }
+
+    /// Plays `signal` (mono, on both channels) straight into a suppressor in blocks of the given
+    /// sizes (cycled), watching the deepest notch after every block.
+    func play(_ signal: [Float], blockSizes: [Int] = [64]) -> Outcome {
+        var suppressor = FeedbackSuppressor(sampleRate: rate)
+        defer { suppressor.deallocate() }
+        var left = signal, right = signal
+        var outcome = Outcome()
+        var position = 0, turn = 0
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            while position < signal.count {
+                let count = min(blockSizes[turn % blockSizes.count], signal.count - position)
+                turn += 1
+                suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: count)
+                position += count
+                outcome.deepest = min(outcome.deepest, suppressor.deepestNotchDecibels)
+            }
+        } }
+        outcome.ducks = suppressor.duckCount
+        outcome.notchEvents = suppressor.notchedFrequencyCount
+        outcome.output = zip(left, right).map { ($0 + $1) * 0.5 }
+        for index in 0..<FeedbackSuppressor.maximumNotchCount where suppressor.notch(at: index).depthDecibels < 0 {
+            outcome.notches.append(suppressor.notch(at: index))
+        }
+        return outcome
+    }
+
+    func testMusicDoesNotSetItOff() {
+        var cases: [(String, [Float], Float)] = []  // name, signal, the deepest notch allowed
+        for f0 in [196.0, 330.0, 440.0, 660.0] {
+            for vibrato in [false, true] {
+                for held in [false, true] {
+                    cases.append(("(a) swell \(Int(f0)) Hz\(vibrato ? " vibrato" : "")\(held ? " after a held note" : " from the onset")",
+                                  MusicalSignals.swell(fundamental: f0, vibrato: vibrato, heldFirst: held), 0))
+                }
+            }
+        }
+        cases.append(("(b) 440 Hz, 2 Hz tremolo 12 dB, 4 s", MusicalSignals.tremolo(), 0))
+        cases.append(("(c) held pure 440 Hz, 2 s at -12 dBFS", MusicalSignals.heldNote(), -3))
+        cases.append(("(d) piano-like notes", MusicalSignals.pianoNotes(), 0))
+        for (name, signal, allowed) in cases {
+            let outcome = play(signal)
+            print(String(format: "music %@: deepest notch %.1f dB, ducks %d, notch events %d",
+                         name, outcome.deepest, outcome.ducks, outcome.notchEvents))
+            XCTAssertGreaterThanOrEqual(outcome.deepest, max(allowed, -3), name)
+            XCTAssertEqual(outcome.ducks, 0, name)
+        }
+    }
+
+    func testAGrowingHowlIsNotchedWhereItIs() {
+        for hertz in [150.0, 1_000.0, 3_100.0] {
+            let outcome = play(MusicalSignals.growingTone(hertz: hertz, decibelsPerSecond: 40, seconds: 2.5))
+            print(String(format: "open-loop howl at %.0f Hz (40 dB/s): notches %@, ducks %d", hertz,
+                         outcome.notches.map { String(format: "%.1f Hz %.0f dB", $0.hertz, $0.depthDecibels) }.joined(separator: ", "),
+                         outcome.ducks))
+            XCTAssertFalse(outcome.notches.isEmpty)
+            if let first = outcome.notches.first {
+                XCTAssertLessThan(abs(log2(Double(first.hertz) / hertz)), 1.0 / 40, "within a quarter of the bandwidth")
+            }
+        }
+    }
+
+    func testNotchIsDeepAtItsCentreAndNarrow() {
+        for hertz in [100.0, 440.0, 1_000.0, 4_000.0, 12_000.0] {
+            for depth: Float in [3, 9, 18, 30] {
+                let centre = FeedbackSuppressor.notchResponseDecibels(hertz: hertz, depthDecibels: -depth, at: hertz, sampleRate: rate)
+                let above = FeedbackSuppressor.notchResponseDecibels(hertz: hertz, depthDecibels: -depth, at: hertz * pow(2, 0.2), sampleRate: rate)
+                let below = FeedbackSuppressor.notchResponseDecibels(hertz: hertz, depthDecibels: -depth, at: hertz * pow(2, -0.2), sampleRate: rate)
+                print(String(format: "notch %.0f Hz set to -%.0f dB: %.2f dB at f, %.2f dB at f·2^(1/5), %.2f dB at f·2^(-1/5)",
+                             hertz, depth, centre, above, below))
+                XCTAssertLessThanOrEqual(centre, Double(-depth) + 0.5)
+                XCTAssertGreaterThanOrEqual(centre, Double(-depth) - 0.5)
+                XCTAssertGreaterThan(above, -1)
+                XCTAssertGreaterThan(below, -1)
+            }
+        }
+    }
+
+    /// The filter itself, not just its formula: a notch placed and settled, then sines through it.
+    func testNotchFilterMeasures() {
+        for hertz: Float in [440, 2_000] {
+            var suppressor = FeedbackSuppressor(sampleRate: rate)
+            defer { suppressor.deallocate() }
+            suppressor.place(hertz: hertz, steps: 4)  // 12 dB
+            func gain(at frequency: Double) -> Double {
+                let count = 48_000
+                var left = (0..<count).map { Float(1e-4 * sin(2 * Double.pi * frequency * Double($0) / rate)) }
+                var right = left
+                // Below the quietest level the detector looks at (−80 dBFS), so the notch only filters.
+                left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                    suppressor.process(left: l.baseAddress!, right: r.baseAddress!, frameCount: count)
+                } }
+                let tail = left.suffix(24_000)
+                let rms = (tail.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(tail.count)).squareRoot()
+                return 20 * log10(rms / (1e-4 / 2.0.squareRoot()))
+            }
+            let centre = gain(at: Double(hertz))
+            let above = gain(at: Double(hertz) * pow(2, 0.2))
+            let below = gain(at: Double(hertz) * pow(2, -0.2))
+            print(String(format: "measured notch at %.0f Hz, -12 dB: %.2f dB at f, %.2f / %.2f dB at f·2^(±1/5)", hertz, centre, above, below))
+            XCTAssertEqual(centre, -12, accuracy: 0.5)
+            XCTAssertGreaterThan(above, -1)
+            XCTAssertGreaterThan(below, -1)
+        }
+    }
+
+    func testOutputIsIndependentOfBlockSize() {
+        // Voice, a howl that gets notched, then a pinned broadband overload that is ducked.
+        var signal = SpeechLikeSignal.speechLike(seconds: 3, peakDecibels: -20)
+        let howl = MusicalSignals.growingTone(hertz: 1_234, decibelsPerSecond: 30, seconds: 3)
+        for n in 0..<signal.count { signal[n] += howl[n] }
+        var state: UInt64 = 5
+        for _ in 0..<Int(0.8 * rate) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let uniform = Float(state >> 40) / Float(1 << 24)
+            signal.append((uniform * 2 - 1) * 1.2)
+        }
+        signal += SpeechLikeSignal.speechLike(seconds: 1, seed: 11, peakDecibels: -20)
+        let reference = play(signal, blockSizes: [64])
+        let odd = play(signal, blockSizes: [17, 100, 1])
+        let single = play(signal, blockSizes: [1])
+        print("block-size independence: notch events \(reference.notchEvents), ducks \(reference.ducks)")
+        XCTAssertGreaterThan(reference.notchEvents, 0, "the run must exercise the notches")
+        XCTAssertGreaterThan(reference.ducks, 0, "the run must exercise the duck")
+        let sameOdd = reference.output.elementsEqual(odd.output) { $0.bitPattern == $1.bitPattern }
+        let sameSingle = reference.output.elementsEqual(single.output) { $0.bitPattern == $1.bitPattern }
+        print("bit-identical 64 vs 17/100/1: \(sameOdd); 64 vs 1: \(sameSingle)")
+        XCTAssertTrue(sameOdd)
+        XCTAssertTrue(sameSingle)
+    }
+}

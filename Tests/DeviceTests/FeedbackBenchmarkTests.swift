@@ -1,0 +1,59 @@
+import AudioAnalysis
+import AudioFile
+import Foundation
+import TestSupport
+import XCTest
+
+/// `staccato-bench feedback`: the microphone chain's maximum stable gain in simulated rooms, with
+/// its feedback suppressor off and on.
+final class FeedbackBenchmarkTests: XCTestCase {
+    struct Room {
+        var name: String
+        var off: Double, on: Double, rise: Double, correlation: Double
+    }
+
+    func rooms(in path: String) throws -> [Room] {
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let figures = try XCTUnwrap(json["rooms"] as? [[String: Any]])
+        return try figures.map { room in
+            Room(name: try XCTUnwrap(room["room"] as? String),
+                 off: try XCTUnwrap(room["maximum_stable_gain_off_db"] as? Double), on: try XCTUnwrap(room["maximum_stable_gain_on_db"] as? Double),
+                 rise: try XCTUnwrap(room["rise_db"] as? Double), correlation: try XCTUnwrap(room["voice_correlation_on"] as? Double))
+        }
+    }
+
+    /// The suppressor raises the maximum stable gain by at least 6 dB in the built-in room and in
+    /// the stage's response, both with strong modes; the other rooms are reported.
+    func testTheSuppressorRaisesTheMaximumStableGain() throws {
+        let folder = try TemporaryFolder(self)
+        let result = try CommandRunner.bench(["feedback", "--json", folder.file("feedback.json")], timeout: 600)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        print(result.standardOutput)
+        let measured = try rooms(in: folder.file("feedback.json"))
+        XCTAssertEqual(measured.map(\.name), RoomImpulse.allCases.map(\.rawValue))
+        for room in measured where ["builtIn", "stage"].contains(room.name) {
+            XCTAssertGreaterThanOrEqual(room.rise, 6, "\(room.name): \(room.off) dB off, \(room.on) dB on")
+            XCTAssertGreaterThan(room.correlation, 0.7, "\(room.name): the voice survives at the highest gain")
+        }
+    }
+
+    /// `--ir` measures a response from a file, normalised to its peak: the stage's response
+    /// written out measures as the built-in stage does.
+    func testAnImpulseResponseFromAFile() throws {
+        let folder = try TemporaryFolder(self)
+        let writer = try AudioFileWriter(path: folder.file("stage.wav"), sampleRate: Int(RoomImpulse.sampleRate), channelCount: 1)
+        try writer.write(RoomImpulse.stage.response().map { $0 * 0.5 })  // any level: the benchmark normalises it
+        try writer.close()
+        let result = try CommandRunner.bench(["feedback", "--ir", folder.file("stage.wav"), "--json", folder.file("ir.json")], timeout: 300)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let measured = try rooms(in: folder.file("ir.json"))
+        XCTAssertEqual(measured.map(\.name), ["stage.wav"])
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(measured.first).rise, 6, result.standardOutput)
+
+        let missing = try CommandRunner.bench(["feedback", "--ir", folder.file("nope.wav")])
+        XCTAssertNotEqual(missing.exitCode, 0)
+        XCTAssertEqual(missing.errorLines.count, 1, missing.standardError)
+        XCTAssertTrue(missing.standardError.contains("nope.wav"), missing.standardError)
+    }
+}

@@ -1,0 +1,90 @@
+import AudioAnalysis
+import AudioFile
+import Engine
+import Foundation
+import Render
+
+/// `staccato-bench feedback`: the maximum stable gain of the microphone chain in a simulated
+/// acoustic loop (`AcousticLoop`), with its feedback suppressor off and on, in the built-in rooms
+/// or through the impulse response of `--ir`, and how the voice survives at the highest gain.
+/// The chain is the engine's own: DC blocker, EQ (flat), boost (the gain swept), volume 1, the
+/// feedback suppressor, the −1 dBFS limiter, in 64-frame blocks.
+enum FeedbackBenchmark {
+    /// The engine as a chain in the loop: the microphone's block in, the speaker's out.
+    final class EngineChain: FeedbackLoopChain {
+        let engine: Engine
+        let interleaved: UnsafeMutablePointer<Float>
+
+        init(sampleRate: Double, suppressorOn: Bool) {
+            engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
+                sampleRate: sampleRate, maxFrameCount: AcousticLoop.blockFrameCount, feedbackSuppression: suppressorOn)))
+            interleaved = .allocate(capacity: 2 * AcousticLoop.blockFrameCount)
+        }
+        deinit { interleaved.deallocate() }
+
+        func setGain(decibels: Float) { engine.effects.boostDecibels.set(decibels) }
+        func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+            engine.renderer.render(input: left, inputChannelCount: 1, into: interleaved, frameCount: frameCount)
+            for frame in 0..<frameCount {
+                left[frame] = interleaved[2 * frame]
+                right[frame] = interleaved[2 * frame + 1]
+            }
+        }
+        var limitedFrameCount: Int { engine.renderer.statistics.limitedFrames }
+        var duckCount: Int { engine.renderer.feedback.ducks }
+        var notches: (count: Int, deepestDecibels: Float) {
+            let feedback = engine.renderer.feedback
+            return (feedback.activeNotches, feedback.deepestNotchDecibels)
+        }
+    }
+
+    /// The boost's range bounds the sweep.
+    static let gainRange: ClosedRange<Float> = EffectsControls.boostRange
+
+    /// - Parameter irPath: an impulse response file to measure instead of the built-in rooms.
+    static func run(irPath: String?) throws -> [String: Any] {
+        var rooms: [(name: String, response: [Float], sampleRate: Double, modal: Bool)] = []
+        if let irPath {
+            let file = try AudioFileReader.read(irPath)
+            let response = file.channel(0)
+            let peak = RoomImpulse.magnitudePeak(response)
+            guard peak > 0 else { throw FeedbackFailure(description: "\(irPath): the impulse response is silent") }
+            rooms.append(((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate), true))
+        } else {
+            rooms = RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate, $0 != .diffuse) }
+        }
+        print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
+        print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
+        print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck.\n")
+        print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)")
+        var figures: [[String: Any]] = []
+        for room in rooms {
+            let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
+            func sweep(_ suppressorOn: Bool) -> MaximumStableGain.Result {
+                MaximumStableGain.sweep(response: room.response, chain: EngineChain(sampleRate: room.sampleRate, suppressorOn: suppressorOn),
+                                        voice: voice, sampleRate: room.sampleRate,
+                                        startDecibels: gainRange.lowerBound + 16, ceilingDecibels: gainRange.upperBound)
+            }
+            let off = sweep(false), on = sweep(true)
+            let rise = on.decibels - off.decibels
+            let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
+            print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
+                  + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)",
+                           off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels)
+                  + (room.modal ? "" : "   (modeless: little for notches to work on)"))
+            figures.append(["room": room.name, "modal": room.modal,
+                            "maximum_stable_gain_off_db": off.decibels, "maximum_stable_gain_on_db": on.decibels,
+                            "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
+                            "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
+                            "runs_on": on.runs.map { ["gain_db": $0.gainDecibels, "stable": $0.stable, "closed_dbfs": $0.closedDecibels,
+                                                      "open_dbfs": $0.openDecibels, "limiter_seconds": $0.limiterSeconds, "ducks": $0.ducks] }])
+        }
+        return ["rooms": figures, "run_seconds": MaximumStableGain.runSeconds, "block_frames": AcousticLoop.blockFrameCount,
+                "latency_frames": AcousticLoop.latencyFrameCount]
+    }
+}
+
+/// A benchmark input that cannot be measured: one line.
+struct FeedbackFailure: Error, CustomStringConvertible {
+    let description: String
+}
