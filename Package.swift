@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .target(name: "TestSupport", dependencies: ["DSP"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport", "AudioAnalysis"]),

@@ -1,14 +1,9 @@
-/// SplitMix64: a seeded random number generator, so damage tests hit the same bytes on every run
-/// and every machine.
-public struct SeededGenerator: RandomNumberGenerator {
-    public var state: UInt64
-    public init(state: UInt64) { self.state = state }
+import AudioAnalysis
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// SplitMix64, seeded, so damage tests hit the same bytes on every run and every machine: the
+/// measurement module's generator (it makes the feedback benchmark's rooms and voices).
+public typealias SeededGenerator = DeterministicRandom
+
+extension DeterministicRandom {
+    public init(state: UInt64) { self.init(seed: state) }
 }

@@ -104,7 +104,7 @@ final class VoiceProcessingTests: XCTestCase {
         engine.render(song) { block in
             for frame in stride(from: 0, to: block.count, by: 2) { track.append((block[frame] + block[frame + 1]) / 2) }
         }
-        let room = RoomImpulse.exponential(sampleRate: Self.rate, rt60: 0.3, directDelaySeconds: 0.004)
+        let room = ReverberantRoom.exponential(sampleRate: Self.rate, rt60: 0.3, directDelaySeconds: 0.004)
         var echo = convolve(Array(track.prefix(speech.samples.count)), room)
         echo = Array(echo.prefix(speech.samples.count))
         let echoScale = decibels(-24) / SignalAnalysis.rms(echo[...])
@@ -158,7 +158,7 @@ final class VoiceProcessingTests: XCTestCase {
 
 /// A room's impulse response: a direct path, then an exponentially decaying diffuse tail
 /// (seeded noise) falling 60 dB in `rt60` seconds.
-enum RoomImpulse {
+enum ReverberantRoom {
     static func exponential(sampleRate: Double, rt60: Double, directDelaySeconds: Double, seed: UInt64 = 11) -> [Float] {
         var generator = SeededGenerator(state: seed)
         let length = Int(rt60 * 1.3 * sampleRate)
