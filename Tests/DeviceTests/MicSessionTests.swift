@@ -84,6 +84,24 @@ final class MicSessionTests: XCTestCase {
         print("server killed after 1.5 s: the session holds \(recorded.frameCount) frames, as played")
     }
 
+    /// `--record` names the file, and an `.mp3` is written through libsndfile's MPEG Layer III
+    /// encoder: it reads back at the session's length (within the encoder's padding, a frame of
+    /// 1,152 samples and its delay) and `sessions --dir` lists it.
+    func testARecordingNamedMP3() throws {
+        let (music, _) = try musicFolder()
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let path = music + "/mic-take.mp3"
+        let result = try CommandRunner.staccato(["mic", "--audio", "null", "--seconds", "1", "--record", path, "--play",
+                                                 CommandRunner.repositoryRoot.appendingPathComponent("samples/midi/mozart_turkish_march.mid").path,
+                                                 "--soundfont", CommandRunner.shippedSoundFont], timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let recorded = try AudioFileReader.summary(path)
+        XCTAssertEqual(Double(recorded.frameCount), 48_000, accuracy: 3_000, "a second of audio")
+        XCTAssertGreaterThan(recorded.peak, 0.001, "the song's first notes are in it")
+        let listing = try CommandRunner.staccato(["sessions", "--dir", music])
+        XCTAssertTrue(listing.standardOutput.contains("mic-take.mp3"), listing.standardOutput)
+    }
+
     func testSessionsSaysSoWhenThereAreNone() throws {
         let (music, sessions) = try musicFolder()
         let result = try CommandRunner.staccato(["sessions"], environment: ["XDG_MUSIC_DIR": music])
