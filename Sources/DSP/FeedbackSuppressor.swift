@@ -18,8 +18,12 @@
 ///   a dB or two, the voice beating against a howl still building, do not end it.
 /// - A howl is confirmed at a new frequency when a pure track (no energy within
 ///   `purityDecibels` of it at the frequencies that would make it a harmonic of a note: ½, ⅓, 2×,
-///   3×, and the (n±1)/n neighbours) has grown by `growthDecibelsToConfirm` over at least
-///   `growthHopsToConfirm` hops, or has sat steady at the ceiling for `saturatedHopsToConfirm` hops.
+///   3×, and the (n±1)/n neighbours, leaving out any inside a notch's band: that is another howl)
+///   has grown by `growthDecibelsToConfirm` over at least `growthHopsToConfirm` hops, or is still
+///   rising after growing further than a tremolo does (`risingGrowthDecibelsToConfirm`) or for
+///   longer (`steadyGrowthDecibelsToConfirm` over `steadyGrowthHopsToConfirm` hops: a loop a dB
+///   above 1), or slowly for a second, or has sat steady at the ceiling for
+///   `saturatedHopsToConfirm` hops. Where a notch was released lately, a smaller rise is enough.
 ///   A feedback loop multiplies the level on every trip until something stops it; music does not
 ///   keep rising 20 dB at one pure, unwavering pitch: a sung or blown swell is about 15 dB and
 ///   carries harmonics, vibrato moves the pitch by far more than `steadyFraction`, tremolo falls
@@ -28,14 +32,17 @@
 /// The notch law: a confirmed frequency gets a notch `stepDecibels` deep (two steps when the howl
 /// was already at the ceiling). Growth seen again inside a notch's band (the loop still rising
 /// there) deepens it by another step, down to `maximumDepthDecibels`, with a lower threshold
-/// (`regrowthDecibelsToDeepen`), since that frequency is known to feed back. The notch is
-/// x − (1 − g)·bandPass(x): a band-pass of fixed bandwidth (`notchBandwidthOctaves` between its
-/// −3 dB points) subtracted with weight 1 − g, which is exactly a peaking cut of gain g at the
-/// centre; its skirts do not widen as it deepens, and the depth is one number ramped frame by
+/// (`regrowthDecibelsToDeepen`), since that frequency is known to feed back; at the ceiling only
+/// while the howl is not yet ringing down. Growth on a notch's flank, beyond `flankRatio` of its
+/// centre, gets a notch of its own instead. The notch is x − (1 − g)·bandPass(x): a band-pass of
+/// fixed bandwidth (`notchBandwidthOctaves` between its −3 dB points) subtracted with weight
+/// 1 − g, which is exactly a peaking cut of gain g at the centre; its skirts do not widen as it
+/// deepens, and the depth is one number ramped frame by
 /// frame, so a step makes no click. A notch that has seen no growth for `releaseHoldSeconds`
 /// releases by `releaseDecibelsPerSecond` back to 0 dB and is freed; if the loop comes back, it
-/// is caught again. With all `maximumNotchCount` notches in use, the shallowest (the oldest of
-/// equals) is moved to the new frequency.
+/// is caught again, and that notch holds `returningHoldFactor` times longer. With all
+/// `maximumNotchCount` notches in use, the shallowest (the oldest of equals) is moved to the new
+/// frequency.
 ///
 /// Ducking the whole output (by `duckDecibels` for `duckHoldSeconds`) is the last resort, counted
 /// in `duckCount`: when a notch already at full depth must deepen, when a new frequency finds all
@@ -60,13 +67,17 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var maximumNotchCount: Int { @_noAllocation @_noLocks get { 8 } }
     /// Peaks followed per hop: more than the howls that build at once in any one room.
     /// - Thread: any.
-    @inlinable public static var candidateCount: Int { @_noAllocation @_noLocks get { 4 } }
+    @inlinable public static var candidateCount: Int { @_noAllocation @_noLocks get { 8 } }
     /// Tracks followed from hop to hop.
     /// - Thread: any.
-    @inlinable public static var trackCount: Int { @_noAllocation @_noLocks get { 8 } }
+    @inlinable public static var trackCount: Int { @_noAllocation @_noLocks get { 16 } }
     /// Width of a notch between its −3 dB points (for a deep notch).
     /// - Thread: any.
     @inlinable public static var notchBandwidthOctaves: Double { @_noAllocation @_noLocks get { 0.1 } }
+    /// 2^(1/40): a quarter of the bandwidth from a notch's centre, where a notch cuts about half
+    /// its depth in dB.
+    /// - Thread: any.
+    @inlinable public static var flankRatio: Float { @_noAllocation @_noLocks get { 1.017_479 } }
     /// - Thread: any.
     @inlinable public static var stepDecibels: Float { @_noAllocation @_noLocks get { 3 } }
     /// - Thread: any.
@@ -112,6 +123,20 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var slowGrowthDecibelsToConfirm: Float { @_noAllocation @_noLocks get { 9 } }
     /// - Thread: any.
     @inlinable public static var slowGrowthHopsToConfirm: Int { @_noAllocation @_noLocks get { 47 } }
+    /// Between the fast and the slow test, growth still rising when it has gone further than a
+    /// tremolo's (12 dB in 12 hops, then a fall) …
+    /// - Thread: any.
+    @inlinable public static var risingGrowthDecibelsToConfirm: Float { @_noAllocation @_noLocks get { 14 } }
+    /// - Thread: any.
+    @inlinable public static var risingGrowthHopsToConfirm: Int { @_noAllocation @_noLocks get { 10 } }
+    /// … or for longer than one (a loop a dB above 1 grows about half a dB a hop).
+    /// - Thread: any.
+    @inlinable public static var steadyGrowthDecibelsToConfirm: Float { @_noAllocation @_noLocks get { 12 } }
+    /// - Thread: any.
+    @inlinable public static var steadyGrowthHopsToConfirm: Int { @_noAllocation @_noLocks get { 22 } }
+    /// Hops since the last new high within which a track still counts as rising.
+    /// - Thread: any.
+    @inlinable public static var risingHops: Int { @_noAllocation @_noLocks get { 3 } }
     /// - Thread: any.
     @inlinable public static var newHighDecibels: Float { @_noAllocation @_noLocks get { 0.5 } }
     /// - Thread: any.
@@ -145,6 +170,9 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var settlingHops: Int { @_noAllocation @_noLocks get { 4 } }
     /// - Thread: any.
     @inlinable public static var releaseHoldSeconds: Double { @_noAllocation @_noLocks get { 4 } }
+    /// A notch placed again where one was released holds this many times longer.
+    /// - Thread: any.
+    @inlinable public static var returningHoldFactor: Int { @_noAllocation @_noLocks get { 4 } }
     /// - Thread: any.
     @inlinable public static var releaseDecibelsPerSecond: Double { @_noAllocation @_noLocks get { 2 } }
     /// - Thread: any.
@@ -183,6 +211,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// When the notch was placed, to reuse the oldest of equally shallow ones.
         @usableFromInline var serial = 0
         @usableFromInline var quietHops = 0
+        /// Placed where a notch was released before: the loop came back, so it is held longer.
+        @usableFromInline var returning = false
         @usableFromInline var settlingHops = 0
         @usableFromInline var b: Float = 0, a1: Float = 0, a2: Float = 0
         @usableFromInline var targetB: Float = 0, targetA1: Float = 0, targetA2: Float = 0
@@ -315,6 +345,10 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @usableFromInline let candidates: UnsafeMutablePointer<Candidate>
     /// Each track's last `envelopeHops` levels, track-major.
     @usableFromInline let trackLevels: UnsafeMutablePointer<Float>
+    /// The frequencies of the last `maximumNotchCount` notches released (0 where none), a ring:
+    /// a room's feedback frequencies stay where they are, so a howl coming back at one is known.
+    @usableFromInline let releasedHertz: UnsafeMutablePointer<Float>
+    @usableFromInline var releasedIndex = 0
 
     @usableFromInline var writeIndex = 0
     @usableFromInline var filledFrameCount = 0
@@ -436,15 +470,18 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         candidates.initialize(repeating: Candidate(), count: Self.candidateCount)
         trackLevels = .allocate(capacity: Self.trackCount * Self.envelopeHops)
         trackLevels.initialize(repeating: -200, count: Self.trackCount * Self.envelopeHops)
+        releasedHertz = .allocate(capacity: Self.maximumNotchCount)
+        releasedHertz.initialize(repeating: 0, count: Self.maximumNotchCount)
         duckFrameCount = max(1, Int(sampleRate * Self.duckSeconds))
         duckReleaseFrameCount = max(1, Int(sampleRate * Self.duckReleaseSeconds))
         let hopSeconds = Double(Self.hopFrameCount) / sampleRate
         holdHops = Int(Self.releaseHoldSeconds / hopSeconds)
         releaseDecibelsPerHop = Float(Self.releaseDecibelsPerSecond * hopSeconds)
-        // 60 Hz up to 16 kHz (or 0.45·sampleRate): below, a howl is a rumble the bass cut handles;
-        // above, few speakers reproduce enough to feed back.
+        // 40 Hz up to 16 kHz (or 0.45·sampleRate): with the bass left flat, a small room's loop
+        // can howl below its lowest mode, and no notch above would touch it; below, a howl is a
+        // rumble the bass cut handles; above, few speakers reproduce enough to feed back.
         let binHertz = sampleRate / Double(size)
-        lowestBin = max(6, Int(60 / binHertz))
+        lowestBin = max(3, Int(40 / binHertz))
         highestBin = min(size / 2 - 8, Int(min(16_000, 0.45 * sampleRate) / binHertz))
     }
 
@@ -456,6 +493,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         previousReal.deallocate(); previousImaginary.deallocate()
         twiddleCosine.deallocate(); twiddleSine.deallocate(); bitReversed.deallocate()
         notches.deallocate(); tracks.deallocate(); candidates.deallocate(); trackLevels.deallocate()
+        releasedHertz.deallocate()
     }
 
     // MARK: Processing
@@ -551,7 +589,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 bin = k
             }
             guard bin >= 0, !binIsClaimed(bin) else { continue }
-            let neighbours = (power[bin - 4] + power[bin - 5] + power[bin + 4] + power[bin + 5]) * 0.25
+            let neighbours = neighbourPower(bin)
             guard neighbours <= power[bin] * relaxedProminence * relaxedProminence else { continue }
             let hertz = frequency(bin: bin)
             guard abs(hertz - tracks[index].hertz) < 0.035 * tracks[index].hertz else { continue }
@@ -613,7 +651,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         for k in lowestBin...highestBin {
             let p = power[k]
             guard p >= quietestPower, p > power[k - 1], p >= power[k + 1] else { continue }
-            let neighbours = (power[k - 4] + power[k - 5] + power[k + 4] + power[k + 5]) * 0.25
+            let neighbours = neighbourPower(k)
             guard neighbours <= p * prominencePower else { continue }
             // Insert by power into the short list, strongest first.
             guard p > candidates[Self.candidateCount - 1].power else { continue }
@@ -625,6 +663,15 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             candidates[position].bin = k
             candidates[position].power = p
         }
+    }
+
+    /// The mean power 4 and 5 bins either side of `bin`; only above it for the lowest bins,
+    /// whose lower neighbours would be DC (or beyond it).
+    @inlinable @_noAllocation @_noLocks
+    func neighbourPower(_ bin: Int) -> Float {
+        let above = (power[bin + 4] + power[bin + 5]) * 0.5
+        guard bin >= 6 else { return above }
+        return (power[bin - 4] + power[bin - 5]) * 0.5 * 0.5 + above * 0.5
     }
 
     /// The frequency of the sinusoid in `bin`, from its phase advance over the hop: the bin's
@@ -675,6 +722,9 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             // Too near the peak itself (its own main lobe, ±2 bins) says nothing: low tones'
             // close ratios fall there.
             guard centre >= 2, centre <= half - 2, abs(centre - bin) >= 4 else { continue }
+            // A relative inside a notch's band is a howl of its own (two modes a fifth or a
+            // twelfth apart feed back together), not the rest of a note.
+            guard notchCovering(hertz: hertz * ratio) == nil else { continue }
             strongest = max(strongest, max(power[centre - 1], max(power[centre], power[centre + 1])))
         }
         return strongest
@@ -778,8 +828,20 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 // ringing at a gain of 1 there: not enough cut yet.
                 let ringing = pure && track.steadyHops >= Self.ringingHopsToDeepen
                     && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels
-                guard regrowing || ringing || track.saturatedHops >= Self.saturatedHopsToDeepen else { continue }
-                deepen(slot: slot, hertz: track.hertz)
+                // At the ceiling a mode-fed howl rings down at the room's pace, a dB or so a hop,
+                // however deep the notch: once it falls, the notch is deep enough.
+                let stillSaturated = track.saturatedHops >= Self.saturatedHopsToDeepen
+                    && track.envelopeDecibels >= track.peakDecibels - 1
+                guard regrowing || ringing || stillSaturated else { continue }
+                // A howl on the notch's flank, where it cuts a fraction of its depth, is a second
+                // resonance (or the loop pulled aside by the notch's phase): deepening would drag
+                // the notch off the first, so it gets a notch of its own.
+                let ratio = track.hertz / notches[slot].hertz
+                if ratio > Self.flankRatio || ratio < 1 / Self.flankRatio {
+                    place(hertz: track.hertz, steps: stillSaturated ? 2 : 1)
+                } else {
+                    deepen(slot: slot, hertz: track.hertz, onto: stillSaturated)
+                }
                 tracks[index].restartGrowth(at: track.envelopeDecibels)
                 tracks[index].saturatedHops = 0
             } else {
@@ -787,7 +849,18 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     && track.growingHops >= Self.growthHopsToConfirm
                 let grownSlowly = track.growthDecibels >= Self.slowGrowthDecibelsToConfirm
                     && track.growingHops >= Self.slowGrowthHopsToConfirm && track.hopsSinceNewHigh <= Self.hopsWithoutNewHigh
-                let grown = pure && (grownFast || grownSlowly)
+                // Still setting new highs now: a tremolo or a swell has stopped rising by the time
+                // it could pass these.
+                let rising = track.hopsSinceNewHigh <= Self.risingHops
+                let grownBeyondTremolo = track.growthDecibels >= Self.risingGrowthDecibelsToConfirm
+                    && track.growingHops >= Self.risingGrowthHopsToConfirm && rising
+                let grownSteadily = track.growthDecibels >= Self.steadyGrowthDecibelsToConfirm
+                    && track.growingHops >= Self.steadyGrowthHopsToConfirm && rising
+                // Where a notch was released, the loop is known to feed back: growth that would
+                // deepen a notch (a little more, and still rising) brings it back.
+                let grownAgain = wasReleased(near: track.hertz) && rising
+                    && track.growthDecibels >= 2 * Self.regrowthDecibelsToDeepen && track.growingHops >= 2 * Self.regrowthHopsToDeepen
+                let grown = pure && (grownFast || grownBeyondTremolo || grownSteadily || grownSlowly || grownAgain)
                 // A tone that grew by half the confirming growth and then met the ceiling (where
                 // its growth can only stop) needs less time there.
                 let saturated = track.saturatedHops >= Self.saturatedHopsToConfirm
@@ -798,6 +871,16 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 tracks[index].saturatedHops = 0
             }
         }
+    }
+
+    /// Whether a notch released lately sat within a quarter of its bandwidth of `hertz`.
+    @inlinable @_noAllocation @_noLocks
+    func wasReleased(near hertz: Float) -> Bool {
+        for index in 0..<Self.maximumNotchCount where releasedHertz[index] > 0 {
+            let ratio = hertz / releasedHertz[index]
+            if ratio <= Self.flankRatio && ratio >= 1 / Self.flankRatio { return true }
+        }
+        return false
     }
 
     /// The notch in use whose band (half its bandwidth either side) holds `hertz`.
@@ -818,15 +901,17 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
 
     /// The loop still grows inside a notch: one step deeper, centred halfway to where the howl is
     /// now (the notch's own phase pulls the howl aside; chasing it all the way would walk the notch
-    /// off the room's resonance).
+    /// off the room's resonance), or `onto` it when it is pinned at the ceiling.
     @inlinable @_noAllocation @_noLocks
-    mutating func deepen(slot: Int, hertz: Float) {
+    mutating func deepen(slot: Int, hertz: Float, onto: Bool = false) {
         if notches[slot].depthDecibels >= Self.maximumDepthDecibels {
             startDuck()  // full depth and still growing: the last resort
             return
         }
         let depth = min(notches[slot].depthDecibels + Self.stepDecibels, Self.maximumDepthDecibels)
-        let centre = (notches[slot].hertz + hertz) * 0.5
+        // A howl pinned at the ceiling is the loop's one tone and its frequency sure: the notch
+        // goes onto it.
+        let centre = onto ? hertz : (notches[slot].hertz + hertz) * 0.5
         setNotch(slot: slot, hertz: centre, depthDecibels: depth, fresh: false)
     }
 
@@ -860,6 +945,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         let fresh = !notches[chosen].inUse && !notches[chosen].isAudible
         notches[chosen].inUse = true
         notches[chosen].serial = notchSerial
+        notches[chosen].returning = wasReleased(near: hertz)
         setNotch(slot: chosen, hertz: hertz, depthDecibels: Self.stepDecibels * Float(steps), fresh: fresh)
     }
 
@@ -905,11 +991,14 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         for slot in 0..<Self.maximumNotchCount where notches[slot].inUse {
             if notches[slot].settlingHops > 0 { notches[slot].settlingHops -= 1 }
             notches[slot].quietHops += 1
-            guard notches[slot].quietHops > holdHops else { continue }
+            let hold = notches[slot].returning ? holdHops * Self.returningHoldFactor : holdHops
+            guard notches[slot].quietHops > hold else { continue }
             let depth = notches[slot].depthDecibels - releaseDecibelsPerHop
             if depth <= 0 {
                 notches[slot].depthDecibels = 0
                 notches[slot].inUse = false
+                releasedHertz[releasedIndex] = notches[slot].hertz
+                releasedIndex = releasedIndex + 1 == Self.maximumNotchCount ? 0 : releasedIndex + 1
                 Self.moveWeight(of: &notches[slot], toDepth: 0)
             } else {
                 notches[slot].depthDecibels = depth
