@@ -46,9 +46,10 @@
 ///
 /// Ducking the whole output (by `duckDecibels` for `duckHoldSeconds`) is the last resort, counted
 /// in `duckCount`: when a notch already at full depth must deepen, when a new frequency finds all
-/// notches at full depth, or when the input is stuck at the ceiling for `stuckHopsToDuck` hops with
-/// a pinned level or a frozen spectrum while no notch is at work (a broadband loop: the buzz or
-/// motorboating a flat loop builds, which no notch can fix).
+/// notches at full depth, when the output has stayed at the ceiling for `chasedHopsToDuck` hops
+/// (a broadband loop the notches only chase), or when the input is stuck at the ceiling for
+/// `stuckHopsToDuck` hops with a pinned level or a frozen spectrum while no notch is at work (a
+/// broadband loop: the buzz or motorboating a flat loop builds, which no notch can fix).
 ///
 /// Every decision falls on a hop boundary counted in frames and every ramp is counted in frames,
 /// so the output is bit-identical whatever block sizes the caller uses. A value type owning raw
@@ -186,6 +187,13 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     /// Hops (~430 ms) of a loop stuck at the ceiling before the last-resort duck.
     /// - Thread: any.
     @inlinable public static var stuckHopsToDuck: Int { @_noAllocation @_noLocks get { 20 } }
+    /// Hops (~1.3 s) the output may sit at the ceiling before the notches count as beaten (a
+    /// leaky count: a hop below the ceiling takes two off, so a loop whose limited peaks dip now
+    /// and then still counts up, and music's occasional peaks never do): a broadband loop (a cable, a flat path with gain to spare) moves to the next
+    /// frequency each time one is notched, or builds a buzz with no steady peak, and the limiter
+    /// holds it there. Music that loud for that long is an overload worth ducking too.
+    /// - Thread: any.
+    @inlinable public static var chasedHopsToDuck: Int { @_noAllocation @_noLocks get { 60 } }
     /// Hops over which a track's lower envelope (the second lowest level) is taken (128 ms): the
     /// voice adds to a bin while it sounds there and then leaves, so the lower envelope is the
     /// howl's own level.
@@ -356,6 +364,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @usableFromInline var hopSumOfSquares: Float = 0
     @usableFromInline var notchSerial = 0
     @usableFromInline var stuckHops = 0
+    /// Hops with the peak at the ceiling, notches at work or not, less two for each hop below it.
+    @usableFromInline var ceilingHops = 0
     @usableFromInline var previousStrongestBin = 0
     @usableFromInline var previousStrongestDecibels: Float = -200
     /// Hops since any notch last deepened or moved: a loop being notched is not a stuck loop.
@@ -1018,9 +1028,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         previousStrongestDecibels = strongestDecibels
         let idle = hopsSinceNotchWork >= Self.stuckHopsToDuck
         stuckHops = peakAtCeiling && (pinned || frozen) && idle ? stuckHops + 1 : 0
-        if stuckHops >= Self.stuckHopsToDuck {
+        ceilingHops = peakAtCeiling ? ceilingHops + 1 : max(0, ceilingHops - 2)
+        if stuckHops >= Self.stuckHopsToDuck || ceilingHops >= Self.chasedHopsToDuck {
             startDuck()
             stuckHops = 0
+            ceilingHops = 0
         }
     }
 
