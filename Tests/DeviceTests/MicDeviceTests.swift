@@ -58,11 +58,12 @@ final class MicDeviceTests: XCTestCase {
         try Self.writeRaw(input, to: inputPath)
 
         // An xrun (the dummy clock misses a wake-up now and then) restarts both sides and shifts
-        // the alignment mid-run, so one re-run is allowed for it, as for the tone test; both
-        // runs' counts are printed.
+        // the alignment mid-run, so a disturbed run is run again, up to three runs in all (on a
+        // host whose steal time makes the dummy clock miss wake-ups in run after run); every
+        // run's count is printed, and the assertions below hold on the undisturbed one.
         var (result, report) = try runMic(inputPath, outputPath, recordPath)
         var disturbances = [Self.disturbances(in: report)]
-        if disturbances[0] != 0 {
+        while disturbances.last != 0 && disturbances.count < 3 {
             (result, report) = try runMic(inputPath, outputPath, recordPath)
             disturbances.append(Self.disturbances(in: report))
         }
