@@ -227,7 +227,8 @@ extension Commands {
             printError("staccato mic: feedback near \(Int(now.lastNotchedHertz.rounded())) Hz: notched there (a tenth of an octave; \(now.activeNotches) notch\(now.activeNotches == 1 ? "" : "es") in place)")
         }
         if now.ducks > already.ducks {
-            printError("staccato mic: feedback the notches could not hold: output ducked by 24 dB for 2 s (lower --boost or --volume, or move the microphone away from the speaker)")
+            let duck = "\(Int(-FeedbackSuppressor.duckDecibels)) dB for \(FeedbackSuppressor.duckHoldSeconds.plainText) s"
+            printError("staccato mic: feedback the notches could not hold: output ducked by \(duck) (lower --boost or --volume, or move the microphone away from the speaker)")
         }
         return now
     }

@@ -14,7 +14,7 @@ import VoiceProcessing
 ///
 /// Voice processing (when the renderer is built with it: `RenderConfiguration.voiceProcessing`)
 /// runs on the microphone in mono: echo cancellation against the instruments' own output, noise
-/// suppression, automatic gain (`VoiceProcessor`), one 10 ms processing frame late.
+/// suppression, automatic gain (`VoiceProcessor`), 10 ms late (two 5 ms processing frames).
 ///
 /// The feedback suppressor (only while a microphone feeds the graph: without one, a loud steady
 /// tone is the music, not a loop) notches each feedback frequency it finds, narrowly, and ducks the
