@@ -61,6 +61,18 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// - Thread: any.
     public var echoCancellation: Bool = false
 
+    /// Threads that render the sampler's voices: the audio thread and `threadCount − 1` workers
+    /// (1...`maximumThreadCount`). The voices are split into the same work items whatever the
+    /// count and the items are summed in one fixed order, so the output is bit-identical for every
+    /// thread count; more threads only finish a block sooner.
+    /// - Thread: any.
+    public var threadCount: Int = 1 {
+        didSet { threadCount = min(max(threadCount, 1), Self.maximumThreadCount) }
+    }
+
+    /// The most threads a renderer takes.
+    /// - Thread: any.
+    public static let maximumThreadCount = 64
     /// 10 ms, FluidSynth's default minimum note length.
     /// - Thread: any.
     public static let defaultMinimumNoteSeconds = 0.010
