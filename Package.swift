@@ -96,7 +96,7 @@ let package = Package(
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
-        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato"]),
+        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),

@@ -96,13 +96,17 @@ struct OptionSpec: Sendable {
     }
 }
 
-/// A positional argument (a MIDI file).
+/// A positional argument (a MIDI file), or a list of them.
 struct PositionalSpec: Sendable {
     let name: String
     let help: String
     let isRequired: Bool
+    /// Takes any number of arguments (`SONG.mid...`); the command checks how many it got.
+    var isRepeatable = false
 
-    var usage: String { isRequired ? name : "[\(name)]" }
+    /// `SONG.mid`, or `SONG.mid...` when repeatable: the argument's left column in the table.
+    var synopsis: String { isRepeatable ? name + "..." : name }
+    var usage: String { isRequired ? synopsis : "[\(synopsis)]" }
 }
 
 /// Whether `word` is an option rather than a value: `--anything`, or `-` and a letter (`-o`). A
@@ -162,11 +166,15 @@ struct ParsedOptions {
                 flags.insert(name)
             }
         }
-        for group in command.exclusiveGroups {
+        for group in command.exclusiveGroups + command.requiredGroups {
             let given = group.filter { values[$0] != nil || flags.contains($0) }
             if given.count > 1 {
                 throw UsageError(description: given.map { "--\($0)" }.joined(separator: " and ") + " exclude each other")
             }
+        }
+        for group in command.requiredGroups where !group.contains(where: { values[$0] != nil || flags.contains($0) }) {
+            let synopses = group.map { member in specs.first { $0.name == member }!.synopsis }
+            throw UsageError(description: alternativesText(synopses) + " is required")
         }
     }
 
@@ -198,9 +206,7 @@ struct ParsedOptions {
     where Choice.RawValue == String {
         let value = try string(name)
         guard let choice = Choice(rawValue: value) else {
-            let spellings = Choice.allCases.map(\.rawValue)
-            let listed = spellings.dropLast().joined(separator: ", ") + " or " + spellings.last!
-            throw UsageError(description: "--\(name) must be \(listed), got '\(value)'")
+            throw UsageError(description: "--\(name) must be \(alternativesText(Choice.allCases.map(\.rawValue))), got '\(value)'")
         }
         return choice
     }
@@ -238,6 +244,11 @@ struct ParsedOptions {
         }
         return path
     }
+}
+
+/// `a`, `a or b`, `a, b or c`: alternatives as a sentence names them.
+func alternativesText(_ alternatives: [String]) -> String {
+    alternatives.count < 2 ? alternatives.joined() : alternatives.dropLast().joined(separator: ", ") + " or " + alternatives.last!
 }
 
 extension Double {

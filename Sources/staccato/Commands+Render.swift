@@ -1,5 +1,4 @@
 import AudioFile
-import DrumKitLoader
 import Engine
 import Foundation
 import MIDI
@@ -8,29 +7,37 @@ import Render
 extension Commands {
     static let render = Subcommand(
         name: "render",
-        summary: "Renders a MIDI file offline, faster than real time, through a SoundFont or a sample set.",
-        description: "Channels use the file's program changes; channel 10 plays the font's bank-128 kit if it has one.",
-        positionals: [PositionalSpec(name: "SONG.mid", help: "the MIDI file to render", isRequired: true)],
+        summary: "Renders MIDI files offline, faster than real time, through a SoundFont or a sample set.",
+        description: "--out FILE renders one MIDI file. --out-dir DIR renders any number, each to DIR/NAME.FORMAT (NAME: the MIDI file's "
+            + "name less its extension), --threads at once, through the instrument loaded once; each file's audio is the same, sample for "
+            + "sample, as --out writes for it. Of two MIDI files with the same NAME, the later on the command line is not rendered: it "
+            + "fails rather than overwrite the first. A file that fails does not stop the others; the summary names each failure with its "
+            + "reason, and the exit code is 1. "
+            + "Channels use the file's program changes; channel 10 plays the font's bank-128 kit if it has one.",
+        positionals: [PositionalSpec(name: "SONG.mid", help: "the MIDI files to render", isRequired: true, isRepeatable: true)],
         options: [
+            OptionSpec(name: "out", valueName: "FILE", help: "the output file, for one MIDI file: .wav (32-bit float), .flac, .ogg or .mp3"),
+            OptionSpec(name: "out-dir", valueName: "DIR", help: "the folder each MIDI file renders into, as NAME.FORMAT (made when missing)"),
+            OptionSpec(name: "format", valueName: "FORMAT", help: "what --out-dir writes: \(alternativesText(RenderOutputFormat.allCases.map(\.rawValue)))",
+                       default: .value(RenderOutputFormat.wav.rawValue)),
+            OptionSpec(name: "threads", valueName: "N", help: "--out-dir: files rendered at once, a thread each; --out: threads rendering the file",
+                       default: .described("every core", value: { String(min(ProcessInfo.processInfo.activeProcessorCount, RenderConfiguration.maximumThreadCount)) }),
+                       range: 1...Double(RenderConfiguration.maximumThreadCount)),
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play", default: .shippedSoundFont),
             OptionSpec(name: "samples", valueName: "DIR", help: "a folder of recordings to play instead of a SoundFont"),
             OptionSpec(name: "kit", valueName: "KIT.json", help: "a drum kit manifest: channel 10 plays it (e.g. samples/drums/kit.json)"),
             OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N, ignoring the file's", range: 0...127),
-            OptionSpec(name: "out", valueName: "FILE", help: "output file: .wav (32-bit float), .flac, .ogg or .mp3", default: .required),
             DeviceOptions.rate,
             OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
             OptionSpec(name: "block-frames", valueName: "N", help: "frames per render call (the output is the same for every N)",
                        default: .number(MIDIRenderOptions().blockFrameCount), range: 1...Double(RenderConfiguration().maxFrameCount)),
         ] + DeviceOptions.songSpecs,
-        exclusiveGroups: [["soundfont", "samples"]]
+        exclusiveGroups: [["soundfont", "samples"]],
+        requiredGroups: [["out", "out-dir"]]
     ) { options in
-        guard options.positionals.count == 1 else {
-            throw UsageError(description: options.positionals.isEmpty ? "which MIDI file? (staccato render SONG.mid --out OUT.wav)"
-                                                                      : "one MIDI file at a time, got \(options.positionals.count)")
-        }
-        let songPath = options.positionals[0]
-        let output = try options.soundFilePath("out")
+        let destination = try RenderDestination(options)
+        let threadCount = try options.integer("threads")
         let rate = try options.integer("rate")
         let voices = try options.integer("voices")
         let program = try options.values["program"].map { _ in UInt8(try options.integer("program")) }
@@ -39,35 +46,50 @@ extension Commands {
         var renderConfiguration = RenderConfiguration(sampleRate: Double(rate), voiceCount: voices,
                                                       cubicInterpolation: interpolation == .cubic)
         try DeviceOptions.readSongOptions(options, into: &renderConfiguration)
+        let renderOptions = MIDIRenderOptions(program: program, blockFrameCount: blockFrameCount)
         let instrumentPath = options.values["samples"] == nil ? try options.soundFontPath() : try options.string("samples")
+        let kitPath = options.values["kit"]
+        let kits = DrumKitShelf(sampleRate: Double(rate))
 
         let started = Date()
-        let song = try SongSetup.readSong(path: songPath)
-        let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
-        let kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: Double(rate), program: program), bank: bank,
-                                        kitPath: options.values["kit"], sampleRate: Double(rate))
-        let engine = Engine(configuration: EngineConfiguration(render: renderConfiguration))
-        engine.install(bank)
-        if let kit { engine.install(kit) }
-        let renderStarted = Date()
-        let summary = try engine.render(song, to: output, options: MIDIRenderOptions(program: program, blockFrameCount: blockFrameCount))
-        let renderSeconds = Date().timeIntervalSince(renderStarted)
-        let stats = summary.statistics
-        print("rendered \(songPath) with \(bank.name) to \(output): \(String(format: "%.2f", summary.seconds)) s of audio in "
-              + "\(String(format: "%.2f", renderSeconds)) s (\(String(format: "%.1f", summary.seconds / max(renderSeconds, 1e-9)))x real time; "
-              + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
-        print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
-              + (kit == nil ? "" : "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)"))
-        print(limiterReport(stats, sampleRate: Double(rate), gainDecibels: renderConfiguration.songGainDecibels))
-        // Checked on what was rendered, so any cause of silence is caught, foreseen or not.
-        if summary.peak == 0 && song.noteOnCount > 0 {
-            let causes = (stats.unmappedNotes > 0 ? ["\(stats.unmappedNotes) found no preset or no key range in \(bank.name)"] : [])
-                + (stats.unmappedHits > 0 ? ["\(stats.unmappedHits) hit no pad of the kit"] : [])
-            let notes = song.noteOnCount == 1 ? "1 note" : "\(song.noteOnCount) notes"
-            throw CommandFailure("\(songPath): \(notes), but nothing sounded in \(output)"
-                                 + (causes.isEmpty ? "" : " (" + causes.joined(separator: ", ") + ")"))
+        switch destination {
+        case .file(let output):
+            let songPath = options.positionals[0]
+            // The song first: a damaged file is reported before a large font's seconds of loading.
+            let song = try SongSetup.readSong(path: songPath)
+            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
+            renderConfiguration.threadCount = threadCount
+            let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits)
+            let render = try renderer.render(song, from: songPath, to: output)
+            let stats = render.summary.statistics
+            print("rendered \(songPath) with \(bank.name) to \(output): "
+                  + renderSpeedText(audioSeconds: render.summary.seconds, wallSeconds: render.renderSeconds,
+                                    notes: ["\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading"]))
+            print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
+                  + (render.playsKit ? "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)" : ""))
+            print(render.limiterLine)
+            if let silence = render.silence { throw silence }
+            return 0
+
+        case .folder(let folder, let format):
+            let batch = BatchRender(songs: options.positionals, folder: folder, format: format)
+            try BatchRender.makeFolder(folder)
+            // A bad --kit fails the whole batch here, once, rather than every song in turn, and
+            // before the font's seconds of loading.
+            if let kitPath { _ = try kits.kit(at: kitPath) }
+            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
+            // The files render side by side, each on one thread: that spreads the work over the
+            // cores with nothing shared between threads while they render.
+            renderConfiguration.threadCount = 1
+            let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits,
+                                        namesSongInWarnings: true)
+            let progress = BatchProgress(songCount: batch.jobs.count, folder: folder)
+            let renderStarted = Date()
+            let outcomes = batch.run(with: renderer, threadCount: threadCount, progress: progress)
+            progress.summarize(outcomes, renderSeconds: Date().timeIntervalSince(renderStarted),
+                               totalSeconds: Date().timeIntervalSince(started), concurrency: batch.concurrency(threadCount: threadCount))
+            return outcomes.contains { if case .failed = $0 { true } else { false } } ? 1 : 0
         }
-        return 0
     }
 }
 

@@ -1,4 +1,3 @@
-import DrumKitLoader
 import Engine
 import MIDI
 import Render
@@ -30,6 +29,14 @@ enum SongSetup {
     /// song drums, the shipped kit (silence is never the better guess). Prints one warning line
     /// listing every preset the song asks `bank` for and does not find, with what plays instead.
     static func drumKit(for sequencer: MIDISequencer, bank: SampleBank, kitPath: String?, sampleRate: Double) throws -> DrumKit? {
+        try drumKit(for: sequencer, bank: bank, kitPath: kitPath, kits: DrumKitShelf(sampleRate: sampleRate))
+    }
+
+    /// `drumKit(for:bank:kitPath:sampleRate:)` with the kit taken from `kits`, so that songs
+    /// rendered side by side load a kit once between them. With `song`, the warning line begins
+    /// with it: among a batch's lines it says which file lacks what.
+    static func drumKit(for sequencer: MIDISequencer, bank: SampleBank, kitPath: String?, kits: DrumKitShelf,
+                        naming song: String? = nil) throws -> DrumKit? {
         var kitPath = kitPath
         var kitClause: [String] = []
         let bankHasKit = bank.presets.contains { $0.bank == SampleBank.Preset.percussionBank }
@@ -38,9 +45,11 @@ enum SongSetup {
             kitPath = shipped
             kitClause = ["channel 10 drums: played with the kit \(shipped)"]
         }
-        let kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: sampleRate) }
+        let kit = try kitPath.map { try kits.kit(at: $0) }
         let clauses = PresetSubstitution.clauses(sequencer.presetSubstitutions(in: bank, kitPlaysPercussion: kit != nil)) + kitClause
-        if !clauses.isEmpty { printError("staccato: warning: \(bank.name) has no preset for " + clauses.joined(separator: "; ")) }
+        if !clauses.isEmpty {
+            printError("staccato: warning: " + (song.map { "\($0): " } ?? "") + "\(bank.name) has no preset for " + clauses.joined(separator: "; "))
+        }
         return kit
     }
 }

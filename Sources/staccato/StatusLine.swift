@@ -21,7 +21,8 @@ final class StatusLine: Sendable {
         _ = text.withCString { Glibc.write(stream == .error ? STDERR_FILENO : STDOUT_FILENO, $0, strlen($0)) }
     }
 
-    private let isTerminal: Bool
+    /// Whether the live line is drawn: else `update` writes nothing.
+    let isTerminal: Bool
     private let columns: @Sendable () -> Int
     private let write: @Sendable (Stream, String) -> Void
     /// Whether the live line is on screen now.

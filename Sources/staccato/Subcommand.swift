@@ -14,25 +14,40 @@ struct Subcommand: Sendable {
     let options: [OptionSpec]
     /// Options of which at most one may be given: `[--soundfont FONT.sf2 | --samples DIR]`.
     var exclusiveGroups: [[String]] = []
+    /// Options of which exactly one must be given: `(--out FILE | --out-dir DIR)`. Each member is
+    /// optional on its own (its table row says what it does, not "required").
+    var requiredGroups: [[String]] = []
     /// Plays in real time: SIGINT, SIGTERM and SIGHUP stop it cleanly, from the moment it starts.
     var playsLive = false
     /// Runs with parsed options and returns the process exit code.
     let run: @Sendable (ParsedOptions) throws -> Int32
 
-    /// `staccato render SONG.mid --out FILE [--soundfont FONT.sf2 | --samples DIR] [--rate 48000]`:
-    /// positionals, then required options, then the optional ones (a group where its first member is).
+    /// `staccato render SONG.mid... (--out FILE | --out-dir DIR) [--soundfont FONT.sf2 | --samples DIR] [--rate 48000]`:
+    /// positionals, then required options and groups, then the optional ones (a group where its
+    /// first member is).
     var usageLine: String {
+        func alternatives(_ group: [String]) -> String {
+            group.map { member in options.first { $0.name == member }!.usage(bare: true) }.joined(separator: " | ")
+        }
         var words = ["staccato", name] + positionals.map(\.usage) + options.filter(\.isRequired).map { $0.usage() }
-        var grouped: Set<String> = []
+            + requiredGroups.map { "(" + alternatives($0) + ")" }
+        var grouped = Set(requiredGroups.joined())
         for option in options where !option.isRequired && !grouped.contains(option.name) {
             if let group = exclusiveGroups.first(where: { $0.contains(option.name) }) {
                 grouped.formUnion(group)
-                words.append("[" + group.map { member in options.first { $0.name == member }!.usage(bare: true) }.joined(separator: " | ") + "]")
+                words.append("[" + alternatives(group) + "]")
             } else {
                 words.append(option.usage())
             }
         }
         return words.joined(separator: " ")
+    }
+
+    /// "required: this or --out-dir" for a member of a required group: what its table says in
+    /// place of a default (a member has none, since one of the group is always given).
+    private func requiredGroupNote(_ option: OptionSpec) -> String? {
+        guard let group = requiredGroups.first(where: { $0.contains(option.name) }) else { return nil }
+        return "required: this or " + alternativesText(group.filter { $0 != option.name }.map { "--\($0)" })
     }
 
     /// The summary and the description, one paragraph.
@@ -53,7 +68,8 @@ struct Subcommand: Sendable {
     }
 
     var help: String {
-        let rows = positionals.map { ($0.name, $0.help) } + options.map { ($0.synopsis, $0.tableText) }
+        let rows = positionals.map { ($0.synopsis, $0.help) }
+            + options.map { option in (option.synopsis, requiredGroupNote(option).map { "\(option.help) (\($0))" } ?? option.tableText) }
             + [("--help", "show this help")]
         let width = rows.map(\.0.count).max() ?? 0
         var text = "usage: \(usageLine)\n\n\(Subcommand.wrap(about))\n\n" + (positionals.isEmpty ? "options:\n" : "arguments and options:\n")
@@ -69,10 +85,10 @@ struct Subcommand: Sendable {
         guard !(positionals.isEmpty && options.isEmpty) else { return text }
         text += "\n| argument | default | values | meaning |\n|---|---|---|---|\n"
         for positional in positionals {
-            text += "| `\(positional.name)` | \(positional.isRequired ? "required" : "") | | \(positional.help) |\n"
+            text += "| `\(positional.synopsis)` | \(positional.isRequired ? "required" : "") | | \(positional.help) |\n"
         }
         for option in options {
-            text += "| `\(option.synopsis)` | \(option.markdownDefault) | \(option.rangeText ?? "") | \(option.help) |\n"
+            text += "| `\(option.synopsis)` | \(requiredGroupNote(option) ?? option.markdownDefault) | \(option.rangeText ?? "") | \(option.help) |\n"
         }
         return text
     }

@@ -89,7 +89,9 @@ final class CommandLineTests: XCTestCase {
                 table[String(words[0].dropFirst(2))] = (valueName, row)
             }
 
-            // The usage line: bare options are required, bracketed ones (alone or in a group) optional.
+            // The usage line: bare options are required, bracketed ones (alone or in a group)
+            // optional, and of a parenthesized group (`(--out FILE | --out-dir DIR)`) one is
+            // required while each alone is not.
             var inUsage: Set<String> = []
             func check(_ word: String, value: String?, required: Bool) {
                 let name = String(word.dropFirst(2))
@@ -102,9 +104,11 @@ final class CommandLineTests: XCTestCase {
                 }
             }
             var rest = Substring(usage)
-            while let open = rest.firstIndex(of: "[") {
-                let close = rest[open...].firstIndex(of: "]")!
-                for alternative in rest[rest.index(after: open)..<close].components(separatedBy: " | ") {
+            while let open = rest.firstIndex(where: { $0 == "[" || $0 == "(" }) {
+                let close = rest[open...].firstIndex(of: rest[open] == "[" ? "]" : ")")!
+                let alternatives = rest[rest.index(after: open)..<close].components(separatedBy: " | ")
+                if rest[open] == "(" { XCTAssertGreaterThan(alternatives.count, 1, "staccato \(command): a required group of one: '\(usage)'") }
+                for alternative in alternatives {
                     let words = alternative.split(separator: " ").map(String.init)
                     // A value that may be left out is bracketed in turn (`[--denoise [DB]]`): this
                     // scan stops at its closing bracket, which the table's value name keeps.

@@ -1,0 +1,176 @@
+import FileChecks
+import Foundation
+import Synchronization
+
+/// `render --out-dir`: many songs, each rendered to a file of its own named after it, several at
+/// a time, each on a thread of its own with an engine of its own, all through one `SongRenderer`
+/// (one loaded instrument). A song that cannot be rendered (missing, not MIDI, damaged past
+/// playing, silent, unwritable) is a failure with its reason; it never stops the others.
+struct BatchRender {
+    /// One song of the batch and where its audio goes.
+    struct Job: Sendable {
+        /// The MIDI file, as given on the command line.
+        let song: String
+        let output: String
+    }
+
+    /// Every song, in command-line order.
+    let jobs: [Job]
+    /// Jobs refused before anything renders, by index: their output is an earlier song's.
+    let refusals: [Int: BatchFailure]
+
+    /// The jobs for `songs` into `folder`, in `format`. Two songs with the same name (`a/A.mid`,
+    /// `b/A.mid`) would write the same file: the first on the command line writes it, the later
+    /// one is refused, named among the failures, rather than overwriting it.
+    init(songs: [String], folder: String, format: RenderOutputFormat) {
+        let separator = folder.hasSuffix("/") ? "" : "/"
+        jobs = songs.map { Job(song: $0, output: folder + separator + format.outputName(for: $0)) }
+        var writer: [String: String] = [:]
+        var refusals: [Int: BatchFailure] = [:]
+        for (index, job) in jobs.enumerated() {
+            if let first = writer[job.output] {
+                refusals[index] = BatchFailure(song: job.song, reason: "not rendered: \(first) writes \(job.output) (the same name)")
+            } else {
+                writer[job.output] = job.song
+            }
+        }
+        self.refusals = refusals
+    }
+
+    /// Makes `folder`, and the folders above it, where missing (`mkdir -p`).
+    /// - Throws: `CommandFailure` naming the path at fault: a file where a folder must be, or one
+    ///   that cannot be made (with the system's reason).
+    static func makeFolder(_ folder: String) throws {
+        switch FileKind(path: folder) {
+        case .directory: return
+        case .missing: break
+        case let kind: throw CommandFailure("\(folder): is \(kind.noun), not a folder")
+        }
+        let parent = (folder as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != folder { try makeFolder(parent) }
+        // EEXIST: another process made it since the check, which is as good.
+        guard mkdir(folder, 0o777) == 0 || errno == EEXIST else {
+            throw CommandFailure("\(folder): cannot make the folder: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// How many songs render at once with `threadCount` threads: no more than there are to render.
+    func concurrency(threadCount: Int) -> Int { max(1, min(threadCount, jobs.count - refusals.count)) }
+
+    /// Renders every job not refused, `concurrency(threadCount:)` at a time, and returns each
+    /// job's outcome in command-line order.
+    /// - Thread: control. Blocks until the last song is done.
+    func run(with renderer: SongRenderer, threadCount: Int, progress: BatchProgress) -> [BatchOutcome] {
+        let board = OutcomeBoard(jobs: jobs)
+        for (index, failure) in refusals.sorted(by: { $0.key < $1.key }) {
+            board.record(.failed(failure), at: index)
+            progress.finished(jobs[index], .failed(failure))
+        }
+        // Largest files first: with the long songs started early, the batch does not end on one
+        // long song rendering alone while the other threads have nothing left to do.
+        let sizes = jobs.map { (try? FileManager.default.attributesOfItem(atPath: $0.song)[.size] as? Int) ?? 0 }
+        let order = jobs.indices.filter { refusals[$0] == nil }.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+        board.queue(order)
+        runOnThreads(concurrency(threadCount: threadCount)) {
+            while let index = board.next() {
+                let job = jobs[index]
+                progress.started(job)
+                let outcome = Self.render(job, with: renderer)
+                board.record(outcome, at: index)
+                progress.finished(job, outcome)
+            }
+        }
+        return board.outcomes
+    }
+
+    /// Reads and renders one song; whatever goes wrong is its failure.
+    private static func render(_ job: Job, with renderer: SongRenderer) -> BatchOutcome {
+        do {
+            let song = try SongSetup.readSong(path: job.song)
+            let render = try renderer.render(song, from: job.song, to: job.output)
+            if let silence = render.silence { return .failed(BatchFailure(song: job.song, error: silence)) }
+            return .rendered(render)
+        } catch {
+            return .failed(BatchFailure(song: job.song, error: error))
+        }
+    }
+}
+
+/// How one song of a batch ended.
+enum BatchOutcome: Sendable {
+    case rendered(SongRender)
+    case failed(BatchFailure)
+}
+
+/// Why one song of a batch was not rendered.
+struct BatchFailure: Sendable {
+    /// The MIDI file, as given on the command line.
+    let song: String
+    /// One line, without the song's name.
+    let reason: String
+
+    init(song: String, reason: String) {
+        self.song = song
+        self.reason = reason
+    }
+
+    /// The failure `error` describes. Errors name the file at fault first, a MIDI file by its
+    /// name only (`A.mid: byte 14: ...`); that name is taken off, since the failure's line names
+    /// the song as given (`a/A.mid`), which tells apart two songs of the same name.
+    init(song: String, error: Error) {
+        let text = "\(error)"
+        let prefix = [song, URL(fileURLWithPath: song).lastPathComponent].map { $0 + ": " }.first { text.hasPrefix($0) }
+        self.init(song: song, reason: prefix.map { String(text.dropFirst($0.count)) } ?? text)
+    }
+
+    /// `staccato: a/A.mid: byte 14: ...`: the project's one-line error, on stderr.
+    var line: String { "staccato: \(song): \(reason)" }
+}
+
+/// The batch's shared state: which job is next, and how each ended.
+/// - Thread: any. A lock guards both.
+private final class OutcomeBoard: Sendable {
+    private struct State {
+        var order: [Int] = []
+        var taken = 0
+        var outcomes: [BatchOutcome?]
+    }
+
+    private let state: Mutex<State>
+
+    init(jobs: [BatchRender.Job]) {
+        state = Mutex(State(outcomes: Array(repeating: nil, count: jobs.count)))
+    }
+
+    /// Sets the jobs, by index, in the order `next` hands them out.
+    func queue(_ order: [Int]) { state.withLock { $0.order = order } }
+
+    /// The index of the next job to render, or nil when every one is taken.
+    func next() -> Int? {
+        state.withLock { state in
+            guard state.taken < state.order.count else { return nil }
+            defer { state.taken += 1 }
+            return state.order[state.taken]
+        }
+    }
+
+    func record(_ outcome: BatchOutcome, at index: Int) { state.withLock { $0.outcomes[index] = outcome } }
+
+    /// Every job's outcome, in job order; only once every job has one.
+    var outcomes: [BatchOutcome] { state.withLock { $0.outcomes.map { $0! } } }
+}
+
+/// Runs `work` on `count` threads of its own at once, and returns when all have returned. Threads
+/// of its own, not Dispatch's pool: the pool would run no more at once than there are cores, and
+/// `--threads` asks for exactly so many.
+private func runOnThreads(_ count: Int, _ work: @escaping @Sendable () -> Void) {
+    let done = DispatchGroup()
+    for _ in 0 ..< count {
+        done.enter()
+        Thread {
+            work()
+            done.leave()
+        }.start()
+    }
+    done.wait()
+}
