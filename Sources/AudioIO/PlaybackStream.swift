@@ -156,6 +156,8 @@ public final class PlaybackStream: @unchecked Sendable {
         core.start(frameLimit: frameLimit)
         startTime = MonotonicClock.seconds()
         try implementation.start()
+        // The renderer's voice workers share the audio thread's deadline: they run as it does.
+        if case let .fifo(priority) = implementation.realtimeScheduling { core.renderer.setVoiceWorkerPriority(priority) }
     }
 
     /// The scheduling the audio thread got.

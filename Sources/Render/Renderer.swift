@@ -129,7 +129,10 @@ public final class Renderer: @unchecked Sendable {
         tones = ToneBank(sampleRate: configuration.sampleRate)
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
-                          fadeSlotCount: configuration.fadeSlotCount, maxFrameCount: quantum)
+                          fadeSlotCount: configuration.fadeSlotCount, workerCount: configuration.threadCount - 1)
+        voiceThreadCount = (sampler.workers?.workerCount ?? 0) + 1
+        workerItemCounter = sampler.workers?.workerItemCount
+        workerPriority = sampler.workers?.requestedPriority
         sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
         sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
         sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
@@ -234,6 +237,28 @@ public final class Renderer: @unchecked Sendable {
                        activeNotches: publishedActiveNotches.load(ordering: .relaxed),
                        deepestNotchDecibels: Float(bitPattern: publishedDeepestNotch.load(ordering: .relaxed)),
                        ducks: publishedFeedbackDucks.load(ordering: .relaxed))
+    }
+
+    /// Threads that render the sampler's voices: the audio thread and the voice workers started
+    /// (`RenderConfiguration.threadCount`, or 1 when the system would not start the workers).
+    /// - Thread: any.
+    public let voiceThreadCount: Int
+    /// The workers' item counter (nil without workers), read from any thread.
+    let workerItemCounter: UnsafeMutablePointer<Atomic<Int>>?
+    /// The workers' requested priority (nil without workers), set from any thread.
+    let workerPriority: UnsafeMutablePointer<Atomic<Int32>>?
+
+    /// Work items (groups of voices, `VoiceWorkItems`) the voice workers have rendered so far; the
+    /// audio thread rendered the rest.
+    /// - Thread: any.
+    public var voiceItemsRenderedByWorkers: Int { workerItemCounter?.pointee.load(ordering: .relaxed) ?? 0 }
+
+    /// Asks the voice workers to run with SCHED_FIFO at `priority` (0: normal scheduling), as the
+    /// device thread that calls `render` does, so the scheduler treats them alike; each applies it
+    /// before its next item.
+    /// - Thread: any.
+    public func setVoiceWorkerPriority(_ priority: Int32) {
+        workerPriority?.pointee.store(max(0, priority), ordering: .relaxed)
     }
 
     /// Events the audio thread could not send because the return ring was full.

@@ -37,46 +37,14 @@ struct Sampler {
     /// Every channel's polyphonic key pressures, `MIDILimits.keyCount` per channel.
     let keyPressureValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
-    /// One control block of interleaved lanes: the voices being rendered together.
-    let scratch: UnsafeMutablePointer<Lanes>
-    /// Per-lane mix buses, `maxFrameCount` frames: groups add into their lanes, and the lanes are
-    /// summed into left/right once per block rather than once per group.
-    let busLeft: UnsafeMutablePointer<Lanes>
-    let busRight: UnsafeMutablePointer<Lanes>
-    /// Per-lane send buses, likewise; cleared only in a block where some voice sends to them.
-    let busReverb: UnsafeMutablePointer<Lanes>
-    let busChorus: UnsafeMutablePointer<Lanes>
-    /// Whether a group of the block being rendered has sent to the reverb or chorus bus yet.
-    var reverbBusInUse = false
-    var chorusBusInUse = false
-    /// Frames of the block being rendered (what a send bus is cleared for on its first use).
-    var blockFrameCount = 0
     /// Whether voices feed the effects sends (`RenderConfiguration.effects`).
     var sendsEnabled = true
-    /// Eight zero frames (of either encoding): what an empty lane of the SIMD reader reads.
-    let silence: UnsafeMutablePointer<Float>
-    /// A second control block of lanes, for a group whose voices' pools are stored at two widths.
-    let otherEncodingScratch: UnsafeMutablePointer<Lanes>
-    /// The voices of the group being rendered (up to `laneCount`).
-    let group: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
-    let groupBlocks: UnsafeMutablePointer<SamplerVoice.ControlBlock>
-    /// Where the SIMD reader's lanes start (one frame before the first they interpolate from) and
-    /// how they step, gathered lane by lane in memory and then loaded whole: writing single lanes
-    /// of a vector held in registers goes through the stack and stalls on every write.
-    let laneBases: UnsafeMutablePointer<UnsafeRawPointer>
-    let lanePositions: UnsafeMutablePointer<LanePositions>
-    /// The group's ramped gains for the block, gathered the same way.
-    let laneGains: UnsafeMutablePointer<LaneGains>
-    /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
-    let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>
-    let passthrough: UnsafeMutablePointer<LowPassFilter>
-    /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
-    let filterOffset: Int
-    /// Byte offsets of the three vectors in `LanePositions`: a lane's numbers are stored one by one
-    /// as plain scalars, which the reader then loads whole.
-    let fractionOffset: Int
-    let fractionStepOffset: Int
-    let wholeStepOffset: Int
+    /// The audio thread's scratch for rendering voices.
+    var workspace: VoiceLaneWorkspace
+    /// The segment's voices split into work items, shared with the workers.
+    let work: UnsafeMutablePointer<VoiceWorkItems>
+    /// The threads that render items beside the audio thread (`RenderConfiguration.threadCount`).
+    var workers: VoiceWorkers?
     /// The banks installed: the current one and those ringing out; `banks` holds what each plays.
     var bankSlots: InstrumentSlots
     var pool: VoicePool
@@ -104,7 +72,7 @@ struct Sampler {
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
 
-    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, maxFrameCount: Int) {
+    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, workerCount: Int = 0) {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: MIDILimits.channelCount)
         controllerValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.controllerCount)
@@ -118,39 +86,12 @@ struct Sampler {
         banks = .allocate(capacity: Self.bankSlotCount)
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
-        // The buffers are written now, so that no page of them is first touched (faulted in) on the
-        // audio thread: a block longer than any before, or a group's first use of a bus, would.
-        scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
-        scratch.initialize(repeating: Lanes(), count: SamplerVoice.controlBlockFrameCount)
-        busLeft = .allocate(capacity: maxFrameCount)
-        busLeft.initialize(repeating: Lanes(), count: maxFrameCount)
-        busRight = .allocate(capacity: maxFrameCount)
-        busRight.initialize(repeating: Lanes(), count: maxFrameCount)
-        busReverb = .allocate(capacity: maxFrameCount)
-        busReverb.initialize(repeating: Lanes(), count: maxFrameCount)
-        busChorus = .allocate(capacity: maxFrameCount)
-        busChorus.initialize(repeating: Lanes(), count: maxFrameCount)
-        silence = .allocate(capacity: 8)
-        silence.initialize(repeating: 0, count: 8)
-        otherEncodingScratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
-        otherEncodingScratch.initialize(repeating: Lanes(), count: SamplerVoice.controlBlockFrameCount)
-        group = .allocate(capacity: Self.laneCount)
-        groupBlocks = .allocate(capacity: Self.laneCount)
-        groupBlocks.initialize(repeating: SamplerVoice.ControlBlock(), count: Self.laneCount)
-        laneBases = .allocate(capacity: Self.laneCount)
-        laneBases.initialize(repeating: UnsafeRawPointer(silence), count: Self.laneCount)
-        lanePositions = .allocate(capacity: 1)
-        lanePositions.initialize(to: LanePositions())
-        laneGains = .allocate(capacity: 1)
-        laneGains.initialize(to: LaneGains())
-        passthrough = .allocate(capacity: 1)
-        passthrough.initialize(to: LowPassFilter())
-        laneFilters = .allocate(capacity: Self.laneCount)
-        laneFilters.initialize(repeating: passthrough, count: Self.laneCount)
-        filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
-        fractionOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fraction)!
-        fractionStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fractionStep)!
-        wholeStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wholeStep)!
+        workspace = VoiceLaneWorkspace()
+        work = .allocate(capacity: 1)
+        work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
+                                           context: VoiceRenderContext(channels: channels, sampleRate: sampleRate,
+                                                                       sendsEnabled: true, interpolation: .cubic, kernel: .generic)))
+        workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work) : nil
     }
 
     /// Frees the pools and hands every bank still held to `release`.
@@ -163,21 +104,11 @@ struct Sampler {
         keyPressureValues.deallocate()
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
+        workers?.deallocate()
         pool.deallocate()
-        scratch.deallocate()
-        busLeft.deallocate()
-        busRight.deallocate()
-        busReverb.deallocate()
-        busChorus.deallocate()
-        silence.deallocate()
-        otherEncodingScratch.deallocate()
-        group.deallocate()
-        groupBlocks.deallocate()
-        laneBases.deallocate()
-        lanePositions.deallocate()
-        laneGains.deallocate()
-        laneFilters.deallocate()
-        passthrough.deallocate()
+        workspace.deallocate()
+        work.pointee.deallocate()
+        work.deallocate()
     }
 
     // MARK: Commands
@@ -431,243 +362,60 @@ struct Sampler {
     // MARK: Rendering
 
     /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, and
-    /// their sends into the mono `reverb` and `chorus` buses, `laneCount` at a time so their reads,
-    /// filters and gains share SIMD lanes.
+    /// their sends into the mono `reverb` and `chorus` buses. The voices are split into work items
+    /// (`VoiceWorkItems`) that the workers, when there are any, render beside this thread; the
+    /// items' mixes are added in item order, so the sum is the same for any number of threads.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                          reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>, frameCount: Int) {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
-        busLeft.update(repeating: Lanes(), count: frameCount)
-        busRight.update(repeating: Lanes(), count: frameCount)
-        reverbBusInUse = false
-        chorusBusInUse = false
-        blockFrameCount = frameCount
-        // Counted as voices are grouped, less those that end (`renderGroup`): a second pass over a
-        // large pool would cost more than the count is worth.
+        // Counted as voices are listed, less those that end: a second pass over a large pool would
+        // cost more than the count is worth.
         activeVoiceCount = 0
         renderedVoiceCount = 0
-        var grouped = 0
+        var listed = 0
         var activeBound = 0
-        for index in 0 ..< pool.activeBound + pool.fadeCapacity {
-            let voice = index < pool.activeBound ? pool.voices + index : pool.fading + (index - pool.activeBound)
-            guard voice.pointee.isActive else { continue }
-            if index < pool.activeBound {
-                activeVoiceCount += 1
-                activeBound = index + 1
-            }
-            group[grouped] = voice
-            grouped += 1
-            renderedVoiceCount += 1
-            if grouped == Self.laneCount {
-                renderGroup(count: grouped, frameCount: frameCount)
-                grouped = 0
-            }
+        let voices = work.pointee.voices
+        // An entry is written only when it changes: a worker reads the list, and a line rewritten
+        // with the same values would still be taken from its cache.
+        for index in pool.activeIndices where pool.voices[index].isActive {
+            activeBound = index + 1
+            if voices[listed] != pool.voices + index { voices[listed] = pool.voices + index }
+            listed += 1
         }
-        if grouped > 0 { renderGroup(count: grouped, frameCount: frameCount) }
+        activeVoiceCount = listed
+        if pool.fadingCount > 0 {
+            for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
+                if voices[listed] != pool.fading + index { voices[listed] = pool.fading + index }
+                listed += 1
+            }
+            pool.fadingCount = listed - activeVoiceCount
+        }
         pool.activeBound = activeBound
-        for frame in 0..<frameCount {
-            left[frame] += busLeft[frame].sum()
-            right[frame] += busRight[frame].sum()
-        }
-        if reverbBusInUse { for frame in 0..<frameCount { reverb[frame] += busReverb[frame].sum() } }
-        if chorusBusInUse { for frame in 0..<frameCount { chorus[frame] += busChorus[frame].sum() } }
-        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
-    }
-
-    /// Renders the `count` voices in `group` for `frameCount` frames into the lane buses, a control
-    /// block at a time.
-    @_noAllocation @_noLocks
-    mutating func renderGroup(count: Int, frameCount: Int) {
-        var offset = 0
-        while offset < frameCount {
-            let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
-            var filtering = false
-            for lane in 0..<Self.laneCount {
-                if lane < count && group[lane].pointee.isActive {
-                    let voice = group[lane]
-                    voice.pointee.prepare(frameCount: blockFrames, channel: channels + Int(voice.pointee.channel),
-                                          sampleRate: sampleRate, sends: sendsEnabled, into: &groupBlocks[lane])
-                } else {
-                    groupBlocks[lane] = SamplerVoice.ControlBlock()
-                }
-                if groupBlocks[lane].filterActive {
-                    laneFilters[lane] = (UnsafeMutableRawPointer(group[lane]) + filterOffset).assumingMemoryBound(to: LowPassFilter.self)
-                    filtering = true
-                } else {
-                    laneFilters[lane] = passthrough
-                }
-            }
-            readLanes(count: count, frameCount: blockFrames)
-            // Every passthrough lane writes its (zero) state back into the one shared filter:
-            // clearing it each block keeps anything stray from carrying over.
-            if filtering {
-                passthrough.pointee.reset()
-                var filter = LowPassFilterLanes(laneFilters)
-                mixGroup(frameCount: blockFrames, filtering: true, filter: &filter, offset: offset)
-                filter.store(into: laneFilters)
-            } else {
-                var unused = LowPassFilterLanes()
-                mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, offset: offset)
-            }
-            for lane in 0..<count where group[lane].pointee.isActive {
-                let voice = group[lane]
-                voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
-                guard !voice.pointee.isActive else { continue }
-                voiceEnded(bankSlot: voice.pointee.bankSlot)
-                if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
-            }
-            offset += blockFrames
-        }
-    }
-
-    /// Reads one control block of every lane into `scratch` and sets each lane's `produced`. Runs
-    /// that no lane's loop end or sample end interrupts go through the SIMD reader; the frame or
-    /// two where some lane crosses its boundary are read lane by lane, and the SIMD reader resumes.
-    @_noAllocation @_noLocks
-    mutating func readLanes(count: Int, frameCount: Int) {
-        let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
-        var done = 0
-        while done < frameCount {
-            var clear = frameCount - done
-            for lane in 0..<count where groupBlocks[lane].isReading {
-                clear = min(clear, group[lane].pointee.clearFrameCount(limit: clear))
-            }
-            if clear > 0 {
-                readGroup(count: count, from: done, frameCount: clear)
-                done += clear
-                continue
-            }
-            for lane in 0..<Self.laneCount {
-                let output = lanes + done * Self.laneCount + lane
-                output.pointee = 0
-                guard lane < count, groupBlocks[lane].isReading else { continue }
-                let voice = group[lane]
-                if voice.pointee.readSample(into: output, stride: 1, frameCount: 1, increment: voice.pointee.lastIncrement,
-                                            interpolation: interpolation) == 0 {
-                    // The sample ended: the lane reads silence from here on.
-                    groupBlocks[lane].isReading = false
-                    groupBlocks[lane].produced = done
-                }
-            }
-            done += 1
-        }
-        for lane in 0..<count where groupBlocks[lane].isReading { groupBlocks[lane].produced = frameCount }
-    }
-
-    /// Reads `frameCount` frames from frame `from` of the block for every lane at once (no lane is
-    /// near a boundary) through the kernel's SIMD reader. Lanes not reading read silence at a
-    /// standstill.
-    @_noAllocation @_noLocks
-    func readGroup(count: Int, from: Int, frameCount: Int) {
-        // Within a run each lane's position is split into a whole frame count from its base and a
-        // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
-        // accumulates: the Double position is advanced exactly at the end.
-        lanePositions.pointee = LanePositions()
-        let positions = UnsafeMutableRawPointer(lanePositions)
-        // A lane's numbers, stored as scalars (a single lane written into a vector value goes
-        // through the stack and stalls on every write); a silent lane's stay zero, so it stands
-        // still on the silence rather than stepping past its eight frames.
-        func place(lane: Int, fraction: Float, fractionStep: Float, wholeStep: UInt32) {
-            positions.storeBytes(of: fraction, toByteOffset: fractionOffset + 4 * lane, as: Float.self)
-            positions.storeBytes(of: fractionStep, toByteOffset: fractionStepOffset + 4 * lane, as: Float.self)
-            positions.storeBytes(of: wholeStep, toByteOffset: wholeStepOffset + 4 * lane, as: UInt32.self)
-        }
-        var wordLanes = 0, floatLanes = 0
-        for lane in 0..<Self.laneCount {
-            guard lane < count, groupBlocks[lane].isReading, let samples = group[lane].pointee.samples else {
-                laneBases[lane] = UnsafeRawPointer(silence + 1)
-                continue
-            }
-            let voice = group[lane]
-            let start = Int(voice.pointee.position)
-            laneBases[lane] = samples.address(ofFrame: start - 1)
-            if samples.encoding == .int16 { wordLanes |= 1 << lane } else { floatLanes |= 1 << lane }
-            let increment = voice.pointee.lastIncrement
-            place(lane: lane, fraction: Float(voice.pointee.position - Double(start)),
-                  fractionStep: Float(increment - Double(UInt32(increment))), wholeStep: UInt32(increment))
-        }
-        let output = scratch + from
-        if floatLanes == 0 || wordLanes == 0 {
-            kernel.readLanes(cubic: interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, bases: laneBases,
-                             positions: lanePositions, into: output, frameCount: frameCount)
+        renderedVoiceCount = listed
+        guard listed > 0 else { return }
+        work.pointee.voiceCount = listed
+        work.pointee.frameCount = frameCount
+        work.pointee.context.sendsEnabled = sendsEnabled
+        work.pointee.context.interpolation = interpolation
+        work.pointee.context.kernel = kernel
+        let itemCount = work.pointee.itemCount
+        // A short segment (commands split a quantum) is not worth handing out: its items take less
+        // than the handing out.
+        if itemCount > 1, workers != nil, listed * frameCount >= VoiceWorkers.smallestSharedWork {
+            workers!.renderAll(with: &workspace)
         } else {
-            // Voices of two banks stored at different widths (one ringing out after a switch): each
-            // width is read in a pass of its own with the other's lanes silent, and the passes are
-            // summed; a silent lane adds exact zeros, so every lane's frames are as one pass reads them.
-            let all = lanePositions.pointee
-            var bases = SIMD8<UInt>()
-            for lane in 0..<Self.laneCount { bases[lane] = UInt(bitPattern: laneBases[lane]) }
-            func silence(lanes: Int) {
-                for lane in 0..<Self.laneCount where lanes & (1 << lane) != 0 {
-                    laneBases[lane] = UnsafeRawPointer(self.silence + 1)
-                    place(lane: lane, fraction: 0, fractionStep: 0, wholeStep: 0)
-                }
-            }
-            silence(lanes: floatLanes)
-            kernel.readLanes(cubic: interpolation.isCubic, encoding: .int16, bases: laneBases, positions: lanePositions,
-                             into: output, frameCount: frameCount)
-            lanePositions.pointee = all
-            for lane in 0..<Self.laneCount { laneBases[lane] = UnsafeRawPointer(bitPattern: bases[lane])! }
-            silence(lanes: wordLanes)
-            kernel.readLanes(cubic: interpolation.isCubic, encoding: .float32, bases: laneBases, positions: lanePositions,
-                             into: otherEncodingScratch, frameCount: frameCount)
-            for frame in 0..<frameCount { output[frame] += otherEncodingScratch[frame] }
+            for item in 0..<itemCount { work.pointee.render(item: item, with: &workspace) }
         }
-        for lane in 0..<count where groupBlocks[lane].isReading {
-            group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
+        work.pointee.addMixes(left: left, right: right, reverb: reverb, chorus: chorus)
+        // The voices that ended in the segment: their banks have one user fewer.
+        for index in 0..<listed where !voices[index].pointee.isActive {
+            let voice = voices[index]
+            voiceEnded(bankSlot: voice.pointee.bankSlot)
+            if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
         }
-    }
-
-    /// Adds the lanes into the lane buses at `offset` in the block, each through its own ramped
-    /// gains and, with `filtering`, its lane of `filter`; into the send buses too when some lane
-    /// sends (a send bus is cleared on its first use in a block). Lanes past a voice's end hold
-    /// zeros, and empty lanes have zero gains, so all of them mix in one pass.
-    @_noAllocation @_noLocks
-    mutating func mixGroup(frameCount: Int, filtering: Bool, filter: inout LowPassFilterLanes, offset: Int) {
-        let b = groupBlocks
-        // Each vector built whole from its eight lanes: single-lane writes into a vector go
-        // through the stack and stall on every write.
-        var gains = LaneGains()
-        gains.leftStart = Lanes(b[0].leftStart, b[1].leftStart, b[2].leftStart, b[3].leftStart, b[4].leftStart, b[5].leftStart, b[6].leftStart, b[7].leftStart)
-        gains.leftStep = Lanes(b[0].leftStep, b[1].leftStep, b[2].leftStep, b[3].leftStep, b[4].leftStep, b[5].leftStep, b[6].leftStep, b[7].leftStep)
-        gains.rightStart = Lanes(b[0].rightStart, b[1].rightStart, b[2].rightStart, b[3].rightStart, b[4].rightStart, b[5].rightStart, b[6].rightStart, b[7].rightStart)
-        gains.rightStep = Lanes(b[0].rightStep, b[1].rightStep, b[2].rightStep, b[3].rightStep, b[4].rightStep, b[5].rightStep, b[6].rightStep, b[7].rightStep)
-        gains.reverbStart = Lanes(b[0].reverbStart, b[1].reverbStart, b[2].reverbStart, b[3].reverbStart, b[4].reverbStart, b[5].reverbStart, b[6].reverbStart, b[7].reverbStart)
-        gains.reverbStep = Lanes(b[0].reverbStep, b[1].reverbStep, b[2].reverbStep, b[3].reverbStep, b[4].reverbStep, b[5].reverbStep, b[6].reverbStep, b[7].reverbStep)
-        gains.chorusStart = Lanes(b[0].chorusStart, b[1].chorusStart, b[2].chorusStart, b[3].chorusStart, b[4].chorusStart, b[5].chorusStart, b[6].chorusStart, b[7].chorusStart)
-        gains.chorusStep = Lanes(b[0].chorusStep, b[1].chorusStep, b[2].chorusStep, b[3].chorusStep, b[4].chorusStep, b[5].chorusStep, b[6].chorusStep, b[7].chorusStep)
-        // The lanes hold frames at their pools' stored scale: each lane's gains carry its scale (a
-        // power of two, so the products are exact and the bits those of scaling every frame).
-        let scales = Lanes(b[0].sampleScale, b[1].sampleScale, b[2].sampleScale, b[3].sampleScale,
-                           b[4].sampleScale, b[5].sampleScale, b[6].sampleScale, b[7].sampleScale)
-        gains.leftStart *= scales
-        gains.leftStep *= scales
-        gains.rightStart *= scales
-        gains.rightStep *= scales
-        gains.reverbStart *= scales
-        gains.reverbStep *= scales
-        gains.chorusStart *= scales
-        gains.chorusStep *= scales
-        laneGains.pointee = gains
-        var sendsReverb = false, sendsChorus = false
-        for lane in 0..<Self.laneCount {
-            if b[lane].sendsReverb { sendsReverb = true }
-            if b[lane].sendsChorus { sendsChorus = true }
-        }
-        // The kernel's chorus loop also adds to the reverb bus (a chorus-only loop is not worth having).
-        if (sendsReverb || sendsChorus) && !reverbBusInUse {
-            reverbBusInUse = true
-            busReverb.update(repeating: Lanes(), count: blockFrameCount)
-        }
-        if sendsChorus && !chorusBusInUse {
-            chorusBusInUse = true
-            busChorus.update(repeating: Lanes(), count: blockFrameCount)
-        }
-        kernel.mixLanes(scratch, frameCount: frameCount, gains: laneGains, filtering: filtering, filter: &filter,
-                        sendsReverb: sendsReverb, sendsChorus: sendsChorus,
-                        busLeft: busLeft + offset, busRight: busRight + offset,
-                        busReverb: busReverb + offset, busChorus: busChorus + offset)
+        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
     }
 
     /// Hands back banks that are neither current nor used by any voice.

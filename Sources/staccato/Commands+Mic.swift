@@ -33,7 +33,7 @@ extension Commands {
             OptionSpec(name: "echo-cancel", help: "removes from the microphone what Staccato itself plays (the song of --play); voice processing: +10 ms"),
             OptionSpec(name: "play", valueName: "SONG.mid", help: "a song to play with the microphone (a backing track); the session ends with it"),
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "with --play: the SoundFont that plays it", default: .shippedSoundFont),
-        ] + DeviceOptions.songSpecs + [
+        ] + DeviceOptions.songSpecs + [DeviceOptions.liveThreads] + [
             OptionSpec(name: "record", valueName: "FILE", help: "record the output to FILE: \(AudioFileFormat.extensionList)",
                        default: .described("a new FLAC in $XDG_MUSIC_DIR/Staccato, else ~/Music/Staccato")),
             OptionSpec(name: "no-record", help: "record nothing"),
@@ -131,7 +131,7 @@ extension Commands {
         stemRecorder?.start()
         try stream.start(frameLimit: Int((seconds * Double(configuration.sampleRate)).rounded()))
         for line in stream.details { print(line) }
-        print("audio thread: \(stream.realtimeScheduling)")
+        print(DeviceOptions.schedulingLine(stream))
 
         var lineBuffer: [UInt8] = []
         var inputOpen = true
@@ -299,6 +299,7 @@ struct MicChain {
         let rate = Double(sampleRate)
         var render = RenderConfiguration(sampleRate: rate, channelCount: channelCount, maxFrameCount: max(4_096, periodFrameCount + 1))
         if song != nil { try DeviceOptions.readSongOptions(options, into: &render) }
+        try DeviceOptions.readThreads(options, into: &render)
         render.voiceProcessing = processesVoice
         render.echoCancellation = cancelsEcho
         var bank: SampleBank? = nil, kit: DrumKit? = nil

@@ -27,7 +27,7 @@ extension Commands {
             OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds", default: .number(300), range: 50...5_000),
             OptionSpec(name: "volume", valueName: "V", help: "master volume", default: .number(1), range: 0...1),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds", range: 0.01...86_400),
-        ] + DeviceOptions.songSpecs,
+        ] + DeviceOptions.songSpecs + [DeviceOptions.liveThreads],
         exclusiveGroups: [["midi-in", "midi"]],
         playsLive: true
     ) { options in

@@ -19,13 +19,30 @@ extension DeviceOptions {
         render.effects = !options.has(noEffects.name)
     }
 
+    /// Sets `--threads` (`liveThreads`) in `render`, when the command has it.
+    static func readThreads(_ options: ParsedOptions, into render: inout RenderConfiguration) throws {
+        if options.specs.contains(where: { $0.name == liveThreads.name }) {
+            render.threadCount = try options.integer(liveThreads.name)
+        }
+    }
+
+    /// The line after the granted configuration: how the audio thread is scheduled, and how many
+    /// threads render the voices.
+    static func schedulingLine(_ stream: PlaybackStream) -> String {
+        let threads = stream.core.renderer.voiceThreadCount
+        return "audio thread: \(stream.realtimeScheduling); voices on \(threads) thread\(threads == 1 ? "" : "s")"
+    }
+
     /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given;
     /// else at `songGainDecibels`).
     static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil,
                        songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels) throws -> Engine {
         var render = RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
                                          maxFrameCount: max(4_096, stream.periodFrameCount), songGainDecibels: songGainDecibels)
-        if let songOptions { try readSongOptions(songOptions, into: &render) }
+        if let songOptions {
+            try readSongOptions(songOptions, into: &render)
+            try readThreads(songOptions, into: &render)
+        }
         return Engine(configuration: EngineConfiguration(render: render, initialMasterVolume: masterVolume))
     }
 }

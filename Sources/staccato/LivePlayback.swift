@@ -34,7 +34,7 @@ enum LivePlayback {
         StatusLine.standard.print(playingLine(stream))
         try stream.start(frameLimit: frameLimit)
         for line in stream.details { StatusLine.standard.print(line) }
-        StatusLine.standard.print("audio thread: \(stream.realtimeScheduling)")
+        StatusLine.standard.print(DeviceOptions.schedulingLine(stream))
         let outcome = body(session)
         let played = Double(stream.framesWritten) / Double(stream.granted.sampleRate)
         StatusLine.standard.print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")

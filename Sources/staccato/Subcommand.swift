@@ -129,6 +129,16 @@ enum DeviceOptions {
         default: .number(Double(RenderConfiguration.defaultSongGainDecibels)),
         range: Double(RenderConfiguration.songGainRange.lowerBound)...Double(RenderConfiguration.songGainRange.upperBound))
     static let noEffects = OptionSpec(name: "no-effects", help: "play dry: no reverb or chorus (CC91/CC93 sends, on by default as in FluidSynth)")
+
+    /// Live play renders the voices on the device thread alone unless asked: on the 2-core machines
+    /// measured (bench/results/README.md, "Voices on every core"), a second thread at 64-frame
+    /// periods held fewer voices to the deadline than one, since a period's voices are too little
+    /// work to share across cores; offline rendering, where the work comes back to back, gains.
+    static let liveThreadCount = 1
+    /// `--threads` for the commands that play a song live (`readThreads`).
+    static let liveThreads = OptionSpec(
+        name: "threads", valueName: "N", help: "threads rendering the voices: the device thread and N-1 workers at its priority",
+        default: .number(liveThreadCount), range: 1...Double(RenderConfiguration.maximumThreadCount))
 }
 
 extension OptionDefault {

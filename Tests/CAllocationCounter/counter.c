@@ -23,32 +23,63 @@ extern void *__libc_memalign(size_t, size_t);
 int staccato_allocation_counting_available(void) { return 0; }
 void staccato_allocation_counting_begin(void) {}
 void staccato_allocation_counting_end(void) {}
+void staccato_allocation_counting_begin_every_thread(void) {}
+void staccato_allocation_counting_ignore_this_thread(int ignore) { (void)ignore; }
 long staccato_allocation_count(void) { return -1; }
 long staccato_free_count(void) { return -1; }
 #else
 int staccato_allocation_counting_available(void) { return 1; }
 
 static __thread int counting;
+static __thread int ignored;
 static __thread long allocations;
 static __thread long frees;
+// Every thread's calls, while `counting_everywhere` (threads that ignore themselves aside).
+static int counting_everywhere;
+static long shared_allocations;
+static long shared_frees;
 
 void staccato_allocation_counting_begin(void) { allocations = 0; frees = 0; counting = 1; }
-void staccato_allocation_counting_end(void) { counting = 0; }
+void staccato_allocation_counting_end(void) {
+    counting = 0;
+    if (__atomic_load_n(&counting_everywhere, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&counting_everywhere, 0, __ATOMIC_RELEASE);
+        allocations = __atomic_load_n(&shared_allocations, __ATOMIC_ACQUIRE);
+        frees = __atomic_load_n(&shared_frees, __ATOMIC_ACQUIRE);
+    }
+}
+void staccato_allocation_counting_begin_every_thread(void) {
+    __atomic_store_n(&shared_allocations, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&shared_frees, 0, __ATOMIC_RELAXED);
+    allocations = 0; frees = 0;
+    __atomic_store_n(&counting_everywhere, 1, __ATOMIC_RELEASE);
+}
+void staccato_allocation_counting_ignore_this_thread(int ignore) { ignored = ignore; }
 long staccato_allocation_count(void) { return allocations; }
 long staccato_free_count(void) { return frees; }
 
-void *malloc(size_t size) { if (counting) allocations++; return __libc_malloc(size); }
-void *calloc(size_t count, size_t size) { if (counting) allocations++; return __libc_calloc(count, size); }
+static inline void count_allocation(void) {
+    if (counting) allocations++;
+    else if (!ignored && __atomic_load_n(&counting_everywhere, __ATOMIC_RELAXED)) __atomic_fetch_add(&shared_allocations, 1, __ATOMIC_RELAXED);
+}
+static inline void count_free(void) {
+    if (counting) frees++;
+    else if (!ignored && __atomic_load_n(&counting_everywhere, __ATOMIC_RELAXED)) __atomic_fetch_add(&shared_frees, 1, __ATOMIC_RELAXED);
+}
+
+void *malloc(size_t size) { count_allocation(); return __libc_malloc(size); }
+void *calloc(size_t count, size_t size) { count_allocation(); return __libc_calloc(count, size); }
 void *realloc(void *pointer, size_t size) {
-    if (counting) { allocations++; if (pointer) frees++; }
+    count_allocation();
+    if (pointer) count_free();
     return __libc_realloc(pointer, size);
 }
-void free(void *pointer) { if (counting && pointer) frees++; __libc_free(pointer); }
-void *memalign(size_t alignment, size_t size) { if (counting) allocations++; return __libc_memalign(alignment, size); }
-void *aligned_alloc(size_t alignment, size_t size) { if (counting) allocations++; return __libc_memalign(alignment, size); }
-void *valloc(size_t size) { if (counting) allocations++; return __libc_memalign(4096, size); }
+void free(void *pointer) { if (pointer) count_free(); __libc_free(pointer); }
+void *memalign(size_t alignment, size_t size) { count_allocation(); return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { count_allocation(); return __libc_memalign(alignment, size); }
+void *valloc(size_t size) { count_allocation(); return __libc_memalign(4096, size); }
 int posix_memalign(void **result, size_t alignment, size_t size) {
-    if (counting) allocations++;
+    count_allocation();
     if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;
     void *pointer = __libc_memalign(alignment, size);
     if (!pointer) return ENOMEM;

@@ -6,8 +6,9 @@ import Render
 import XCTest
 
 /// The audio thread never allocates or frees: a render thread in steady state, fed commands and
-/// volume changes by the control thread, makes zero heap calls. The allocator is interposed in
-/// the test binary (Tests/CAllocationCounter) and counts per thread.
+/// volume changes by the control thread, makes zero heap calls, and so does the voice worker it
+/// hands voices to. The allocator is interposed in the test binary (Tests/CAllocationCounter) and
+/// counts on every thread but the control thread.
 final class RenderThreadAllocationTests: XCTestCase {
     final class Outcome: @unchecked Sendable {
         var allocations = -1
@@ -23,6 +24,8 @@ final class RenderThreadAllocationTests: XCTestCase {
         // A recording tap and a microphone tap, so the recording paths run too (their rings are
         // drained below), and voice processing with echo cancellation (libspeexdsp) on the microphone.
         var render = RenderConfiguration(sampleRate: 48_000, channelCount: 2, maxFrameCount: 512, voiceCount: 64, songGainDecibels: 0)
+        // A voice worker beside the render thread: its rendering is counted too.
+        render.threadCount = 2
         render.voiceProcessing = true
         render.echoCancellation = true
         let engine = Engine(configuration: EngineConfiguration(render: render, recordingBufferSeconds: 1,
@@ -47,7 +50,7 @@ final class RenderThreadAllocationTests: XCTestCase {
             // before it starts streaming.
             for _ in 0..<100 { renderer.render(input: microphone, inputChannelCount: 1, into: buffer, frameCount: 64) }
             warmedUp.signal()
-            staccato_allocation_counting_begin()
+            staccato_allocation_counting_begin_every_thread()
             for block in 0..<blockCount {
                 let frameCount = block % 7 == 0 ? 512 : 64
                 if block % 2 == 1 {
@@ -68,6 +71,8 @@ final class RenderThreadAllocationTests: XCTestCase {
         }
         thread.start()
         warmedUp.wait()
+        staccato_allocation_counting_ignore_this_thread(1)
+        defer { staccato_allocation_counting_ignore_this_thread(0) }
         var frame: FrameTime = 0
         var sent = 0
         let drain = UnsafeMutableBufferPointer<Float>.allocate(capacity: 48_000)
@@ -115,8 +120,31 @@ final class RenderThreadAllocationTests: XCTestCase {
         XCTAssertGreaterThan(renderer.statistics.drumChokes, 0, "the choke path ran")
         XCTAssertGreaterThan(tap.tappedFrameCount, 0, "the recording tap ran")
         XCTAssertGreaterThan(microphoneTap.tappedFrameCount, 0, "the microphone's tap ran")
-        XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread")
-        XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread")
+        XCTAssertGreaterThan(renderer.voiceItemsRenderedByWorkers, 0, "the voice worker rendered voices")
+        XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread and the voice worker")
+        XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread and the voice worker")
+        print("render thread and voice worker: \(outcome.allocations) allocations, \(outcome.frees) frees over \(blockCount) blocks;"
+              + " the worker rendered \(renderer.voiceItemsRenderedByWorkers) work items")
+    }
+
+    /// Counting on every thread sees another thread's calls and leaves out a thread that ignores
+    /// itself, or the test above could not fail for the worker, nor pass for the control thread.
+    func testCountingOnEveryThreadSeesAnotherThreadsCalls() {
+        staccato_allocation_counting_begin_every_thread()
+        staccato_allocation_counting_ignore_this_thread(1)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let pointer = malloc(64)
+            free(pointer)
+            done.signal()
+        }.start()
+        done.wait()
+        let ignored = [Int](repeating: 1, count: 1_000)
+        staccato_allocation_counting_ignore_this_thread(0)
+        staccato_allocation_counting_end()
+        XCTAssertEqual(ignored.count, 1_000)
+        XCTAssertGreaterThanOrEqual(staccato_allocation_count(), 1)
+        XCTAssertGreaterThanOrEqual(staccato_free_count(), 1)
     }
 
     /// The counter itself must see allocations, or the test above could not fail.

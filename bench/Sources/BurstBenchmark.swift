@@ -34,10 +34,10 @@ enum BurstBenchmark {
         var soundingAfter: Int
     }
 
-    static func measure(bank: SampleBank, held: HeldNotes, notes: Int) -> Figure {
-        let engine = Engine(configuration: EngineConfiguration(
-            render: RenderConfiguration(sampleRate: sampleRate, maxFrameCount: blockFrames, voiceCount: 256),
-            commandCapacity: max(4_096, notes + 64)))
+    static func measure(bank: SampleBank, held: HeldNotes, notes: Int, threads: Int) -> Figure {
+        var configuration = RenderConfiguration(sampleRate: sampleRate, maxFrameCount: blockFrames, voiceCount: 256)
+        configuration.threadCount = threads
+        let engine = Engine(configuration: EngineConfiguration(render: configuration, commandCapacity: max(4_096, notes + 64)))
         engine.install(bank)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * 2)
         defer { buffer.deallocate() }
@@ -48,6 +48,7 @@ enum BurstBenchmark {
         times.reserveCapacity(blocksTimed)
         var afterBurst = before
         _ = RealtimeThread.run(periodNanoseconds: Int(Double(blockFrames) / sampleRate * 1e9)) { thread in
+            if case let .fifo(priority) = thread.scheduling { engine.renderer.setVoiceWorkerPriority(priority) }
             for block in 0..<blocksTimed {
                 thread.waitForNextPeriod()
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -86,20 +87,21 @@ enum BurstBenchmark {
                            ctypesCallsNanoseconds: calls)
     }
 
-    static func run(font: String, noteCounts: [Int], runs: Int) throws -> [String: Any] {
+    /// - Parameter threads: the threads rendering the voices (`RenderConfiguration.threadCount`).
+    static func run(font: String, noteCounts: [Int], runs: Int, threads: Int = 1) throws -> [String: Any] {
         let bank = try InstrumentLoader.load(path: font, sampleRate: sampleRate)
         let held = HeldNotes(bank: bank)
         let deadline = Double(blockFrames) / sampleRate * 1e9
         print("Burst: N note-ons (velocity 100, no pedal) in one 64-frame block at 48 kHz, 256-voice pool (64 fade slots), \(URL(fileURLWithPath: font).lastPathComponent);")
         print("worst = slowest of the burst's block and the \(blocksTimed - 1) after it (the steals' 5 ms fades); deadline \(String(format: "%.0f", deadline / 1e3)) µs;")
-        print("median of \(runs) runs (Staccato's blocks on a paced SCHED_FIFO thread); Staccato and FluidSynth (polyphony 256, the note-ons then one 64-frame write) alternate run by run")
+        print("median of \(runs) runs (Staccato's blocks on a paced SCHED_FIFO thread, voices on \(threads) thread\(threads == 1 ? "" : "s")); Staccato and FluidSynth (polyphony 256, the note-ons then one 64-frame write) alternate run by run")
         print("      N   worst (burst block)    of deadline   dropped  refused  stolen  hard cuts  sounding   FluidSynth worst (burst)  voices  failed allocations")
         var rows: [[String: Any]] = []
         for notes in noteCounts {
             let expected = held.voiceCount(0..<notes)
             var figures: [Figure] = [], fluid: [FluidFigure] = []
             for _ in 0..<runs {
-                figures.append(measure(bank: bank, held: held, notes: notes))
+                figures.append(measure(bank: bank, held: held, notes: notes, threads: threads))
                 if let figure = measureFluidSynth(font: font, held: held, notes: notes) { fluid.append(figure) }
             }
             let median = figures.median { Double($0.worstNanoseconds) }
@@ -132,7 +134,7 @@ enum BurstBenchmark {
         }
         print("  FluidSynth's burst block includes N ctypes calls from Python (timed alone in the JSON: python_ctypes_calls_us)")
         print("  dropped = note-ons refused, not received, unmapped, or voices started (sounding + stolen) short of what the notes start alone (any run)")
-        return ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "block_frames": blockFrames, "sample_rate": Int(sampleRate),
+        return ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "block_frames": blockFrames, "sample_rate": Int(sampleRate), "threads": threads,
                 "voice_pool": 256, "fade_slots": RenderConfiguration().fadeSlotCount, "blocks_timed": blocksTimed, "runs": runs,
                 "fluidsynth_version": FluidSynth.version ?? NSNull(),
                 "dropped_definition": "note-ons refused by the command ring, not received by the renderer, unmapped, or voices started (sounding + stolen after the burst block) short of the sum of the voices each note starts alone",

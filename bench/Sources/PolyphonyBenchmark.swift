@@ -12,6 +12,16 @@ enum PolyphonyBenchmark {
         var voicesPerCore: Double
         var meanVoices: Double
         var realtimeFactor: Double
+        /// Voice-frames per second of the whole process's CPU time, over the sample rate: what the
+        /// voices cost in CPU, however many threads share them (nil where not measured).
+        var voicesPerCPUSecond: Double? = nil
+    }
+
+    /// The process's CPU time (every thread's), in nanoseconds.
+    static var processCPUNanoseconds: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.nanoseconds)
     }
 
     /// What a render is timed by: elapsed time, or the CPU time of the rendering thread (which leaves
@@ -33,11 +43,13 @@ enum PolyphonyBenchmark {
     }
 
     static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool,
-                                kernel: SamplerKernelVariant, clock: Clock, rate: Double = 48_000) throws -> Figure {
+                                kernel: SamplerKernelVariant, clock: Clock, threads: Int = 1, rate: Double = 48_000) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
+        var configuration = RenderConfiguration(
             sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
-            samplerKernel: kernel)))
+            samplerKernel: kernel)
+        configuration.threadCount = threads
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
         HeldNotes.pressPedals(engine)
         HeldNotes(bank: bank).strike(engine, 0..<notes)
@@ -47,19 +59,21 @@ enum PolyphonyBenchmark {
         engine.renderer.render(into: buffer, frameCount: block)  // applies the note-ons
         let blocks = Int(seconds * rate) / block
         var voiceFrames = 0
-        var elapsed = 0.0
+        var elapsed = 0.0, cpu = 0.0
         // Voices are counted between timed stretches of 32 blocks, exactly as for FluidSynth.
         for first in stride(from: 0, to: blocks, by: 32) {
             let count = min(32, blocks - first)
             voiceFrames += engine.renderer.statistics.activeVoices * block * count
-            let start = clock.nanoseconds
+            let start = clock.nanoseconds, cpuStart = processCPUNanoseconds
             for _ in 0..<count { engine.renderer.render(into: buffer, frameCount: block) }
             elapsed += Double(clock.nanoseconds - start) / 1e9
+            cpu += Double(processCPUNanoseconds - cpuStart) / 1e9
         }
         engine.processEvents()
         return Figure(voicesPerCore: Double(voiceFrames) / elapsed / rate,
                       meanVoices: Double(voiceFrames) / Double(blocks * block),
-                      realtimeFactor: Double(blocks * block) / rate / elapsed)
+                      realtimeFactor: Double(blocks * block) / rate / elapsed,
+                      voicesPerCPUSecond: Double(voiceFrames) / cpu / rate)
     }
 
     static func measureFluidSynth(font: String, notes: Int, seconds: Double, clock: Clock) -> Figure? {
@@ -77,16 +91,24 @@ enum PolyphonyBenchmark {
         case cubic, cubicGeneric = "cubic-generic", linear, fluidsynth
     }
 
+    /// - Parameter threadCounts: cubic is measured with each; more than one thread is timed by wall
+    ///   time (the threads' CPU time is reported beside it), and the ramp runs with each too.
     static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int,
-                    contenders: Set<Contender> = Set(Contender.allCases)) throws -> [String: Any] {
+                    contenders: Set<Contender> = Set(Contender.allCases), threadCounts: [Int] = [1]) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
         let fastest = SamplerKernelVariant.fastestSupported
         var cubic: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
+        let moreThreads = Array(threadCounts.drop { $0 == 1 })
+        var threaded = [[Figure]](repeating: [], count: moreThreads.count)
         for _ in 0..<runs {
             if contenders.contains(.cubic) {
                 cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
+                for (index, threads) in moreThreads.enumerated() {
+                    threaded[index].append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest,
+                                                               clock: .wall, threads: threads))
+                }
             }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
                 cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock))
@@ -113,6 +135,21 @@ enum PolyphonyBenchmark {
                            "mean_voices": median.meanVoices, "realtime_factor": median.realtimeFactor]
         }
         show("Staccato, cubic (4-point), \(fastest) kernels", key: "staccato_cubic", cubic)
+        if let single = cubic.isEmpty ? nil : cubic.median(by: \.voicesPerCore) {
+            var byThreads: [[String: Any]] = [["threads": 1, "voices_per_second": single.voicesPerCore,
+                                               "voices_per_cpu_second": single.voicesPerCPUSecond ?? NSNull()]]
+            for (index, threads) in moreThreads.enumerated() where !threaded[index].isEmpty {
+                let median = threaded[index].median(by: \.voicesPerCore)
+                let perCPU = threaded[index].map { $0.voicesPerCPUSecond ?? 0 }.median
+                let singlePerCPU = single.voicesPerCPUSecond ?? single.voicesPerCore
+                print("  \("  the same on \(threads) threads".padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/s"
+                      + " (\(String(format: "%.2f", median.voicesPerCore / single.voicesPerCore))x one thread); per second of CPU"
+                      + " \(String(format: "%.0f", perCPU)) (\(String(format: "%+.1f", 100 * (perCPU / singlePerCPU - 1))) % against one thread's \(String(format: "%.0f", singlePerCPU)))")
+                byThreads.append(["threads": threads, "voices_per_second": threaded[index].map(\.voicesPerCore).summary,
+                                  "voices_per_cpu_second": perCPU, "speedup": median.voicesPerCore / single.voicesPerCore])
+            }
+            if !moreThreads.isEmpty { report["staccato_cubic_by_threads"] = byThreads }
+        }
         if !cubicGeneric.isEmpty {
             show("Staccato, cubic (4-point), \(SamplerKernelVariant.generic) kernels", key: "staccato_cubic_generic", cubicGeneric)
         }
@@ -131,7 +168,7 @@ enum PolyphonyBenchmark {
         }
         report["ramp_runs"] = rampRuns
         guard rampRuns > 0 else { return report }
-        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock)
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock, threadCounts: threadCounts)
         report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }

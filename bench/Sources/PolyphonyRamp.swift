@@ -41,9 +41,11 @@ enum PolyphonyRamp {
         func holds(_ trial: Trial) -> Bool { Double(trial.p999Nanoseconds) <= PolyphonyRamp.loadLimit * deadlineNanoseconds }
     }
 
-    static func trial(bank: SampleBank, held: HeldNotes, period: Int, voices: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock) -> Trial {
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
-            sampleRate: sampleRate, maxFrameCount: period, voiceCount: 4_096, cubicInterpolation: cubic)))
+    static func trial(bank: SampleBank, held: HeldNotes, period: Int, voices: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock,
+                      threads: Int) -> Trial {
+        var configuration = RenderConfiguration(sampleRate: sampleRate, maxFrameCount: period, voiceCount: 4_096, cubicInterpolation: cubic)
+        configuration.threadCount = threads
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
         HeldNotes.pressPedals(engine)
         var notes = 0
@@ -59,6 +61,8 @@ enum PolyphonyRamp {
         times.reserveCapacity(blocks)
         var fewest = Int.max
         let scheduling = RealtimeThread.run(periodNanoseconds: Int(Double(period) / sampleRate * 1e9)) { thread in
+            // The voice workers run as the device thread does, as live playback runs them.
+            if case let .fifo(priority) = thread.scheduling { engine.renderer.setVoiceWorkerPriority(priority) }
             for _ in 0..<blocks {
                 thread.waitForNextPeriod()
                 let start = clock.nanoseconds
@@ -75,14 +79,14 @@ enum PolyphonyRamp {
 
     /// Doubles from 256 voices while the load holds, then bisects the last step to 1/16 of it.
     /// A count held when one of two trials held.
-    static func ramp(bank: SampleBank, held: HeldNotes, period: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock) -> Ramp {
+    static func ramp(bank: SampleBank, held: HeldNotes, period: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock, threads: Int = 1) -> Ramp {
         var ramp = Ramp(period: period, cubic: cubic, voiceLimit: min(poolLimit, held.distinctVoiceCount))
         let voiceLimit = ramp.voiceLimit
         // Other work on the machine only ever adds time, so a trial that fails is run once more
         // and the count holds if either run held.
         func attempt(_ voices: Int) -> Bool {
             for _ in 0..<2 {
-                let result = trial(bank: bank, held: held, period: period, voices: voices, cubic: cubic, clock: clock)
+                let result = trial(bank: bank, held: held, period: period, voices: voices, cubic: cubic, clock: clock, threads: threads)
                 ramp.trials.append(result)
                 guard ramp.holds(result) else { continue }
                 if result.voices > (ramp.best?.voices ?? -1) { ramp.best = result }
@@ -111,7 +115,10 @@ enum PolyphonyRamp {
     }
 
     /// Per period, `runs` ramps of each interpolation, alternating; the median ramp is the figure.
-    static func run(font: String, periods: [Int], runs: Int, clock: PolyphonyBenchmark.Clock) throws -> [[String: Any]] {
+    /// Per period, `runs` ramps of each interpolation on one thread, alternating, and of cubic on each
+    /// of `threadCounts` above one; the median ramp is the figure.
+    static func run(font: String, periods: [Int], runs: Int, clock: PolyphonyBenchmark.Clock, threadCounts: [Int] = [1]) throws -> [[String: Any]] {
+        let moreThreads = threadCounts.filter { $0 > 1 }
         let bank = try InstrumentLoader.load(path: font, sampleRate: sampleRate)
         let held = HeldNotes(bank: bank)
         print("")
@@ -124,9 +131,13 @@ enum PolyphonyRamp {
         var rows: [[String: Any]] = []
         for period in periods {
             var cubicRamps: [Ramp] = [], linearRamps: [Ramp] = []
+            var threadedRamps = [[Ramp]](repeating: [], count: moreThreads.count)
             for _ in 0..<runs {
                 cubicRamps.append(ramp(bank: bank, held: held, period: period, cubic: true, clock: clock))
                 linearRamps.append(ramp(bank: bank, held: held, period: period, cubic: false, clock: clock))
+                for (index, threads) in moreThreads.enumerated() {
+                    threadedRamps[index].append(ramp(bank: bank, held: held, period: period, cubic: true, clock: clock, threads: threads))
+                }
             }
             let cubic = cubicRamps.median { Double($0.best?.voices ?? 0) }
             let linear = linearRamps.median { Double($0.best?.voices ?? 0) }
@@ -135,8 +146,22 @@ enum PolyphonyRamp {
             print("  \(String(period).padding(toLength: 6, withPad: " ", startingAt: 0))"
                   + String(format: "  %6.0f µs   %6.0f µs", deadline / 1e3, loadLimit * deadline / 1e3)
                   + "   \(describe(cubic))   \(describe(linear))   \(everyRamp.joined(separator: " | "))")
-            rows.append(["period_frames": period, "deadline_us": deadline / 1e3, "limit_us": loadLimit * deadline / 1e3,
-                         "cubic": json(cubic, every: cubicRamps), "linear": json(linear, every: linearRamps)])
+            var row: [String: Any] = ["period_frames": period, "deadline_us": deadline / 1e3, "limit_us": loadLimit * deadline / 1e3,
+                                      "cubic": json(cubic, every: cubicRamps), "linear": json(linear, every: linearRamps)]
+            var byThreads: [[String: Any]] = []
+            for (index, threads) in moreThreads.enumerated() {
+                let median = threadedRamps[index].median { Double($0.best?.voices ?? 0) }
+                let ratio = Double(median.best?.voices ?? 0) / Double(max(cubic.best?.voices ?? 0, 1))
+                print("          cubic on \(threads) threads:".padding(toLength: 37, withPad: " ", startingAt: 0)
+                      + "\(describe(median))(\(String(format: "%.2f", ratio))x one thread)   "
+                      + threadedRamps[index].map { String($0.best?.voices ?? 0) }.joined(separator: ", "))
+                var entry = json(median, every: threadedRamps[index])
+                entry["threads"] = threads
+                entry["ratio_to_one_thread"] = ratio
+                byThreads.append(entry)
+            }
+            if !byThreads.isEmpty { row["cubic_by_threads"] = byThreads }
+            rows.append(row)
         }
         if rows.contains(where: { ($0["cubic"] as? [String: Any])?["reached_voice_limit"] as? Bool == true }) {
             print("  ≥: the load still held at \(min(poolLimit, held.distinctVoiceCount)) voices, the most this font's distinct notes and the voice pool sound at once")

@@ -13,16 +13,20 @@ enum ThroughputBenchmark {
 
     /// One render by Staccato of a parsed song with an already loaded font; the engine is built
     /// inside the timing, as `staccato render` builds one per file.
-    static func renderStaccato(_ song: MIDIFile, bank: SampleBank, to output: String) throws -> (seconds: Double, audioSeconds: Double) {
+    static func renderStaccato(_ song: MIDIFile, bank: SampleBank, to output: String, threads: Int) throws -> (seconds: Double, audioSeconds: Double) {
         let start = DispatchTime.now().uptimeNanoseconds
         // Dry, as fluidsynth runs here (-R 0 -C 0): the same work on both sides.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: 48_000, effects: false)))
+        var configuration = RenderConfiguration(sampleRate: 48_000, effects: false)
+        configuration.threadCount = threads
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
         let summary = try engine.render(song, to: output)
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds)
     }
 
-    static func run(font: String, songs: [String], runs: Int) throws -> [String: Any] {
+    /// - Parameter threadCounts: Staccato renders each song with each of these thread counts, in
+    ///   turn run by run; the first is the one compared with FluidSynth, the others with it.
+    static func run(font: String, songs: [String], runs: Int, threadCounts: [Int]) throws -> [String: Any] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -34,7 +38,8 @@ enum ThroughputBenchmark {
         let loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9
         let fluidVersion = FluidSynth.version
         print("Throughput: offline render to a float WAV (Staccato) / WAV (FluidSynth -F) of whole MIDI files, 48 kHz,")
-        print("\(URL(fileURLWithPath: font).lastPathComponent), median of \(runs) runs, engines alternating run by run")
+        print("\(URL(fileURLWithPath: font).lastPathComponent), median of \(runs) runs, engines alternating run by run;"
+              + " Staccato with \(threadCounts.map(String.init).joined(separator: ", ")) thread\(threadCounts == [1] ? "" : "s") on \(ProcessInfo.processInfo.activeProcessorCount) cores, \(FontsBenchmark.cpuModel)")
         print("  Staccato font load: \(String(format: "%.3f", loadSeconds)) s (once; not in the render times below)")
         if fluidVersion == nil { print("  fluidsynth is not on PATH: Staccato alone (apt install fluidsynth, or scripts/install-deps --reference)") }
 
@@ -43,12 +48,18 @@ enum ThroughputBenchmark {
         for path in songs {
             let song = try MIDIFile.read(path: path)
             var staccato: [Double] = [], withLoad: [Double] = [], fluid: [Double] = [], fluidRenderOnly: [Double] = []
+            var threaded = [[Double]](repeating: [], count: threadCounts.count)
             var audio = (staccato: 0.0, fluid: 0.0)
             for _ in 0..<runs {
-                let render = try renderStaccato(song, bank: bank, to: ours)
-                staccato.append(render.audioSeconds / render.seconds)
-                withLoad.append(render.audioSeconds / (render.seconds + loadSeconds))
-                audio.staccato = render.audioSeconds
+                for (index, threads) in threadCounts.enumerated() {
+                    let render = try renderStaccato(song, bank: bank, to: ours, threads: threads)
+                    threaded[index].append(render.audioSeconds / render.seconds)
+                    if index == 0 {
+                        staccato.append(render.audioSeconds / render.seconds)
+                        withLoad.append(render.audioSeconds / (render.seconds + loadSeconds))
+                    }
+                    audio.staccato = render.audioSeconds
+                }
                 if fluidVersion != nil, let render = FluidSynth.render(font: font, song: path, to: theirs),
                    let load = FluidSynth.loadSeconds(font: font, output: theirs) {
                     fluid.append(render.audioSeconds / render.seconds)
@@ -76,6 +87,18 @@ enum ThroughputBenchmark {
                 line += ";  FluidSynth failed on this file"
             }
             print(line)
+            if threadCounts.count > 1 {
+                var threads: [[String: Any]] = []
+                var parts: [String] = []
+                for (index, count) in threadCounts.enumerated() {
+                    let speedup = threaded[index].median / threaded[0].median
+                    parts.append("\(count) thread\(count == 1 ? "" : "s") \(String(format: "%.1f", threaded[index].median))x real time"
+                                 + (index == 0 ? "" : " (\(String(format: "%.2f", speedup))x the speed of \(threadCounts[0]))"))
+                    threads.append(["threads": count, "staccato_realtime_factor": threaded[index].summary, "speedup": speedup])
+                }
+                print("    " + parts.joined(separator: ";  "))
+                file["staccato_by_threads"] = threads
+            }
             files.append(file)
         }
         if fluidVersion != nil {
@@ -84,6 +107,7 @@ enum ThroughputBenchmark {
             print("   target: Staccato >= 2x FluidSynth)")
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "sample_rate": 48_000, "runs": runs,
+                                     "thread_counts": threadCounts, "cores": ProcessInfo.processInfo.activeProcessorCount, "cpu": FontsBenchmark.cpuModel,
                                      "staccato_font_load_seconds": loadSeconds, "files": files]
         report["fluidsynth_version"] = fluidVersion ?? NSNull()
         if !fluidLoad.isEmpty { report["fluidsynth_load_seconds"] = fluidLoad.summary }

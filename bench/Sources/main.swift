@@ -9,7 +9,7 @@ benchmarks:
   ring [--items N] [--runs R]   SPSC ring throughput between two threads, beside JACK's jack_ringbuffer
                                 in the same run (default 20000000 items, 5 runs)
   polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--cpu-time] [--period F,...] [--ramp-runs R] [--no-ramp]
-                                [--engines cubic,cubic-generic,linear,fluidsynth]
+                                [--engines cubic,cubic-generic,linear,fluidsynth] [--threads 1,2]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs);
                                 cubic with both builds of the sampler kernels where the CPU runs AVX2+FMA;
@@ -18,16 +18,19 @@ benchmarks:
                                 then per period (16..1024 frames, or --period 64,128) the most voices whose
                                 p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread
                                 (median of R ramps, default 1: a ramp is paced in real time, about 4 minutes;
-                                --no-ramp skips it; --engines measures only those named)
-  burst [--notes N,...] [--runs R] [--soundfont F]
+                                --no-ramp skips it; --engines measures only those named); --threads 1,2: cubic
+                                also with the voices on 2 threads, voices per second of wall time and of the
+                                process's CPU time, and a ramp of its own, beside the one-thread figures
+  burst [--notes N,...] [--runs R] [--soundfont F] [--threads N]
                                 N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
-                                FluidSynth's same burst in the same run (default 5 runs)
+                                FluidSynth's same burst in the same run (default 5 runs; voices on N threads, default 1)
   drums [--seconds S] [--runs R] [--kit kit.json]
                                 rapid fire: drum hits per second sustained in real time with every pad ringing
-  throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R]
+  throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R] [--threads 1,2]
                                 offline render speed (multiple of real time) of whole MIDI files to WAV,
-                                beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs)
+                                beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs);
+                                --threads: Staccato with each thread count in turn, run by run, and the speed-ups
   latency --device DEV | --audio jack [--seconds S] [--rate HZ] [--voices N] [--mic] [--period F,...] [--periods N,...]
                                 periods 16..1024 frames x 2 and 3 through a real ALSA device: render time
                                 p50/p99/p99.9/max against the deadline, xruns, wake-up jitter, and the smallest
@@ -120,7 +123,7 @@ case "ring":
     let options = parse(["items"])
     measure("ring", options) { RingBenchmark.run(itemCount: options.integer("items", default: 20_000_000), runs: options.integer("runs", default: 5)) }
 case "polyphony":
-    let options = parse(["notes", "seconds", "soundfont", "period", "ramp-runs", "engines"], flags: ["cpu-time", "no-ramp"])
+    let options = parse(["notes", "seconds", "soundfont", "period", "ramp-runs", "engines", "threads"], flags: ["cpu-time", "no-ramp"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     measure("polyphony", options) {
         try PolyphonyBenchmark.run(font: font, notes: options.integer("notes", default: 1_000),
@@ -128,14 +131,15 @@ case "polyphony":
                                    clock: options.flag("cpu-time") ? .threadCPU : .wall,
                                    rampPeriods: options.integers("period", from: PolyphonyRamp.periodFrameCounts),
                                    rampRuns: options.flag("no-ramp") ? 0 : options.integer("ramp-runs", default: 1),
-                                   contenders: options.choices("engines", from: PolyphonyBenchmark.Contender.self))
+                                   contenders: options.choices("engines", from: PolyphonyBenchmark.Contender.self),
+                                   threadCounts: options.integers("threads", default: [1], in: 1...64))
     }
 case "burst":
-    let options = parse(["notes", "soundfont"])
+    let options = parse(["notes", "soundfont", "threads"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     measure("burst", options) {
         try BurstBenchmark.run(font: font, noteCounts: options.integers("notes", default: BurstBenchmark.noteCounts, in: 1...16_384),
-                               runs: options.integer("runs", default: 5))
+                               runs: options.integer("runs", default: 5), threads: options.integer("threads", default: 1))
     }
 case "chart":
     guard let path = rest.first, !path.hasPrefix("--") else { BenchArguments.fail("chart needs a --json file of latency or polyphony", status: 2) }
@@ -148,11 +152,14 @@ case "drums":
         try DrumBenchmark.run(manifest: manifest, seconds: Double(options.integer("seconds", default: 2)), runs: options.integer("runs", default: 3))
     }
 case "throughput":
-    let options = parse(["soundfont", "midi"])
+    let options = parse(["soundfont", "midi", "threads"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     let songs = options.strings("midi").isEmpty ? ThroughputBenchmark.defaultSongs : options.strings("midi")
     songs.forEach(BenchArguments.requireFile)
-    measure("throughput", options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3)) }
+    let threads = options.integers("threads", default: [1], in: 1...64)
+    measure("throughput", options) {
+        try ThroughputBenchmark.run(font: font, songs: songs, runs: options.integer("runs", default: 3), threadCounts: threads)
+    }
 case "latency":
     let options = parse(["device", "seconds", "rate", "voices", "period", "periods", "audio"], flags: ["mic"])
     let audio = benchAudio(options, defaultDevice: nil, capture: options.flag("mic"))

@@ -46,6 +46,12 @@ struct SamplerVoice {
     /// Its note-off came before the minimum note length: it is released at this frame
     /// (`FrameTime.max`: no release pending).
     var heldReleaseFrame = FrameTime.max
+    /// Fills the first cache line: the fields above are what the audio thread reads of every voice
+    /// between segments, and rendering (perhaps on a voice worker) writes none of them but
+    /// `isActive`, as the voice ends; the fields below are what rendering writes. Apart, the audio
+    /// thread's scans do not take lines from a worker's cache, nor a worker's writes from the audio
+    /// thread's (`VoiceLayoutTests` holds the layout to it).
+    private var controlLinePadding: (UInt64, UInt64) = (0, 0)
 
     // Sample playback
     var samples: SampleFrames? = nil
@@ -116,6 +122,9 @@ struct SamplerVoice {
     var cutoffCents: Float = 13_500
     var filterQ = LowPassFilter.butterworthQ
     var filterPassbandGain: Float = 1
+    /// Rounds the voice up to whole cache lines, so the next voice's first line (`controlLinePadding`)
+    /// starts on a line of its own.
+    private var tailPadding: (UInt64, UInt64) = (0, 0)
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts

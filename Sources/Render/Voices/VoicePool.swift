@@ -46,6 +46,10 @@ struct VoicePool {
 
     /// Where the search for a free fade slot starts: slots are taken in turn, so the next is usually free.
     var fadeSearchStart = 0
+    /// Fade slots that may hold a sounding voice: raised as a slot is taken, set by
+    /// `Sampler.render` to those it found sounding. At 0 rendering skips the slots: with no steal
+    /// fading out, reading every slot each segment was a tenth of the rendering thread's time.
+    var fadingCount = 0
     /// No voice at or past this index is active. Free voices are taken lowest first, so sounding
     /// voices gather at the front of a large pool, and rendering scans only up to here: a 4,096-voice
     /// pool holding ten notes cost more to scan than to render. Raised as voices are taken; lowered
@@ -79,10 +83,8 @@ struct VoicePool {
     init(capacity: Int, fadeCapacity: Int) {
         self.capacity = max(1, capacity)
         self.fadeCapacity = max(1, fadeCapacity)
-        voices = .allocate(capacity: self.capacity)
-        voices.initialize(repeating: SamplerVoice(), count: self.capacity)
-        fading = .allocate(capacity: self.fadeCapacity)
-        fading.initialize(repeating: SamplerVoice(), count: self.fadeCapacity)
+        voices = Self.allocateVoices(self.capacity)
+        fading = Self.allocateVoices(self.fadeCapacity)
         var leaves = 2
         while leaves < self.capacity { leaves *= 2 }
         leafCount = leaves
@@ -102,11 +104,27 @@ struct VoicePool {
         rebuildTournament()
     }
 
+    /// Voices rendered by a worker and scanned by the audio thread must not share a cache line
+    /// with each other's parts (`SamplerVoice`'s layout): 64 bytes, the line of every x86-64 and of
+    /// most ARM cores.
+    static var cacheLineByteCount: Int {
+        @_noAllocation @_noLocks get { 64 }
+    }
+
+    /// `count` idle voices, the first on a cache line.
+    static func allocateVoices(_ count: Int) -> UnsafeMutablePointer<SamplerVoice> {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<SamplerVoice>.stride,
+                                                   alignment: max(cacheLineByteCount, MemoryLayout<SamplerVoice>.alignment))
+        let voices = raw.bindMemory(to: SamplerVoice.self, capacity: count)
+        voices.initialize(repeating: SamplerVoice(), count: count)
+        return voices
+    }
+
     func deallocate() {
         voices.deinitialize(count: capacity)
-        voices.deallocate()
+        UnsafeMutableRawPointer(voices).deallocate()
         fading.deinitialize(count: fadeCapacity)
-        fading.deallocate()
+        UnsafeMutableRawPointer(fading).deallocate()
         tournament.deallocate()
         recentVoices.deallocate()
         chainHeads.deallocate()
@@ -151,7 +169,7 @@ struct VoicePool {
         if voice.pointee.currentLevel > Self.silentLevel {
             // The victim lives on in a fade slot (keeping its bank); a slot's cut voice ends.
             let slot = fadeSlot()
-            if slot.pointee.isActive { acquired.endedBankSlots.1 = slot.pointee.bankSlot }
+            if slot.pointee.isActive { acquired.endedBankSlots.1 = slot.pointee.bankSlot } else { fadingCount += 1 }
             slot.pointee = voice.pointee
             slot.pointee.fadeOut(sampleRate: sampleRate)
         } else {

@@ -1,0 +1,45 @@
+import Engine
+import Foundation
+import MIDI
+import Render
+import SoundFont
+import TestSupport
+import XCTest
+
+/// The sampler's voices are split into work items that do not depend on the thread count, and the
+/// items are summed in one fixed order (`VoiceWorkItems`), so a render is bit for bit the same with
+/// one thread or many: a render can be checked against another machine's.
+final class ThreadCountIndependenceTests: XCTestCase {
+    let rate = 48_000.0
+
+    func render(_ song: MIDIFile, bank: SampleBank, threads: Int, blockFrameCount: Int = 512) -> (samples: [Float], summary: MIDIRenderSummary) {
+        var configuration = RenderConfiguration(sampleRate: rate)
+        configuration.threadCount = threads
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
+        XCTAssertTrue(engine.install(bank))
+        var samples: [Float] = []
+        let summary = engine.render(song, options: MIDIRenderOptions(blockFrameCount: blockFrameCount)) { samples.append(contentsOf: $0) }
+        return (samples, summary)
+    }
+
+    func testEveryFixtureRendersBitForBitTheSameWith1And2And3And8Threads() throws {
+        let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
+        print("font: \(BlockSizeIndependenceTests.font)")
+        for name in BlockSizeIndependenceTests.fixtures {
+            let song = try MIDIFile.read(path: BlockSizeIndependenceTests.root.appendingPathComponent("Tests/Fixtures/midi/\(name).mid").path)
+            let reference = render(song, bank: bank, threads: 1)
+            XCTAssertGreaterThan(reference.summary.peak, 0.01, "\(name) sounds")
+            var line = "\(name): \(reference.summary.frameCount) frames, peak \(reference.summary.statistics.peakVoices) voices"
+            for threads in [2, 3, 8] {
+                let other = render(song, bank: bank, threads: threads)
+                XCTAssertEqual(other.samples.count, reference.samples.count, "\(name) with \(threads) threads: the same length")
+                let firstDifference = other.samples.indices.first { index in index >= reference.samples.count || other.samples[index].bitPattern != reference.samples[index].bitPattern }
+                XCTAssertNil(firstDifference.map { $0 / 2 }, "\(name) with \(threads) threads: first frame that differs from one thread")
+                XCTAssertEqual(other.summary.statistics.noteOns, reference.summary.statistics.noteOns)
+                XCTAssertEqual(other.summary.statistics.peakVoices, reference.summary.statistics.peakVoices)
+            }
+            line += "; bit-identical with 1, 2, 3 and 8 threads"
+            print(line)
+        }
+    }
+}
