@@ -90,10 +90,12 @@ final class MicDeviceTests: XCTestCase {
         XCTAssertEqual(lag, reportedBuffered, "the output runs ahead of the input by exactly the frames staccato reports buffering")
         // The file devices record at the application's side of the device, so the alignment sees
         // only what staccato buffers. The total adds what the device pointers say sits below that:
-        // here ALSA's jack plugin and the JACK server, one or two 64-frame JACK cycles, read at one
-        // moment of the cycle (a CI run read 161 frames: two cycles and a third of one).
+        // here ALSA's jack plugin and the JACK server, read at one moment of the cycle. Usually one
+        // or two 64-frame JACK cycles (a CI run read 161 frames: two cycles and a third of one);
+        // at most the plugin's whole buffer (3 periods of 64) and the JACK cycle in progress, which
+        // a host that stole the server's time filled (255 frames in one CI run).
         XCTAssertGreaterThanOrEqual(reportedLatency, lag)
-        XCTAssertLessThanOrEqual(reportedLatency - lag, 3 * 64, "no more than two JACK cycles, and part of the one in progress, below the devices")
+        XCTAssertLessThanOrEqual(reportedLatency - lag, 3 * 64 + 64, "no more than the plugin's buffer and the JACK cycle in progress below the devices")
 
         // The recording is what was played (float WAV: bit-exact), finalised and readable.
         let recording = try AudioFileReader.read(recordPath)
