@@ -39,7 +39,9 @@ struct LiveReport {
             "exitCode": exitCode,
             "statistics": ["noteOns": statistics.noteOns, "peakVoices": statistics.peakVoices,
                            "stolenVoices": statistics.stolenVoices, "drumHits": statistics.drumHits,
-                           "limitedFrames": statistics.limitedFrames],
+                           "limitedFrames": statistics.limitedFrames,
+                           "voiceThreads": session.engine.renderer.voiceThreadCount,
+                           "voiceItemsByWorkers": session.engine.renderer.voiceItemsRenderedByWorkers],
         ]
         switch outcome {
         case .finished: report["outcome"] = "finished"

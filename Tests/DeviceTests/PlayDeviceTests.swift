@@ -76,6 +76,22 @@ final class PlayDeviceTests: XCTestCase {
         }
     }
 
+    /// With its voices on two threads (a voice worker at the device thread's priority beside it),
+    /// `play` records the one-thread offline render, bit for bit, and the worker did render voices.
+    func testPlayWithTwoThreadsRecordsExactlyTheOneThreadOfflineRender() throws {
+        // A hymn held by the sustain pedal: its first ten seconds sound enough voices to share.
+        let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/converse_what_a_friend_piano_pedal.mid").path
+        let (offline, _) = try Self.renderOffline(song, rate: Self.rate)
+        let live = try Self.playRecorded(song, rate: Self.rate, arguments: ["--threads", "2", "--seconds", "10"], timeout: 60)
+        XCTAssertTrue(live.result.standardOutput.contains("; voices on 2 threads"), live.result.standardOutput)
+        let (largest, count) = Self.largestDifference(offline, live.played, start: live.start)
+        let items = (live.report.fields["statistics"] as? [String: Any])?["voiceItemsByWorkers"] as? Int ?? -1
+        print("play --threads 2 vs the one-thread offline render: largest sample difference \(largest) over \(count) frames; the worker rendered \(items) work items")
+        XCTAssertGreaterThan(count, 8 * Self.rate, "compared over most of the ten seconds")
+        XCTAssertEqual(largest, 0, "the two-thread live recording is the one-thread offline render, bit for bit")
+        XCTAssertGreaterThan(items, 0, "the voice worker rendered some of the voices")
+    }
+
     /// What `staccato play` recorded on `staccato_record`, with what it printed.
     struct LiveRecording {
         var result: CommandRunner.Result
@@ -85,6 +101,7 @@ final class PlayDeviceTests: XCTestCase {
         var start: Int
         var granted: (period: Int, buffer: Int)
         var xrunsPerRun: [Int]
+        var report: TestDevices.Report
     }
 
     /// Plays `song` at `rate` into a `staccato_record` file and checks it ended cleanly with no
@@ -104,7 +121,7 @@ final class PlayDeviceTests: XCTestCase {
         XCTAssertEqual(xrunsPerRun.last, 0, "xruns per run: \(xrunsPerRun)")
         let start = try XCTUnwrap(report.songStartFrame, "the report names the song's start frame")
         return LiveRecording(result: result, played: try TestDevices.readRaw(recordPath), start: start,
-                             granted: (report.period, report.buffer), xrunsPerRun: xrunsPerRun)
+                             granted: (report.period, report.buffer), xrunsPerRun: xrunsPerRun, report: report)
     }
 
     /// `song` rendered offline with the shipped font, in the default blocks (64 frames).
