@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// Guarantees:
 /// - The audio thread never waits for a worker that has not started an item: it claims items
-///   itself, through the same atomic counter, until none is left, and then waits only for the
-///   items workers already hold. A worker that is asleep or preempted costs time, never a
-///   deadline by itself.
+///   itself, through the same claim word, until none is left, and then waits only for the items
+///   workers already hold. A worker that is asleep or preempted costs time, never a deadline by
+///   itself.
 /// - On the audio thread: no allocation, no lock, no system call. It publishes a segment with one
 ///   atomic store and claims with compare-and-exchange. Workers sleep on their own side (a short
 ///   `nanosleep` once no segment has come for `spinNanoseconds`); nobody has to wake them.
@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// The claim word packs a generation, the segment's item count and a bit per item claimed, so a
 /// worker that read an old segment's word cannot claim in a new one: its compare-and-exchange
-/// fails. A segment is published only once every item of the previous
-/// one is finished, so an item a worker holds always belongs to the segment the items describe.
+/// fails. A segment is published only once every item of the previous one is finished, so an item
+/// a worker holds always belongs to the segment `work` describes.
 struct VoiceWorkers {
     /// Once no segment has come for this long a worker naps; within it, it spins on the claim
     /// word. Live, one segment or a few come per period: 200 µs covers their run, and the worker
