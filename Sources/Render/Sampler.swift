@@ -97,6 +97,8 @@ struct Sampler {
     /// Frees the pools and hands every bank still held to `release`.
     /// - Thread: stopped.
     func deallocate(releasing release: (RetainedObject) -> Void) {
+        // The workers first: nothing they read may go before they have stopped.
+        workers?.deallocate()
         bankSlots.deallocate(releasing: release)
         channels.deinitialize(count: MIDILimits.channelCount)
         channels.deallocate()
@@ -104,7 +106,6 @@ struct Sampler {
         keyPressureValues.deallocate()
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
-        workers?.deallocate()
         pool.deallocate()
         workspace.deallocate()
         work.pointee.deallocate()
