@@ -129,15 +129,14 @@ public final class Renderer: @unchecked Sendable {
         tones = ToneBank(sampleRate: configuration.sampleRate)
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
-                          fadeSlotCount: configuration.fadeSlotCount, workerCount: configuration.threadCount - 1)
+                          fadeSlotCount: configuration.fadeSlotCount, interpolation: configuration.cubicInterpolation ? .cubic : .linear,
+                          kernel: configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic,
+                          sendsEnabled: configuration.effects, workerCount: configuration.threadCount - 1)
         voiceThreadCount = (sampler.workers?.workerCount ?? 0) + 1
         workerItemCounter = sampler.workers?.workerItemCount
         workerPriority = sampler.workers?.requestedPriority
-        sampler.interpolation = configuration.cubicInterpolation ? .cubic : .linear
-        sampler.kernel = configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic
         sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
         sampler.basicChannel = configuration.basicChannel
-        sampler.sendsEnabled = configuration.effects
         sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: quantum)
         // Written now, so that no page of them is first touched (faulted in) on the audio thread.
         songLeft = .allocate(capacity: quantum)

@@ -37,8 +37,6 @@ struct Sampler {
     /// Every channel's polyphonic key pressures, `MIDILimits.keyCount` per channel.
     let keyPressureValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
-    /// Whether voices feed the effects sends (`RenderConfiguration.effects`).
-    var sendsEnabled = true
     /// The audio thread's scratch for rendering voices.
     var workspace: VoiceLaneWorkspace
     /// The segment's voices split into work items, shared with the workers.
@@ -49,9 +47,6 @@ struct Sampler {
     var bankSlots: InstrumentSlots
     var pool: VoicePool
     let sampleRate: Double
-    var interpolation = SamplerVoice.Interpolation.cubic
-    /// The build of the per-frame loops that renders: set before the audio thread starts.
-    var kernel = SamplerKernelVariant.generic
     /// The shortest a note sounds before a note-off releases it (`RenderConfiguration.minimumNoteSeconds`).
     var minimumNoteFrames: FrameTime = 0
     /// The channel mode messages are obeyed on (`RenderConfiguration.basicChannel`).
@@ -72,7 +67,12 @@ struct Sampler {
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
 
-    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, workerCount: Int = 0) {
+    /// - Parameters:
+    ///   - interpolation, kernel: how voices read their samples, and the build of the per-frame
+    ///     loops that does it.
+    ///   - sendsEnabled: whether voices feed the effects sends (`RenderConfiguration.effects`).
+    init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, interpolation: SamplerVoice.Interpolation = .cubic,
+         kernel: SamplerKernelVariant = .generic, sendsEnabled: Bool = true, workerCount: Int = 0) {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: MIDILimits.channelCount)
         controllerValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.controllerCount)
@@ -89,8 +89,8 @@ struct Sampler {
         workspace = VoiceLaneWorkspace()
         work = .allocate(capacity: 1)
         work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
-                                           context: VoiceRenderContext(channels: channels, sampleRate: sampleRate,
-                                                                       sendsEnabled: true, interpolation: .cubic, kernel: .generic)))
+                                           context: VoiceRenderContext(channels: channels, sampleRate: sampleRate, sendsEnabled: sendsEnabled,
+                                                                       interpolation: interpolation, kernel: kernel)))
         workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work) : nil
     }
 
@@ -371,10 +371,6 @@ struct Sampler {
                          reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>, frameCount: Int) {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
-        // Counted as voices are listed, less those that end: a second pass over a large pool would
-        // cost more than the count is worth.
-        activeVoiceCount = 0
-        renderedVoiceCount = 0
         var listed = 0
         var activeBound = 0
         let voices = work.pointee.voices
@@ -385,6 +381,8 @@ struct Sampler {
             if voices[listed] != pool.voices + index { voices[listed] = pool.voices + index }
             listed += 1
         }
+        // Counted as voices are listed, less those that end (below): a second pass over a large
+        // pool would cost more than the count is worth.
         activeVoiceCount = listed
         if pool.fadingCount > 0 {
             for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
@@ -398,9 +396,6 @@ struct Sampler {
         guard listed > 0 else { return }
         work.pointee.voiceCount = listed
         work.pointee.frameCount = frameCount
-        work.pointee.context.sendsEnabled = sendsEnabled
-        work.pointee.context.interpolation = interpolation
-        work.pointee.context.kernel = kernel
         let itemCount = work.pointee.itemCount
         // A short segment (commands split a quantum) is not worth handing out: its items take less
         // than the handing out.

@@ -19,11 +19,9 @@ extension DeviceOptions {
         render.effects = !options.has(noEffects.name)
     }
 
-    /// Sets `--threads` (`liveThreads`) in `render`, when the command has it.
+    /// Sets `--threads` (`liveThreads`, which every command that plays a song live has) in `render`.
     static func readThreads(_ options: ParsedOptions, into render: inout RenderConfiguration) throws {
-        if options.specs.contains(where: { $0.name == liveThreads.name }) {
-            render.threadCount = try options.integer(liveThreads.name)
-        }
+        render.threadCount = try options.integer(liveThreads.name)
     }
 
     /// The line after the granted configuration: how the audio thread is scheduled, and how many

@@ -47,17 +47,15 @@ enum ThroughputBenchmark {
         var fluidLoad: [Double] = []
         for path in songs {
             let song = try MIDIFile.read(path: path)
-            var staccato: [Double] = [], withLoad: [Double] = [], fluid: [Double] = [], fluidRenderOnly: [Double] = []
+            var withLoad: [Double] = [], fluid: [Double] = [], fluidRenderOnly: [Double] = []
+            // Real-time factors by thread count; the first count's are the ones FluidSynth is set beside.
             var threaded = [[Double]](repeating: [], count: threadCounts.count)
             var audio = (staccato: 0.0, fluid: 0.0)
             for _ in 0..<runs {
                 for (index, threads) in threadCounts.enumerated() {
                     let render = try renderStaccato(song, bank: bank, to: ours, threads: threads)
                     threaded[index].append(render.audioSeconds / render.seconds)
-                    if index == 0 {
-                        staccato.append(render.audioSeconds / render.seconds)
-                        withLoad.append(render.audioSeconds / (render.seconds + loadSeconds))
-                    }
+                    if index == 0 { withLoad.append(render.audioSeconds / (render.seconds + loadSeconds)) }
                     audio.staccato = render.audioSeconds
                 }
                 if fluidVersion != nil, let render = FluidSynth.render(font: font, song: path, to: theirs),
@@ -68,6 +66,7 @@ enum ThroughputBenchmark {
                     audio.fluid = render.audioSeconds
                 }
             }
+            let staccato = threaded[0]
             let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             var line = "  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) Staccato \(String(format: "%6.1f", staccato.median))x"
                 + " (\(String(format: "%.1f", withLoad.median))x with font load) of \(String(format: "%.1f", audio.staccato)) s"

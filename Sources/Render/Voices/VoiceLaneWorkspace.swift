@@ -6,9 +6,9 @@ import DSP
 struct VoiceRenderContext {
     let channels: UnsafeMutablePointer<ChannelState>
     let sampleRate: Double
-    var sendsEnabled: Bool
-    var interpolation: SamplerVoice.Interpolation
-    var kernel: SamplerKernelVariant
+    let sendsEnabled: Bool
+    let interpolation: SamplerVoice.Interpolation
+    let kernel: SamplerKernelVariant
 }
 
 /// The scratch one thread renders voices with, `Sampler.laneCount` at a time so their reads,

@@ -40,14 +40,12 @@ struct VoiceWorkItems {
 
     /// The segment's voices, in pool order.
     let voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
-    let voiceCapacity: Int
     /// Each item's mix: left, right, reverb and chorus, a quantum each.
     let mixFrames: UnsafeMutablePointer<Float>
     let mixSends: UnsafeMutablePointer<UInt8>
-    let itemCapacity: Int
     var voiceCount = 0
     var frameCount = 0
-    var context: VoiceRenderContext
+    let context: VoiceRenderContext
 
     /// Whole groups, at least `minimumGroupsPerItem`, and as many as keep the items to
     /// `maximumItemCount`.
@@ -68,8 +66,7 @@ struct VoiceWorkItems {
     /// - Thread: control.
     /// The list starts out naming `firstVoice` throughout (it is read only up to `voiceCount`).
     init(voiceCapacity: Int, firstVoice: UnsafeMutablePointer<SamplerVoice>, context: VoiceRenderContext) {
-        self.voiceCapacity = voiceCapacity
-        itemCapacity = Self.maximumItemCount
+        let itemCapacity = Self.maximumItemCount
         voices = .allocate(capacity: voiceCapacity)
         voices.initialize(repeating: firstVoice, count: voiceCapacity)
         mixFrames = .allocate(capacity: itemCapacity * 4 * RenderQuantum.frameCount)
