@@ -9,9 +9,11 @@ public struct MIDIRenderOptions: Sendable {
     /// - Thread: any.
     public var program: UInt8? = nil
     /// Frames per render call, as a device with this period would ask for them. The output is the
-    /// same whatever the value (`RenderQuantum`); it sets only how much is handed over at a time.
+    /// same whatever the value (`RenderQuantum`); it sets how much is handed over at a time, and how
+    /// many quanta the voices may be rendered for at once, and so handed to the voice threads
+    /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames, is the most that helps).
     /// - Thread: any.
-    public var blockFrameCount = 64
+    public var blockFrameCount = 1_024
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
     /// kit's too) has ended and the effects' tails have died below `tailFloor`, but at most this
     /// long: long enough for a crash cymbal (8.5 s in the shipped kit), short enough that a note
@@ -26,7 +28,7 @@ public struct MIDIRenderOptions: Sendable {
     public static let tailFloor: Float = 1e-4
 
     /// - Thread: any.
-    public init(program: UInt8? = nil, blockFrameCount: Int = 64, maximumTailSeconds: Double = MIDIRenderOptions.defaultMaximumTailSeconds) {
+    public init(program: UInt8? = nil, blockFrameCount: Int = 1_024, maximumTailSeconds: Double = MIDIRenderOptions.defaultMaximumTailSeconds) {
         self.program = program
         self.blockFrameCount = blockFrameCount
         self.maximumTailSeconds = maximumTailSeconds

@@ -8,7 +8,9 @@
 /// A command must be queued before the quantum holding its frame is rendered: up to
 /// `frameCount - 1` frames before the block holding it is asked for. Offline renders queue up to
 /// `boundary(atOrAfter:)` of the block's end; live play queues a lookahead ahead, which is longer. A command that arrives
-/// late takes effect at the next quantum's first frame, as one stamped in the past does.
+/// late takes effect at the next quantum's first frame, as one stamped in the past does; or, when the
+/// block's voices were rendered for several quanta at once (`Renderer.stretchQuantumCount`), at the
+/// first quantum after them, within the block asked for.
 public enum RenderQuantum {
     /// 64 frames: 1.3 ms at 48 kHz, finer than an envelope step can be heard, and the length of
     /// FluidSynth's own internal block.

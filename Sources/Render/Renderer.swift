@@ -51,6 +51,10 @@ public final class Renderer: @unchecked Sendable {
     var quantumStart: FrameTime = 0
     /// The end of the last quantum in which a sampler or drum voice played. Audio thread only.
     var soundingUntil: FrameTime = 0
+    /// The sampler's last segment may be a stretch of several quanta rendered at once
+    /// (`stretchQuantumCount`): the quantum of it the next quantum adds, and how many are left.
+    var samplerQuantum = 0
+    var samplerQuantaLeft = 0
     /// The MIDI instruments' own bus (sampler and drums), a quantum each: used while the song's
     /// volume is not exactly 1, to scale them and nothing else.
     let songLeft: UnsafeMutablePointer<Float>
@@ -288,8 +292,9 @@ public final class Renderer: @unchecked Sendable {
         mixLeft.update(repeating: 0, count: frameCount)
         mixRight.update(repeating: 0, count: frameCount)
         var delivered = 0
+        let blockEnd = frameTime + FrameTime(frameCount)
         while delivered < frameCount {
-            if quantumFramesLeft == 0 { renderQuantum() }
+            if quantumFramesLeft == 0 { renderQuantum(reaching: blockEnd) }
             let count = min(quantumFramesLeft, frameCount - delivered)
             let from = RenderQuantum.frameCount - quantumFramesLeft
             for frame in 0..<count {
@@ -326,9 +331,11 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// Renders the next quantum of the instruments (tones, sampler, drums) and their effects sends
-    /// into `quantumLeft`/`quantumRight`, splitting it at each command's frame.
+    /// into `quantumLeft`/`quantumRight`, splitting it at each command's frame. The sampler's voices
+    /// may be rendered for several quanta at once (`stretchQuantumCount`), for the block that ends
+    /// at `blockEnd`; the quanta after the first then take what was rendered.
     @_noAllocation @_noLocks
-    func renderQuantum() {
+    func renderQuantum(reaching blockEnd: FrameTime) {
         let frameCount = RenderQuantum.frameCount
         quantumLeft.update(repeating: 0, count: frameCount)
         quantumRight.update(repeating: 0, count: frameCount)
@@ -337,13 +344,24 @@ public final class Renderer: @unchecked Sendable {
         var sounded = false
         while offset < frameCount {
             sampler.now = quantumStart + FrameTime(offset)
-            sampler.releaseHeldNotes()
-            var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
-            // A held note's release splits the quantum as a command does.
-            if sampler.nextHeldRelease - quantumStart < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumStart) }
+            var segmentEnd = frameCount
+            // Within a stretch nothing was due (`stretchQuantumCount`); a command that arrives now
+            // arrived late, and takes effect once the stretch is over.
+            if samplerQuantaLeft == 0 {
+                sampler.releaseHeldNotes()
+                segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
+                // A held note's release splits the quantum as a command does.
+                if sampler.nextHeldRelease - quantumStart < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumStart) }
+            }
             let count = segmentEnd - offset
             let left = quantumLeft + offset, right = quantumRight + offset
             tones.render(left: left, right: right, frameCount: count)
+            if samplerQuantaLeft == 0 {
+                let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(reaching: blockEnd) : 1
+                sampler.renderVoices(frameCount: count, quantumCount: quanta)
+                samplerQuantum = 0
+                samplerQuantaLeft = quanta
+            }
             // Written out: `||` takes its right side as a closure, which would retain `self`.
             var songIsScaled = songVolume.isMoving
             if !songIsScaled { songIsScaled = songVolume.current != 1 }
@@ -351,7 +369,7 @@ public final class Renderer: @unchecked Sendable {
                 songLeft.update(repeating: 0, count: count)
                 songRight.update(repeating: 0, count: count)
                 let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
-                sampler.render(left: songLeft, right: songRight, reverb: reverb, chorus: chorus, frameCount: count)
+                sampler.addMixes(quantum: samplerQuantum, left: songLeft, right: songRight, reverb: reverb, chorus: chorus)
                 drums.render(left: songLeft, right: songRight, frameCount: count)
                 for frame in 0..<count {
                     let gain = songVolume.next()
@@ -361,12 +379,13 @@ public final class Renderer: @unchecked Sendable {
                     chorus[frame] *= gain
                 }
             } else {
-                sampler.render(left: left, right: right,
-                               reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset, frameCount: count)
+                sampler.addMixes(quantum: samplerQuantum, left: left, right: right,
+                                 reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset)
                 drums.render(left: left, right: right, frameCount: count)
             }
-            // Written out: `||` takes its right side as a closure, which would retain `self`.
-            if sampler.renderedVoiceCount > 0 { sounded = true }
+            if samplerQuantum < sampler.soundingQuantumCount { sounded = true }
+            samplerQuantum += 1
+            samplerQuantaLeft -= 1
             if drums.renderedVoiceCount > 0 { sounded = true }
             offset = segmentEnd
         }
@@ -374,6 +393,25 @@ public final class Renderer: @unchecked Sendable {
         quantumStart += FrameTime(frameCount)
         quantumFramesLeft = frameCount
         if sounded { soundingUntil = quantumStart }
+    }
+
+    /// How many quanta, from `quantumStart`, the sampler's voices may be rendered for at once: up
+    /// to the first command still pending, the first held release, `VoiceWorkItems.maximumQuantumCount`,
+    /// and the end of the quantum holding `blockEnd` (commands for later frames may not have been
+    /// sent yet). Nothing but the voices changes in between, so rendering them as one
+    /// segment is the same bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to
+    /// the workers once instead of each quantum. Live, with a quantum per period, it is one.
+    @_noAllocation @_noLocks
+    func stretchQuantumCount(reaching blockEnd: FrameTime) -> Int {
+        let quantum = FrameTime(RenderQuantum.frameCount)
+        // Full, the pending store may not hold every command already sent.
+        guard !pending.isFull else { return 1 }
+        var end = quantumStart + quantum * FrameTime(VoiceWorkItems.maximumQuantumCount)
+        let blockQuantumEnd = (blockEnd + quantum - 1) / quantum * quantum
+        if blockQuantumEnd < end { end = blockQuantumEnd }
+        if let command = pending.first, command.frameTime / quantum * quantum < end { end = command.frameTime / quantum * quantum }
+        if sampler.nextHeldRelease / quantum * quantum < end { end = sampler.nextHeldRelease / quantum * quantum }
+        return end > quantumStart ? max(1, Int((end - quantumStart) / quantum)) : 1
     }
 
     /// Sends an event to the control thread; when the return ring is full it is counted as dropped.

@@ -41,6 +41,14 @@ struct Sampler {
     var workspace: VoiceLaneWorkspace
     /// The segment's voices split into work items, shared with the workers.
     let work: UnsafeMutablePointer<VoiceWorkItems>
+    /// Voices in the list (`renderVoices`), and which of them were sounding when last looked at.
+    var listedCount = 0
+    let listedSounding: UnsafeMutablePointer<Bool>
+    /// Whether the list must be rebuilt before the next segment: set when a note takes a voice.
+    /// Nothing else changes who is listed (a voice that fades keeps its slot), and nothing else
+    /// may rebuild it: a live stream's own commands (a volume, a parameter), or a grid that the
+    /// song does not start on, would rebuild it where an offline render of the song does not.
+    var listIsStale = true
     /// The threads that render items beside the audio thread (`RenderConfiguration.threadCount`).
     var workers: VoiceWorkers?
     /// The banks installed: the current one and those ringing out; `banks` holds what each plays.
@@ -60,8 +68,10 @@ struct Sampler {
 
     // Statistics (audio thread writes; the renderer publishes them).
     var activeVoiceCount = 0
-    /// Voices the last `render` played, those that ended in it and the fading ones included.
+    /// Voices sounding at the start of the last segment, the fading ones included.
     var renderedVoiceCount = 0
+    /// How many quanta of the last segment began with a voice sounding.
+    var soundingQuantumCount = 0
     var peakVoiceCount = 0
     var noteOnCount = 0
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
@@ -87,6 +97,8 @@ struct Sampler {
         banks.initialize(repeating: BankSlot(), count: Self.bankSlotCount)
         pool = VoicePool(capacity: voiceCount, fadeCapacity: fadeSlotCount)
         workspace = VoiceLaneWorkspace()
+        listedSounding = .allocate(capacity: pool.capacity + pool.fadeCapacity)
+        listedSounding.initialize(repeating: false, count: pool.capacity + pool.fadeCapacity)
         work = .allocate(capacity: 1)
         work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
                                            context: VoiceRenderContext(channels: channels, sampleRate: sampleRate, sendsEnabled: sendsEnabled,
@@ -110,6 +122,7 @@ struct Sampler {
         workspace.deallocate()
         work.pointee.deallocate()
         work.deallocate()
+        listedSounding.deallocate()
     }
 
     // MARK: Commands
@@ -167,6 +180,8 @@ struct Sampler {
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
             if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
+            // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
+            listIsStale = true
             let acquired = pool.acquire(sampleRate: sampleRate)
             voiceEnded(bankSlot: acquired.endedBankSlots.0)
             voiceEnded(bankSlot: acquired.endedBankSlots.1)
@@ -362,15 +377,62 @@ struct Sampler {
 
     // MARK: Rendering
 
-    /// Adds every sounding voice — the pool's and the fading ones — into `left`/`right`, and
-    /// their sends into the mono `reverb` and `chorus` buses. The voices are split into work items
-    /// (`VoiceWorkItems`) that the workers, when there are any, render beside this thread; the
-    /// items' mixes are added in item order, so the sum is the same for any number of threads.
+    /// Renders every listed voice for a segment: `quantumCount` whole quanta when above 1, else
+    /// `frameCount` frames of one. The voices are split into work items (`VoiceWorkItems`) that the
+    /// workers, when there are any, render beside this thread; `addMixes` then adds each quantum's
+    /// items in item order, so the sum is the same for any number of threads.
+    ///
+    /// The list of voices is rebuilt only when `listIsStale`: after a note takes a voice (started,
+    /// or stolen with a fade). Until the next note a voice that ends stays listed and adds nothing.
+    /// So the list, and with it the split and the order of summation, depends only on the song,
+    /// never on how quanta are grouped into segments: a stretch of quanta rendered as one segment
+    /// is the same bits as its quanta rendered one by one.
     @_noAllocation @_noLocks
-    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                         reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>, frameCount: Int) {
+    mutating func renderVoices(frameCount: Int, quantumCount: Int) {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
+        let voices = work.pointee.voices
+        if listIsStale { listVoices() }
+        var sounding = 0
+        for index in 0..<listedCount where listedSounding[index] { sounding += 1 }
+        renderedVoiceCount = sounding
+        soundingQuantumCount = 0
+        work.pointee.voiceCount = listedCount
+        work.pointee.frameCount = frameCount
+        work.pointee.quantumCount = quantumCount
+        guard sounding > 0 else { return }
+        let itemCount = work.pointee.itemCount
+        // A short segment (commands split a quantum) is not worth handing out: its items take less
+        // than the handing out.
+        if itemCount > 1, workers != nil, sounding * frameCount * quantumCount >= VoiceWorkers.smallestSharedWork {
+            workers!.renderAll(with: &workspace)
+        } else {
+            for item in 0..<itemCount { work.pointee.render(item: item, with: &workspace) }
+        }
+        soundingQuantumCount = work.pointee.soundingQuantumCount()
+        // The voices that ended in the segment: their banks have one user fewer.
+        for index in 0..<listedCount where listedSounding[index] && !voices[index].pointee.isActive {
+            listedSounding[index] = false
+            let voice = voices[index]
+            voiceEnded(bankSlot: voice.pointee.bankSlot)
+            if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
+        }
+        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
+    }
+
+    /// Adds quantum `quantum` of the last segment's voices into `left`/`right`, and their sends
+    /// into the mono `reverb` and `chorus` buses.
+    @_noAllocation @_noLocks
+    func addMixes(quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                  reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
+        guard quantum < soundingQuantumCount else { return }
+        work.pointee.addMixes(quantum: quantum, left: left, right: right, reverb: reverb, chorus: chorus)
+    }
+
+    /// Lists the sounding voices, the pool's in pool order and then the fading ones.
+    @_noAllocation @_noLocks
+    mutating func listVoices() {
+        listIsStale = false
         var listed = 0
         var activeBound = 0
         let voices = work.pointee.voices
@@ -379,39 +441,20 @@ struct Sampler {
         for index in pool.activeIndices where pool.voices[index].isActive {
             activeBound = index + 1
             if voices[listed] != pool.voices + index { voices[listed] = pool.voices + index }
+            listedSounding[listed] = true
             listed += 1
         }
-        // Counted as voices are listed, less those that end (below): a second pass over a large
-        // pool would cost more than the count is worth.
         activeVoiceCount = listed
         if pool.fadingCount > 0 {
             for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
                 if voices[listed] != pool.fading + index { voices[listed] = pool.fading + index }
+                listedSounding[listed] = true
                 listed += 1
             }
             pool.fadingCount = listed - activeVoiceCount
         }
         pool.activeBound = activeBound
-        renderedVoiceCount = listed
-        guard listed > 0 else { return }
-        work.pointee.voiceCount = listed
-        work.pointee.frameCount = frameCount
-        let itemCount = work.pointee.itemCount
-        // A short segment (commands split a quantum) is not worth handing out: its items take less
-        // than the handing out.
-        if itemCount > 1, workers != nil, listed * frameCount >= VoiceWorkers.smallestSharedWork {
-            workers!.renderAll(with: &workspace)
-        } else {
-            for item in 0..<itemCount { work.pointee.render(item: item, with: &workspace) }
-        }
-        work.pointee.addMixes(left: left, right: right, reverb: reverb, chorus: chorus)
-        // The voices that ended in the segment: their banks have one user fewer.
-        for index in 0..<listed where !voices[index].pointee.isActive {
-            let voice = voices[index]
-            voiceEnded(bankSlot: voice.pointee.bankSlot)
-            if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
-        }
-        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
+        listedCount = listed
     }
 
     /// Hands back banks that are neither current nor used by any voice.

@@ -12,7 +12,7 @@ import XCTest
 final class ThreadCountIndependenceTests: XCTestCase {
     let rate = 48_000.0
 
-    func render(_ song: MIDIFile, bank: SampleBank, threads: Int, blockFrameCount: Int = 512) -> (samples: [Float], summary: MIDIRenderSummary) {
+    func render(_ song: MIDIFile, bank: SampleBank, threads: Int, blockFrameCount: Int) -> (samples: [Float], summary: MIDIRenderSummary) {
         var configuration = RenderConfiguration(sampleRate: rate)
         configuration.threadCount = threads
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
@@ -22,23 +22,25 @@ final class ThreadCountIndependenceTests: XCTestCase {
         return (samples, summary)
     }
 
-    func testEveryFixtureRendersBitForBitTheSameWith1And2And3And8Threads() throws {
+    func testEveryFixtureRendersBitForBitTheSameWith1And2And3And8ThreadsInAnyBlockSize() throws {
         let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
         print("font: \(BlockSizeIndependenceTests.font)")
         for name in BlockSizeIndependenceTests.fixtures {
             let song = try MIDIFile.read(path: BlockSizeIndependenceTests.root.appendingPathComponent("Tests/Fixtures/midi/\(name).mid").path)
-            let reference = render(song, bank: bank, threads: 1)
+            let reference = render(song, bank: bank, threads: 1, blockFrameCount: 1_024)
             XCTAssertGreaterThan(reference.summary.peak, 0.01, "\(name) sounds")
             var line = "\(name): \(reference.summary.frameCount) frames, peak \(reference.summary.statistics.peakVoices) voices"
-            for threads in [2, 3, 8] {
-                let other = render(song, bank: bank, threads: threads)
-                XCTAssertEqual(other.samples.count, reference.samples.count, "\(name) with \(threads) threads: the same length")
+            // Blocks of 64 frames hand the voices out a quantum at a time, blocks of 1,024 and 4,096
+            // whole stretches of quanta (`VoiceWorkItems`), and 333 a mix of both.
+            for (threads, blockFrameCount) in [(2, 64), (2, 1_024), (3, 333), (8, 4_096)] {
+                let other = render(song, bank: bank, threads: threads, blockFrameCount: blockFrameCount)
+                XCTAssertEqual(other.samples.count, reference.samples.count, "\(name) with \(threads) threads in blocks of \(blockFrameCount): the same length")
                 let firstDifference = other.samples.indices.first { index in index >= reference.samples.count || other.samples[index].bitPattern != reference.samples[index].bitPattern }
-                XCTAssertNil(firstDifference.map { $0 / 2 }, "\(name) with \(threads) threads: first frame that differs from one thread")
+                XCTAssertNil(firstDifference.map { $0 / 2 }, "\(name) with \(threads) threads in blocks of \(blockFrameCount): first frame that differs from one thread")
                 XCTAssertEqual(other.summary.statistics.noteOns, reference.summary.statistics.noteOns)
                 XCTAssertEqual(other.summary.statistics.peakVoices, reference.summary.statistics.peakVoices)
             }
-            line += "; bit-identical with 1, 2, 3 and 8 threads"
+            line += "; bit-identical with 1, 2, 3 and 8 threads, in blocks of 64, 333, 1,024 and 4,096 frames"
             print(line)
         }
     }

@@ -1,11 +1,15 @@
-/// What one work item's voices sum to for a segment: stereo and the two send buses, each at most a
-/// quantum long, and which send buses they reached.
+/// What one work item's voices sum to for one quantum of a segment: stereo and the two send buses,
+/// each at most a quantum long, and which send buses they reached (none: the item adds nothing).
 struct VoiceItemMix {
     static var reverbSent: UInt8 {
         @_noAllocation @_noLocks get { 1 }
     }
     static var chorusSent: UInt8 {
         @_noAllocation @_noLocks get { 2 }
+    }
+    /// No voice of the item sounded at the quantum's start: its mix holds nothing to add.
+    static var silent: UInt8 {
+        @_noAllocation @_noLocks get { 4 }
     }
     let left: UnsafeMutablePointer<Float>
     let right: UnsafeMutablePointer<Float>
@@ -14,23 +18,31 @@ struct VoiceItemMix {
     let sends: UnsafeMutablePointer<UInt8>
 }
 
-/// A segment's sounding voices split into work items: the unit the audio thread and the voice
-/// workers claim, and the unit of summation.
+/// A segment's voices split into work items: the unit the audio thread and the voice workers
+/// claim, and the unit of summation.
 ///
-/// The split depends on nothing but the voices: the list holds them in pool order (the fading
-/// ones last), and item `i` is its voices `i * voicesPerItem ..< (i + 1) * voicesPerItem`, where
-/// `voicesPerItem` follows from the number of voices alone. Each
-/// item's voices are summed into the item's own mix, and the mixes are added to the output in item
-/// order. So the sum is the same bits whichever thread renders which item, and however many
-/// threads there are: one thread renders the same items and adds them in the same order.
+/// The split depends on nothing but the voice list (`Sampler.renderVoices`): item `i` is its voices
+/// `i * voicesPerItem ..< (i + 1) * voicesPerItem`, where `voicesPerItem` follows from the number
+/// of voices alone. Each item's voices are summed into the item's own mix, and the mixes are added
+/// to the output in item order. So the sum is the same bits whichever thread renders which item,
+/// and however many threads there are: one thread renders the same items and adds them in the
+/// same order.
+///
+/// A segment is one stretch of a quantum, or up to `maximumQuantumCount` whole quanta in which
+/// nothing but the voices themselves changes (no command, no held release): each item renders its
+/// voices quantum after quantum into a mix per quantum, just as one quantum at a time would, so a
+/// stretch is the same bits as its quanta rendered one by one. Handing out a stretch once instead
+/// of each quantum is what lets threads share a dense song's quanta of a few microseconds each.
 ///
 /// Written by the audio thread between segments; read by the worker that claimed an item, while it
 /// renders it (`VoiceWorkers` orders the two).
 struct VoiceWorkItems {
-    /// At most this many items a segment: enough for eight threads to share out evenly, few enough
-    /// that summing each item's lanes and adding the items cost little beside rendering them.
+    /// At most this many items a segment: enough that the last item claimed, which one thread may
+    /// still be rendering when the others are done, is a small part of the work for two to eight
+    /// threads; few enough that summing each item's lanes and adding the items cost little beside
+    /// rendering them. (`VoiceWorkers`' claim word has a bit for each.)
     static var maximumItemCount: Int {
-        @_noAllocation @_noLocks get { 16 }
+        @_noAllocation @_noLocks get { 32 }
     }
     /// The fewest groups of `Sampler.laneCount` voices an item holds: a smaller item costs about as
     /// much to hand out and to add as to render.
@@ -38,13 +50,26 @@ struct VoiceWorkItems {
         @_noAllocation @_noLocks get { 2 }
     }
 
+    /// At most this many quanta a segment: 1,024 frames, the default offline block. Handing out
+    /// 16 quanta at once already makes the handing out a small share of a dense song's work, and
+    /// the item mixes of a stretch stay in the second-level cache.
+    static var maximumQuantumCount: Int {
+        @_noAllocation @_noLocks get { 16 }
+    }
+
     /// The segment's voices, in pool order.
     let voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
-    /// Each item's mix: left, right, reverb and chorus, a quantum each.
+    /// Each item's mixes, one per quantum of the segment: left, right, reverb and chorus, a
+    /// quantum each.
     let mixFrames: UnsafeMutablePointer<Float>
     let mixSends: UnsafeMutablePointer<UInt8>
+    /// Per item, how many of the segment's quanta began with one of its voices sounding: a prefix,
+    /// since no voice starts within a segment.
+    let soundingQuanta: UnsafeMutablePointer<Int>
     var voiceCount = 0
+    /// Frames per quantum of the segment: a whole quantum when `quantumCount` is above 1.
     var frameCount = 0
+    var quantumCount = 1
     let context: VoiceRenderContext
 
     /// Whole groups, at least `minimumGroupsPerItem`, and as many as keep the items to
@@ -69,10 +94,13 @@ struct VoiceWorkItems {
         let itemCapacity = Self.maximumItemCount
         voices = .allocate(capacity: voiceCapacity)
         voices.initialize(repeating: firstVoice, count: voiceCapacity)
-        mixFrames = .allocate(capacity: itemCapacity * 4 * RenderQuantum.frameCount)
-        mixFrames.initialize(repeating: 0, count: itemCapacity * 4 * RenderQuantum.frameCount)
-        mixSends = .allocate(capacity: itemCapacity)
-        mixSends.initialize(repeating: 0, count: itemCapacity)
+        let mixCount = itemCapacity * Self.maximumQuantumCount
+        mixFrames = .allocate(capacity: mixCount * 4 * RenderQuantum.frameCount)
+        mixFrames.initialize(repeating: 0, count: mixCount * 4 * RenderQuantum.frameCount)
+        mixSends = .allocate(capacity: mixCount)
+        mixSends.initialize(repeating: 0, count: mixCount)
+        soundingQuanta = .allocate(capacity: itemCapacity)
+        soundingQuanta.initialize(repeating: 0, count: itemCapacity)
         self.context = context
     }
 
@@ -81,39 +109,67 @@ struct VoiceWorkItems {
         voices.deallocate()
         mixFrames.deallocate()
         mixSends.deallocate()
+        soundingQuanta.deallocate()
     }
 
-    /// Item `item`'s mix.
+    /// Item `item`'s mix for quantum `quantum` of the segment.
     @_noAllocation @_noLocks
-    func mix(_ item: Int) -> VoiceItemMix {
-        let frames = mixFrames + item * 4 * RenderQuantum.frameCount
-        let quantum = RenderQuantum.frameCount
-        return VoiceItemMix(left: frames, right: frames + quantum, reverb: frames + 2 * quantum, chorus: frames + 3 * quantum,
-                            sends: mixSends + item)
+    func mix(_ item: Int, quantum: Int) -> VoiceItemMix {
+        let index = item * Self.maximumQuantumCount + quantum
+        let frames = mixFrames + index * 4 * RenderQuantum.frameCount
+        let length = RenderQuantum.frameCount
+        return VoiceItemMix(left: frames, right: frames + length, reverb: frames + 2 * length, chorus: frames + 3 * length,
+                            sends: mixSends + index)
     }
 
-    /// Renders item `item`'s voices into its mix with `workspace`.
+    /// Renders item `item`'s voices into its mixes, quantum after quantum, with `workspace`. Once
+    /// none of its voices sounds, the quanta left add nothing.
     /// - Thread: audio. Or the voice worker that claimed the item.
     @_noAllocation @_noLocks
     func render(item: Int, with workspace: inout VoiceLaneWorkspace) {
         let perItem = voicesPerItem
-        let first = item * perItem
-        workspace.renderItem(voices: voices + first, voiceCount: min(perItem, voiceCount - first),
-                             frameCount: frameCount, context: context, into: mix(item))
+        let first = voices + item * perItem
+        let count = min(perItem, voiceCount - item * perItem)
+        var sounding = 0
+        for quantum in 0..<quantumCount {
+            var anySounding = false
+            for index in 0..<count where first[index].pointee.isActive {
+                anySounding = true
+                break
+            }
+            guard anySounding else {
+                for silent in quantum..<quantumCount { mix(item, quantum: silent).sends.pointee = VoiceItemMix.silent }
+                break
+            }
+            sounding += 1
+            workspace.renderItem(voices: first, voiceCount: count, frameCount: frameCount, context: context,
+                                 into: mix(item, quantum: quantum))
+        }
+        soundingQuanta[item] = sounding
     }
 
-    /// Adds every item's mix into the outputs, in item order.
+    /// How many of the segment's quanta began with a voice sounding.
     /// - Thread: audio. Once every item is rendered.
     @_noAllocation @_noLocks
-    func addMixes(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+    func soundingQuantumCount() -> Int {
+        var most = 0
+        for item in 0..<itemCount { most = max(most, soundingQuanta[item]) }
+        return most
+    }
+
+    /// Adds every item's mix for quantum `quantum` of the segment into the outputs, in item order.
+    /// - Thread: audio. Once every item is rendered.
+    @_noAllocation @_noLocks
+    func addMixes(quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                   reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
         for item in 0..<itemCount {
-            let mix = mix(item)
+            let mix = mix(item, quantum: quantum)
+            let sends = mix.sends.pointee
+            guard sends != VoiceItemMix.silent else { continue }
             for frame in 0..<frameCount {
                 left[frame] += mix.left[frame]
                 right[frame] += mix.right[frame]
             }
-            let sends = mix.sends.pointee
             if sends & VoiceItemMix.reverbSent != 0 { for frame in 0..<frameCount { reverb[frame] += mix.reverb[frame] } }
             if sends & VoiceItemMix.chorusSent != 0 { for frame in 0..<frameCount { chorus[frame] += mix.chorus[frame] } }
         }

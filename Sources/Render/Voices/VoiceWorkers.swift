@@ -42,10 +42,10 @@ struct VoiceWorkers {
     /// The claim word's layout: a bit per item claimed (`VoiceWorkItems.maximumItemCount` at
     /// most), then the item count, then the generation.
     static var countShift: UInt64 {
-        @_noAllocation @_noLocks get { 16 }
+        @_noAllocation @_noLocks get { 32 }
     }
     static var generationShift: UInt64 {
-        @_noAllocation @_noLocks get { 24 }
+        @_noAllocation @_noLocks get { 40 }
     }
 
     let claimWord: UnsafeMutablePointer<Atomic<UInt64>>
