@@ -47,7 +47,9 @@ let package = Package(
         // The microphone's voice processing (noise suppression, automatic gain, echo cancellation)
         // through libspeexdsp: real-time code, its states allocated at build.
         .target(name: "VoiceProcessing", dependencies: ["CSpeexDSP", "DSP"], swiftSettings: realtimeSettings),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
+        // Names threads (pthread_setname_np, which Swift's Glibc module leaves out): the voice workers.
+        .target(name: "CThreadName"),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
                 swiftSettings: realtimeSettings),
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         .target(name: "FileChecks"),
@@ -66,7 +68,7 @@ let package = Package(
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
-        .target(name: "SampleSet", dependencies: ["Render", "MIDIVocabulary", "AudioFile", "ManifestSupport"],
+        .target(name: "SampleSet", dependencies: ["Render", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
@@ -81,14 +83,14 @@ let package = Package(
         .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet", "VoiceProcessing"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
-        .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader"], path: "fuzz/Sources"),
+        .executableTarget(name: "staccato-fuzz", dependencies: ["MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
         .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "TestSupport", "AudioAnalysis"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),

@@ -11,7 +11,7 @@ public enum InstrumentLoadError: Error, CustomStringConvertible, Equatable {
     case notFound(path: String)
     /// The SoundFont loader's error.
     case soundFont(SoundFontError)
-    /// The sample-set loader's error.
+    /// The sample-set or SFZ loader's error.
     case sampleSet(SampleSetError)
 
     /// - Thread: any.
@@ -24,8 +24,8 @@ public enum InstrumentLoadError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Loads sampled instruments, whole and decoded, before anything can sound: a SoundFont (`.sf2`)
-/// or a folder of recordings (a sample set). Either the complete bank or an error; the engine's
+/// Loads sampled instruments, whole and decoded, before anything can sound: a SoundFont (`.sf2`,
+/// `.sf3`), an SFZ instrument, or a folder of recordings (a sample set). Either the complete bank or an error; the engine's
 /// current instrument is untouched by a failure.
 /// - Thread: control. Not real-time safe: allocates and reads files.
 public enum InstrumentLoader {
@@ -40,6 +40,10 @@ public enum InstrumentLoader {
         }
         if isDirectory.boolValue {
             do { return try SampleSetLoader.load(directory: path, sampleRate: sampleRate) } catch { throw .sampleSet(error) }
+        }
+        // Read from the contents: an SFZ is text, whatever it is called.
+        if SFZLoader.isSFZ(path: path) {
+            do { return try SFZLoader.load(path: path, sampleRate: sampleRate, progress: progress) } catch { throw .sampleSet(error) }
         }
         do {
             return try SoundFontLoader.load(path: path, sampleRate: sampleRate, options: SoundFontLoader.Options(progress: progress))

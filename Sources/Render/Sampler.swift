@@ -227,6 +227,8 @@ struct Sampler {
     /// 64-frame block; here the release falls on its exact frame.)
     @_noAllocation @_noLocks
     mutating func releaseKey(_ index: Int) {
+        // A one-shot plays to its end whatever the key or the pedals do.
+        if let region = pool.voices[index].region, case .oneShot = region.pointee.loopMode { return }
         let heldUntil = pool.voices[index].noteOnFrame &+ minimumNoteFrames
         guard heldUntil > now else { return pool.release(index) }
         pool.voices[index].heldReleaseFrame = heldUntil

@@ -11,10 +11,11 @@ import SoundFont
 extension Commands {
     static let info = Subcommand(
         name: "info",
-        summary: "Describes an instrument: a SoundFont (SF2 or SF3), a sample set (its folder or samples.json) or a drum kit (kit.json).",
-        description: "A font: its version, name, copyright, presets, instruments and samples. A sample set or a kit: its notes or pads, each "
+        summary: "Describes an instrument: a SoundFont (SF2 or SF3), an SFZ instrument, a sample set (its folder or samples.json) or a drum kit (kit.json).",
+        description: "A font: its version, name, copyright, presets, instruments and samples. An SFZ: its regions, keyswitches, labels and what "
+            + "does not play. A sample set or a kit: its notes or pads, each "
             + "one's file with its frames, rate and channels. Loads the instrument as render would, to report the memory it holds once loaded.",
-        positionals: [PositionalSpec(name: "INSTRUMENT", help: "the SoundFont, sample set or drum kit to describe", isRequired: true)],
+        positionals: [PositionalSpec(name: "INSTRUMENT", help: "the SoundFont, SFZ, sample set or drum kit to describe", isRequired: true)],
         options: [OptionSpec(name: "json", help: "print one JSON object, for scripts")]
     ) { options in
         guard options.positionals.count == 1 else {
@@ -25,6 +26,7 @@ extension Commands {
         let json = options.has("json")
         switch try InstrumentInfo.Kind(path: path) {
         case .soundFont: try InstrumentInfo.describeSoundFont(path, json: json)
+        case .sfz: try InstrumentInfo.describeSFZ(path, json: json)
         case .sampleSet(let folder): try InstrumentInfo.describeSampleSet(path, folder: folder, json: json)
         case .drumKit: try InstrumentInfo.describeDrumKit(path, json: json)
         }
@@ -44,6 +46,7 @@ enum InstrumentInfo {
     /// taken for a SoundFont, whose loader says what is wrong with it.
     enum Kind: Equatable {
         case soundFont
+        case sfz
         case sampleSet(folder: String)
         case drumKit
 
@@ -55,6 +58,10 @@ enum InstrumentInfo {
             }
             guard FileKind.notRegularFileReason(path) == nil, let handle = FileHandle(forReadingAtPath: path) else {
                 self = .soundFont
+                return
+            }
+            if SFZLoader.isSFZ(path: path) {
+                self = .sfz
                 return
             }
             let data = (try? handle.readToEnd()) ?? Data()
@@ -192,6 +199,44 @@ enum InstrumentInfo {
         }
         print("sample data: \(total.frames) frames in \(facts.count) file\(facts.count == 1 ? "" : "s"), \(total.fileBytes) bytes on disk")
         print("loaded: \(loaded) bytes (\(bank.samples.frameCount) mono sample frames as float at \(rate) Hz, \(bank.regions.count) regions)")
+    }
+
+    static func describeSFZ(_ path: String, json: Bool) throws {
+        let contents: SFZContents
+        do { contents = try SFZLoader.contents(path: path) } catch { throw CommandFailure(error.description) }
+        // Loaded first: the loader's messages for a sample it cannot play are the ones to show.
+        let bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate)
+        let loaded = loadedBytes(of: bank)
+        let rate = Int(sampleRate)
+        if json {
+            try printJSON([
+                "path": path, "format": "sfz", "name": contents.name,
+                "regions": contents.regions.map { region -> [String: Any] in
+                    ["sample": region.sample, "line": region.line, "low_key": Int(region.keys.lowerBound), "high_key": Int(region.keys.upperBound),
+                     "low_velocity": Int(region.velocities.lowerBound), "high_velocity": Int(region.velocities.upperBound),
+                     "root_key": region.rootKey]
+                },
+                "keyswitches": contents.keyswitches.map { [Int($0.lowerBound), Int($0.upperBound)] as Any } ?? NSNull(),
+                "controller_labels": Dictionary(uniqueKeysWithValues: contents.controllerLabels.map { (String($0.key), $0.value) }),
+                "key_labels": Dictionary(uniqueKeysWithValues: contents.keyLabels.map { (String($0.key), $0.value) }),
+                "warnings": contents.warnings,
+                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.frameCount, "loaded_sample_rate": rate,
+                "loaded_regions": bank.regions.count,
+            ])
+            return
+        }
+        print("\(path): SFZ \"\(contents.name)\"")
+        print("regions: \(contents.regions.count)")
+        for region in contents.regions {
+            let file = URL(fileURLWithPath: region.sample).lastPathComponent
+            print("  line \(region.line): keys \(noteName(region.keys.lowerBound))-\(noteName(region.keys.upperBound)), "
+                  + "velocities \(region.velocities.lowerBound)-\(region.velocities.upperBound), root \(region.rootKey.formatted())  \(file)")
+        }
+        if let keyswitches = contents.keyswitches { print("keyswitches: \(noteName(keyswitches.lowerBound))-\(noteName(keyswitches.upperBound))") }
+        for (number, label) in contents.controllerLabels.sorted(by: { $0.key < $1.key }) { print("controller \(number): \(label)") }
+        for (number, label) in contents.keyLabels.sorted(by: { $0.key < $1.key }) { print("key \(number): \(label)") }
+        for warning in contents.warnings { print("warning: \(warning)") }
+        print("loaded: \(loaded) bytes (\(bank.samples.frameCount) mono sample frames as float at \(rate) Hz, \(bank.regions.count) voices' regions: a stereo sample is two)")
     }
 
     static func describeDrumKit(_ path: String, json: Bool) throws {

@@ -14,7 +14,7 @@ extension Commands {
         description: "A MIDI file plays with a progress line; --midi-in reads a live MIDI byte stream, --midi the ALSA sequencer; with none of these, the computer keyboard is a piano drawn with note names. With --audio jack, the client's JACK MIDI port midi_in plays too, each event at its frame; with no other source and no terminal, it is the source. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases every note.",
         positionals: [PositionalSpec(name: "SONG.mid", help: "a MIDI file to play", isRequired: false)],
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
-            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont to play", default: .shippedSoundFont),
+            OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont (SF2, SF3) or SFZ instrument to play", default: .shippedSoundFont),
             OptionSpec(name: "kit", valueName: "KIT.json", help: "drum kit for channel 10",
                        default: .described("with the keyboard, the shipped kit; else none")),
             OptionSpec(name: "program", valueName: "N", help: "a MIDI file: play every melodic channel with program N", range: 0...127),

@@ -42,11 +42,16 @@ final class LoadProgressLine: Sendable {
     func finish() { line.clear() }
 }
 
-/// `InstrumentLoader.load` with a `LoadProgressLine` while it runs: what the commands that play a
-/// font call.
+/// `InstrumentLoader.load` with a `LoadProgressLine` while it runs, then the loader's warnings, a
+/// line each: what the commands that play a font call.
 /// - Thread: control.
 func loadInstrument(path: String, sampleRate: Double) throws(InstrumentLoadError) -> SampleBank {
     let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
-    defer { progress.finish() }
-    return try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report)
+    let bank: SampleBank
+    do {
+        defer { progress.finish() }
+        bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report)
+    }
+    for warning in bank.loadWarnings { printError("staccato: warning: \(path): \(warning)") }
+    return bank
 }

@@ -1,4 +1,5 @@
 import CAllocationCounter
+import CThreadName
 import DSP
 import Engine
 import Foundation
@@ -134,6 +135,8 @@ final class RenderThreadAllocationTests: XCTestCase {
         staccato_allocation_counting_ignore_this_thread(1)
         let done = DispatchSemaphore(value: 0)
         Thread {
+            // Named as the voice workers are: other threads are not counted.
+            _ = staccato_name_this_thread("staccato-test")
             let pointer = malloc(64)
             free(pointer)
             done.signal()

@@ -1,6 +1,7 @@
 import DrumKitLoader
 import Foundation
 import MIDI
+import SampleSet
 import SoundFont
 
 /// What one fuzz input is fed to. Every target must turn any bytes into a value or a thrown,
@@ -15,6 +16,9 @@ enum FuzzTarget: String, CaseIterable {
     /// The drum kit manifest (JSON), through `DrumKitLoader.checkManifest` (every check `load`
     /// makes of the manifest, without its pads' files).
     case kit
+    /// SFZ text through `SFZLoader.check`: headers, comments, `#define`, every opcode's value, the
+    /// choices the loader makes (no file is opened).
+    case sfz
 
     /// - Thread: the fuzzer's (one).
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -41,6 +45,8 @@ enum FuzzTarget: String, CaseIterable {
             precondition(held.isEmpty, "a note stayed held after all-notes-off on every channel")
         case .kit:
             _ = try? DrumKitLoader.checkManifest(Data(buffer: bytes), path: "fuzz/kit.json")
+        case .sfz:
+            _ = try? SFZLoader.check(text: String(decoding: bytes, as: UTF8.self), path: "fuzz.sfz")
         }
     }
 

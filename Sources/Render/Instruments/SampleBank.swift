@@ -73,6 +73,10 @@ public final class SampleBank: @unchecked Sendable {
     /// Where the bank came from, for messages.
     /// - Thread: any.
     public let name: String
+    /// What its loader said of the file while building it and did not refuse (an SFZ's opcodes
+    /// that do not play, what it chose instead): one line each, for the command to print.
+    /// - Thread: control.
+    public var loadWarnings: [String] = []
     /// Mono samples, every sample surrounded by `guardFrameCount` zero frames.
     /// - Thread: any.
     public let samples: SamplePool

@@ -129,6 +129,9 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         case continuous = 1
         /// Loop while the key is held, then play on from the loop to the end during the release.
         case untilRelease = 3
+        /// Play start…end once, whatever the key does: a note-off (or a pedal) does not release
+        /// it (SFZ `one_shot`, as drum kits use it). Steals and all-sound-off still fade it.
+        case oneShot = 4
     }
 
     /// A DAHDSR envelope in seconds and a linear sustain level, with SF2's key scaling.

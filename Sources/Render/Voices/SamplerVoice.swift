@@ -156,7 +156,7 @@ struct SamplerVoice {
         loopStart = region.loopStart
         loopEnd = region.loopEnd
         switch region.loopMode {
-        case .none: isLooping = false; releaseEndsLoop = false
+        case .none, .oneShot: isLooping = false; releaseEndsLoop = false
         case .continuous: isLooping = true; releaseEndsLoop = false
         case .untilRelease: isLooping = true; releaseEndsLoop = true
         }

@@ -1,3 +1,4 @@
+import CThreadName
 import Glibc
 import Synchronization
 
@@ -48,6 +49,9 @@ struct VoiceWorkers {
         @_noAllocation @_noLocks get { 40 }
     }
 
+    /// The workers' thread name (15 bytes at most, as Linux keeps it).
+    static let threadName = "staccato-voices"
+
     let claimWord: UnsafeMutablePointer<Atomic<UInt64>>
     let finishedCount: UnsafeMutablePointer<Atomic<Int>>
     /// Items the workers have rendered, ever: what shows that they share the work.
@@ -96,6 +100,9 @@ struct VoiceWorkers {
         for index in 0..<count {
             let start = Unmanaged.passRetained(Start(self, index: index)).toOpaque()
             let result = pthread_create(threads + index, nil, { context in
+                // Named for `top -H` and perf, and for the malloc-count test, which counts the
+                // threads named `staccato-...`.
+                _ = staccato_name_this_thread(VoiceWorkers.threadName)
                 let start = Unmanaged<VoiceWorkers.Start>.fromOpaque(context!).takeRetainedValue()
                 VoiceWorkers.run(start.workers, index: start.index)
                 return nil

@@ -11,8 +11,9 @@ void staccato_allocation_counting_begin(void);
 /// Stops counting on the calling thread (and on every thread, after the call below); the counts
 /// read after it are those of the calling thread, or of every thread.
 void staccato_allocation_counting_end(void);
-/// Starts counting from zero on every thread at once but those that ignore themselves: the render
-/// thread and the voice workers it hands work to. The thread that calls `end` reads the total.
+/// Starts counting from zero on the calling thread (the render thread) and on every thread named
+/// `staccato-...` (the voice workers it hands work to), but those that ignore themselves. The
+/// thread that calls `end` reads the total.
 void staccato_allocation_counting_begin_every_thread(void);
 /// Leaves the calling thread out of counting on every thread (the test's control thread, which
 /// allocates as a control thread may).

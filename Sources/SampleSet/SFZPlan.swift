@@ -1,0 +1,367 @@
+import FileChecks
+import Foundation
+import MIDIVocabulary
+import Render
+
+/// An SFZ instrument's regions checked and resolved, before any sample is decoded: every value
+/// read, every sample found, and what will not play said in `warnings`. A bad value or a missing
+/// sample is an error naming the file and line.
+/// - Thread: control.
+struct SFZPlan {
+    /// One region that plays, its opcodes read.
+    struct PlannedRegion {
+        var samplePath: String
+        var file: String
+        var line: Int
+        var lowKey: UInt8 = 0
+        var highKey: UInt8 = 127
+        var lowVelocity: UInt8 = 0
+        var highVelocity: UInt8 = 127
+        var rootKey: Double = 60
+        var centsPerKey: Double = 100
+        var tuneCents: Double = 0
+        var gainDecibels: Double = 0
+        var pan: Double = 0
+        /// Frames of the source file.
+        var offset = 0
+        var end: Int? = nil
+        var loopMode = SamplerRegion.LoopMode.none
+        var loopStart: Int? = nil
+        var loopEnd: Int? = nil
+        var envelope = SamplerRegion.Envelope()
+        var cutoffHertz: Double? = nil
+        var resonanceDecibels: Double = 0
+        var exclusiveClass: UInt16 = 0
+
+        /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
+        /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
+        func region(in channel: SFZLoader.PooledChannel, side: Float, sampleRate: Double) throws(SampleSetError) -> SamplerRegion {
+            var region = SamplerRegion()
+            region.lowKey = lowKey
+            region.highKey = highKey
+            region.lowVelocity = lowVelocity
+            region.highVelocity = highVelocity
+            let ratio = sampleRate / channel.sourceRate
+            func placed(_ sourceFrame: Int) -> Int { min(channel.frameCount, Int((Double(sourceFrame) * ratio).rounded())) }
+            guard offset < channel.sourceFrameCount else {
+                throw SampleSetError(path: "\(file):\(line)", reason: "offset=\(offset) is past the end of \(samplePath) (\(channel.sourceFrameCount) frames)")
+            }
+            let lastFrame = min(end ?? channel.sourceFrameCount - 1, channel.sourceFrameCount - 1)
+            region.start = channel.start + placed(offset)
+            region.end = max(region.start, channel.start + placed(lastFrame + 1))
+            region.loopStart = region.start
+            region.loopEnd = region.end
+            region.loopMode = loopMode
+            if loopMode == .continuous || loopMode == .untilRelease {
+                let start = min(max(loopStart ?? offset, offset), lastFrame)
+                let end = min(max(loopEnd ?? lastFrame, start), lastFrame)
+                region.loopStart = channel.start + placed(start)
+                region.loopEnd = max(region.loopStart, channel.start + placed(end + 1))
+            }
+            region.sampleRate = sampleRate
+            region.rootKey = rootKey
+            region.centsPerKey = centsPerKey
+            region.tuneCents = tuneCents
+            // Centibels: ten to the decibel, opposite sign.
+            region.attenuationCentibels = Float(-10 * gainDecibels)
+            region.pan = max(-1, min(1, side + Float(pan / 100)))
+            region.volumeEnvelope = envelope
+            if let cutoffHertz {
+                region.filterCutoffCents = Float(1_200 * log2(max(cutoffHertz, 1) / 8.176))
+                // SFZ's lpf_2p is the RBJ low-pass at Q = `resonance` as a linear gain (sfizz), so
+                // 0 dB is Q 1, not SF2's Butterworth: the voice's Q is 3.01 dB under its
+                // centibels. It lowers the passband by half the centibels (SF2.04 §8.1.3), which
+                // SFZ does not: given back as attenuation, as far as the voice's 0 cB floor allows.
+                let centibels = Float(max(0, min(960, 10 * (resonanceDecibels + 3.01))))
+                region.filterResonanceCentibels = centibels
+                region.attenuationCentibels -= centibels / 2
+            }
+            region.exclusiveClass = exclusiveClass
+            return region
+        }
+    }
+
+    private(set) var regions: [PlannedRegion] = []
+    private(set) var warnings: [String] = []
+    let name: String
+    private(set) var keyswitches: ClosedRange<UInt8>? = nil
+    private(set) var controllerLabels: [Int: String] = [:]
+    private(set) var keyLabels: [Int: String] = [:]
+
+    /// Opcodes this loader plays.
+    static let played: Set<String> = [
+        "sample", "default_path", "key", "lokey", "hikey", "pitch_keycenter", "lovel", "hivel", "offset", "end",
+        "loop_mode", "loopmode", "loop_start", "loopstart", "loop_end", "loopend", "transpose", "tune", "pitch_keytrack",
+        "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay", "ampeg_sustain",
+        "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
+        "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan",
+    ]
+    /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
+    /// the unknown ones, so a user sees what of the library is missing.
+    static let notPlayedYet: [String] = [
+        "note_polyphony", "polyphony", "delay", "rt_decay", "pitch_veltrack", "amp_veltrack", "amp_velcurve_", "xfin_", "xfout_",
+        "ampeg_vel2", "fileg_", "pitcheg_", "fil_keytrack", "fil_veltrack", "amplitude_oncc", "volume_oncc", "pan_oncc",
+        "tune_oncc", "cutoff_oncc", "off_mode", "set_cc", "width", "position", "amp_keytrack",
+        "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
+    ]
+
+    /// The instrument at `path`, its includes and samples found beside it.
+    init(path: String) throws(SampleSetError) {
+        if let reason = FileKind.notRegularFileReason(path) { throw SampleSetError(path: path, reason: reason) }
+        guard FileManager.default.fileExists(atPath: path) else { throw SampleSetError(path: path, reason: "no such file") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SampleSetError(path: path, reason: "cannot be read") }
+        let folder = (path as NSString).deletingLastPathComponent
+        try self.init(text: Self.text(of: data), path: path, folder: folder, findsFiles: true)
+    }
+
+    /// The instrument in `text`, as if read from `path` in `folder`; with `findsFiles` false no
+    /// file is opened (an `#include` reads as missing, every sample as found): what `check` and
+    /// the fuzz target read.
+    init(text: String, path: String, folder: String, findsFiles: Bool) throws(SampleSetError) {
+        let sfz = SFZText(text: text, path: path) { name in
+            guard findsFiles, let resolved = SFZPlan.resolve(name, in: folder), let data = FileManager.default.contents(atPath: resolved) else { return nil }
+            return SFZPlan.text(of: data)
+        }
+        name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let defaultPath = Self.forwardSlashes(sfz.control["default_path"]?.text ?? "")
+        for (opcode, value) in sfz.control {
+            if opcode.hasPrefix("label_cc"), let number = Int(opcode.dropFirst("label_cc".count)) { controllerLabels[number] = value.text }
+            if opcode.hasPrefix("label_key"), let number = Int(opcode.dropFirst("label_key".count)) { keyLabels[number] = value.text }
+        }
+
+        var unknown: [String: Int] = [:]
+        var notPlayed: [String: Int] = [:]
+        var skipped: [String: Int] = [:]
+        var keyswitchDefault: UInt8? = nil
+        for region in sfz.regions {
+            for opcode in region.opcodes.keys where !Self.played.contains(opcode) {
+                if opcode.hasPrefix("label_") { continue }
+                if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") { continue }
+                if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
+                    notPlayed[known.hasSuffix("_") ? known + "*" : known, default: 0] += 1
+                } else {
+                    unknown[opcode, default: 0] += 1
+                }
+            }
+            if let value = region.opcodes["sw_default"], keyswitchDefault == nil { keyswitchDefault = try Self.key(value, "sw_default") }
+            if let low = region.opcodes["sw_lokey"], let high = region.opcodes["sw_hikey"] {
+                let range = try Self.key(low, "sw_lokey")...max(try Self.key(low, "sw_lokey"), try Self.key(high, "sw_hikey"))
+                keyswitches = keyswitches.map { min($0.lowerBound, range.lowerBound)...max($0.upperBound, range.upperBound) } ?? range
+            }
+        }
+        // The articulation that plays: the default one, else the lowest switch any region names.
+        var lowestSwitch: UInt8? = nil
+        for region in sfz.regions {
+            if let value = region.opcodes["sw_last"] { lowestSwitch = min(lowestSwitch ?? 127, try Self.key(value, "sw_last")) }
+        }
+        let articulation = keyswitchDefault ?? lowestSwitch
+
+        for region in sfz.regions {
+            let opcodes = region.opcodes
+            if let trigger = opcodes["trigger"]?.text, trigger != "attack" {
+                if trigger == "release" || trigger == "release_key" { skipped["trigger=release (left out)", default: 0] += 1; continue }
+                if trigger != "first" && trigger != "legato" {
+                    throw SampleSetError(path: "\(region.file):\(opcodes["trigger"]!.line)", reason: "trigger=\(trigger): expected attack, release, first or legato")
+                }
+                notPlayed["trigger=\(trigger) (played as attack)", default: 0] += 1
+            }
+            if let position = opcodes["seq_position"], try Self.integer(position, "seq_position", in: 1...100) > 1 {
+                skipped["seq_position (only the first of each round robin plays)", default: 0] += 1
+                continue
+            }
+            if let low = opcodes["lorand"], try Self.number(low, "lorand", in: 0...1) > 0 {
+                skipped["lorand (only the first of each random set plays)", default: 0] += 1
+                continue
+            }
+            if let switchKey = opcodes["sw_last"], let articulation, try Self.key(switchKey, "sw_last") != articulation {
+                skipped["sw_last (only the default articulation plays)", default: 0] += 1
+                continue
+            }
+            if try Self.needsAController(opcodes) {
+                skipped["loccN/hiccN (regions for a controller away from its start left out)", default: 0] += 1
+                continue
+            }
+            if let low = opcodes["lochan"], try Self.integer(low, "lochan", in: 1...16) > 1 {
+                skipped["lochan (only channel-1 regions play; every channel plays them)", default: 0] += 1
+                continue
+            }
+            guard let sample = opcodes["sample"] else {
+                throw SampleSetError(path: "\(region.file):\(region.line)", reason: "a <region> with no sample=")
+            }
+            let named = defaultPath + Self.forwardSlashes(sample.text)
+            if named.hasPrefix("*") {
+                skipped["sample=\(named) (generated sounds not played)", default: 0] += 1
+                continue
+            }
+            guard let samplePath = findsFiles ? Self.resolve(named, in: folder) : named else {
+                throw SampleSetError(path: "\(sample.file):\(sample.line)", reason: "sample=\(sample.text): no such file in \(folder.isEmpty ? "." : folder)")
+            }
+            regions.append(try Self.planned(region, samplePath: samplePath, notPlayed: &notPlayed))
+        }
+        guard !regions.isEmpty else {
+            throw SampleSetError(path: path, reason: sfz.regions.isEmpty ? "no <region> in the file" : "no region that plays (\(skipped.keys.sorted().joined(separator: "; ")))")
+        }
+
+        warnings = sfz.problems.map { "\($0.file):\($0.line): \($0.reason)" }
+        if !unknown.isEmpty {
+            let names = unknown.keys.sorted()
+            warnings.append("\(names.count) unknown opcode\(names.count == 1 ? "" : "s") ignored: \(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")")
+        }
+        if !notPlayed.isEmpty {
+            warnings.append("not played yet: " + notPlayed.keys.sorted().map { "\($0) (\(notPlayed[$0]!) region\(notPlayed[$0]! == 1 ? "" : "s"))" }.joined(separator: ", "))
+        }
+        if !skipped.isEmpty {
+            warnings.append(skipped.keys.sorted().map { "\(skipped[$0]!) region\(skipped[$0]! == 1 ? "" : "s") not played: \($0)" }.joined(separator: "; "))
+        }
+    }
+
+    /// A region's opcodes read into what plays.
+    static func planned(_ region: SFZText.Region, samplePath: String, notPlayed: inout [String: Int]) throws(SampleSetError) -> PlannedRegion {
+        let opcodes = region.opcodes
+        var planned = PlannedRegion(samplePath: samplePath, file: region.file, line: region.line)
+        if let key = opcodes["key"] {
+            let value = try self.key(key, "key")
+            (planned.lowKey, planned.highKey, planned.rootKey) = (value, value, Double(value))
+        }
+        if let value = opcodes["lokey"] { planned.lowKey = try key(value, "lokey") }
+        if let value = opcodes["hikey"] { planned.highKey = try key(value, "hikey") }
+        if let value = opcodes["pitch_keycenter"], value.text != "sample" { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
+        if let value = opcodes["lovel"] { planned.lowVelocity = UInt8(try integer(value, "lovel", in: 0...127)) }
+        if let value = opcodes["hivel"] { planned.highVelocity = UInt8(try integer(value, "hivel", in: 0...127)) }
+        if let value = opcodes["pitch_keytrack"] { planned.centsPerKey = try number(value, "pitch_keytrack", in: -1_200...1_200) }
+        let transpose = try opcodes["transpose"].map { value throws(SampleSetError) in try integer(value, "transpose", in: -127...127) } ?? 0
+        let tune = try opcodes["tune"].map { value throws(SampleSetError) in try number(value, "tune", in: -9_600...9_600) } ?? 0
+        planned.tuneCents = Double(transpose) * 100 + tune
+        planned.gainDecibels = try opcodes["volume"].map { value throws(SampleSetError) in try number(value, "volume", in: -144...48) } ?? 0
+        if let value = opcodes["amplitude"] {
+            let percent = try number(value, "amplitude", in: 0...100)
+            planned.gainDecibels += percent > 0 ? 20 * log10(percent / 100) : -144
+        }
+        if let value = opcodes["pan"] { planned.pan = try number(value, "pan", in: -100...100) }
+        if let value = opcodes["offset"] { planned.offset = try integer(value, "offset", in: 0...Int(Int32.max)) }
+        if let value = opcodes["end"] { planned.end = try integer(value, "end", in: -1...Int(Int32.max)) }
+        if let value = opcodes["loop_start"] ?? opcodes["loopstart"] { planned.loopStart = try integer(value, "loop_start", in: 0...Int(Int32.max)) }
+        if let value = opcodes["loop_end"] ?? opcodes["loopend"] { planned.loopEnd = try integer(value, "loop_end", in: 0...Int(Int32.max)) }
+        if let value = opcodes["loop_mode"] ?? opcodes["loopmode"] {
+            switch value.text {
+            case "no_loop": planned.loopMode = .none
+            case "one_shot": planned.loopMode = .oneShot
+            case "loop_continuous": planned.loopMode = .continuous
+            case "loop_sustain": planned.loopMode = .untilRelease
+            default: throw problem(value, "loop_mode=\(value.text): expected no_loop, one_shot, loop_continuous or loop_sustain")
+            }
+        } else if planned.loopStart != nil || planned.loopEnd != nil {
+            // SFZ: loop points given and no mode loop continuously.
+            planned.loopMode = .continuous
+        }
+        planned.envelope.delay = try seconds(opcodes["ampeg_delay"], "ampeg_delay") ?? 0
+        planned.envelope.attack = try seconds(opcodes["ampeg_attack"], "ampeg_attack") ?? 0
+        planned.envelope.hold = try seconds(opcodes["ampeg_hold"], "ampeg_hold") ?? 0
+        planned.envelope.decay = try seconds(opcodes["ampeg_decay"], "ampeg_decay") ?? 0
+        // SFZ's release defaults to a millisecond: a note-off stops a sample at once.
+        planned.envelope.release = try seconds(opcodes["ampeg_release"], "ampeg_release") ?? 0.001
+        planned.envelope.sustainLevel = try opcodes["ampeg_sustain"].map { value throws(SampleSetError) in try number(value, "ampeg_sustain", in: 0...100) / 100 } ?? 1
+        if let value = opcodes["cutoff"] {
+            let type = opcodes["fil_type"]?.text ?? opcodes["filtype"]?.text ?? "lpf_2p"
+            if type == "lpf_2p" {
+                planned.cutoffHertz = try number(value, "cutoff", in: 0...100_000)
+                planned.resonanceDecibels = try opcodes["resonance"].map { value throws(SampleSetError) in try number(value, "resonance", in: -96...96) } ?? 0
+            } else {
+                notPlayed["fil_type=\(type) (played unfiltered)", default: 0] += 1
+            }
+        }
+        if let group = opcodes["group"], let offBy = opcodes["off_by"] {
+            let groupNumber = try integer(group, "group", in: Int(Int32.min)...Int(Int32.max))
+            let offByNumber = try integer(offBy, "off_by", in: Int(Int32.min)...Int(Int32.max))
+            if groupNumber == offByNumber, groupNumber > 0, groupNumber <= Int(UInt16.max) {
+                planned.exclusiveClass = UInt16(groupNumber)
+            } else {
+                notPlayed["off_by another group", default: 0] += 1
+            }
+        }
+        guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
+        guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
+        return planned
+    }
+
+    /// Whether a region asks for a controller (`loccN`) above its value at start, 0. (`hiccN` can't
+    /// exclude 0.)
+    static func needsAController(_ opcodes: [String: SFZText.Value]) throws(SampleSetError) -> Bool {
+        for (opcode, value) in opcodes where opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") {
+            guard Int(opcode.dropFirst(4)) != nil else { continue }
+            let bound = try integer(value, opcode, in: 0...127)
+            if opcode.hasPrefix("locc") && bound > 0 { return true }
+        }
+        return false
+    }
+
+    // MARK: Values
+
+    /// A file's text: UTF-8, else Latin-1 (which reads any bytes), as older libraries were saved.
+    static func text(of data: Data) -> String {
+        String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) ?? String(decoding: data, as: UTF8.self)
+    }
+
+    static func problem(_ value: SFZText.Value, _ reason: String) -> SampleSetError {
+        SampleSetError(path: "\(value.file):\(value.line)", reason: reason)
+    }
+
+    static func number(_ value: SFZText.Value, _ opcode: String, in range: ClosedRange<Double>) throws(SampleSetError) -> Double {
+        guard let number = Double(value.text), number.isFinite else { throw problem(value, "\(opcode)=\(value.text): not a number") }
+        guard range.contains(number) else { throw problem(value, "\(opcode)=\(value.text): outside \(range.lowerBound.formatted())…\(range.upperBound.formatted())") }
+        return number
+    }
+
+    static func integer(_ value: SFZText.Value, _ opcode: String, in range: ClosedRange<Int>) throws(SampleSetError) -> Int {
+        guard let number = Int(value.text) ?? Double(value.text).flatMap({ $0.isFinite && abs($0) < 1e15 ? Int($0) : nil }) else {
+            throw problem(value, "\(opcode)=\(value.text): not a whole number")
+        }
+        guard range.contains(number) else { throw problem(value, "\(opcode)=\(value.text): outside \(range.lowerBound)…\(range.upperBound)") }
+        return number
+    }
+
+    /// A key: a MIDI number 0-127 or a note name (`c4` = 60, `c#4`, `db4`).
+    static func key(_ value: SFZText.Value, _ opcode: String) throws(SampleSetError) -> UInt8 {
+        if let number = Int(value.text) {
+            guard (0...127).contains(number) else { throw problem(value, "\(opcode)=\(value.text): outside 0…127") }
+            return UInt8(number)
+        }
+        guard let key = NoteName.midiKey(parsing: value.text) else { throw problem(value, "\(opcode)=\(value.text): not a key (0-127 or a name such as c4)") }
+        return key
+    }
+
+    static func seconds(_ value: SFZText.Value?, _ opcode: String) throws(SampleSetError) -> Double? {
+        try value.map { value throws(SampleSetError) in try number(value, opcode, in: 0...100) }
+    }
+
+    /// `path` with Windows' `\` between folders made `/`.
+    static func forwardSlashes(_ path: String) -> String {
+        String(path.map { $0 == "\\" ? "/" : $0 })
+    }
+
+    /// `name` (with `/` between folders) found under `folder`: as written, else each part matched
+    /// without regard to case, as libraries made on Windows and macOS name their files.
+    static func resolve(_ name: String, in folder: String) -> String? {
+        // A NUL would end the path early in the C calls below: no file has one in its name.
+        guard !name.contains("\0") else { return nil }
+        let relative = name.trimmingCharacters(in: .whitespaces)
+        let direct = relative.hasPrefix("/") ? relative : (folder.isEmpty ? relative : folder + "/" + relative)
+        if FileKind(path: direct) == .regular { return direct }
+        var current = relative.hasPrefix("/") ? "/" : (folder.isEmpty ? "." : folder)
+        for part in relative.split(separator: "/") where part != "." {
+            if part == ".." {
+                current += "/.."
+                continue
+            }
+            let candidate = current + "/" + part
+            if FileManager.default.fileExists(atPath: candidate) {
+                current = candidate
+                continue
+            }
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: current),
+                  let match = entries.first(where: { $0.lowercased() == part.lowercased() }) else { return nil }
+            current = current + "/" + match
+        }
+        return FileKind(path: current) == .regular ? current : nil
+    }
+}

@@ -1,0 +1,285 @@
+/// An SFZ file read into its regions, each with every opcode it inherits: the text layer of the
+/// SFZ loader (`SFZLoader`), which touches no sample.
+///
+/// The syntax, as sfizz and the SFZ format reference describe it:
+/// - headers `<control>`, `<global>`, `<master>`, `<group>`, `<region>`, `<curve>` (and `<effect>`,
+///   `<midi>`, `<sample>`, read and set aside); a region takes the opcodes of the `<global>`,
+///   `<master>` and `<group>` above it, its own winning;
+/// - opcodes `name=value`; a value runs to the end of the line, the next header, or the next
+///   `name=` after a space, so a sample path may hold spaces (`sample=Piano C4.wav`);
+/// - comments `// …` to the end of the line and `/* … */`;
+/// - `#define $NAME value`, replaced wherever `$NAME` appears after it, and `#include "file"`,
+///   read through `include` (a file's text, or nil when it can't be read).
+/// - Thread: control. Not real-time safe: allocates.
+struct SFZText {
+    /// An opcode's value and where it was written, for messages.
+    struct Value: Equatable {
+        var text: String
+        var file: String
+        var line: Int
+    }
+
+    /// One `<region>`: its own opcodes over those it inherits.
+    struct Region {
+        var opcodes: [String: Value]
+        var file: String
+        var line: Int
+    }
+
+    /// A header this reader does not play from, or a line it could not read: said once, in one
+    /// warning line, never fatal.
+    struct Problem: Equatable {
+        var file: String
+        var line: Int
+        var reason: String
+    }
+
+    private(set) var regions: [Region] = []
+    /// `<control>`'s opcodes (`default_path`, `set_ccN`, `label_ccN`, `label_keyN`, ...), the
+    /// last given winning.
+    private(set) var control: [String: Value] = [:]
+    /// `<curve>` headers' opcodes, in order.
+    private(set) var curves: [[String: Value]] = []
+    private(set) var problems: [Problem] = []
+
+    /// The levels a region inherits from, outermost first.
+    private enum Level: Int { case global = 0, master, group }
+
+    /// How deep `#include`s may nest: a file that includes itself is refused there.
+    static let includeDepthLimit = 16
+
+    /// Reads `text` (the file at `path`). `include` reads an `#include`d path (already resolved
+    /// against the main file's folder) and returns its text, or nil when there is none.
+    init(text: String, path: String, include: @escaping (String) -> String? = { _ in nil }) {
+        var reader = Reader(include: include)
+        reader.read(text, file: path, depth: 0)
+        reader.closeHeader()
+        regions = reader.regions
+        control = reader.control
+        curves = reader.curves
+        problems = reader.problems
+    }
+
+    /// The reading state: the header being filled and what each level holds.
+    private struct Reader {
+        let include: (String) -> String?
+        var regions: [Region] = []
+        var control: [String: Value] = [:]
+        var curves: [[String: Value]] = []
+        var problems: [Problem] = []
+        var levels: [[String: Value]] = [[:], [:], [:]]
+        var defines: [(name: String, value: String)] = []
+        /// The header the opcodes now read belong to, and its own opcodes so far.
+        var header = "global"
+        var headerFile = ""
+        var headerLine = 0
+        var opcodes: [String: Value] = [:]
+
+        /// Files the reader is inside, for a nesting that comes back to one.
+        var openFiles: [String] = []
+
+        mutating func read(_ text: String, file: String, depth: Int) {
+            openFiles.append(file)
+            defer { openFiles.removeLast() }
+            var lineNumber = 0
+            var inBlockComment = false
+            for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                lineNumber += 1
+                var line = Substring(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
+                line = Substring(stripComments(String(line), inBlockComment: &inBlockComment))
+                let trimmed = line.drop { $0 == " " || $0 == "\t" }
+                if trimmed.hasPrefix("#define") {
+                    define(trimmed.dropFirst("#define".count), file: file, line: lineNumber)
+                    continue
+                }
+                if trimmed.hasPrefix("#include") {
+                    includeFile(trimmed.dropFirst("#include".count), file: file, line: lineNumber, depth: depth)
+                    continue
+                }
+                readLine(substitute(String(line)), file: file, line: lineNumber)
+            }
+        }
+
+        /// `line` without its comments; `inBlockComment` carries a `/* … */` across lines. (Scanned
+        /// by hand: Foundation's string search traps on some bytes a damaged file holds.)
+        func stripComments(_ line: String, inBlockComment: inout Bool) -> String {
+            let characters = Array(line)
+            var kept: [Character] = []
+            var index = 0
+            while index < characters.count {
+                let next: Character? = index + 1 < characters.count ? characters[index + 1] : nil
+                if inBlockComment {
+                    if characters[index] == "*" && next == "/" {
+                        inBlockComment = false
+                        index += 2
+                    } else {
+                        index += 1
+                    }
+                    continue
+                }
+                if characters[index] == "/" && next == "/" { break }
+                if characters[index] == "/" && next == "*" {
+                    inBlockComment = true
+                    index += 2
+                    continue
+                }
+                kept.append(characters[index])
+                index += 1
+            }
+            return String(kept)
+        }
+
+        mutating func define(_ rest: Substring, file: String, line: Int) {
+            let parts = rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard parts.count >= 2, parts[0].hasPrefix("$"), parts[0].count > 1, parts[0].dropFirst().allSatisfy(Self.isNameCharacter) else {
+                problems.append(Problem(file: file, line: line, reason: "#define needs $NAME (letters, digits, _) and a value"))
+                return
+            }
+            let value = parts.dropFirst().joined(separator: " ")
+            defines.removeAll { $0.name == parts[0] }
+            defines.append((parts[0], value))
+            // The longest names first, so $NOTE is not replaced inside $NOTES.
+            defines.sort { $0.name.count > $1.name.count }
+        }
+
+        /// `line` with every `$NAME` defined so far replaced by its value.
+        func substitute(_ line: String) -> String {
+            guard line.contains("$"), !defines.isEmpty else { return line }
+            let characters = Array(line)
+            var result: [Character] = []
+            var index = 0
+            scanning: while index < characters.count {
+                if characters[index] == "$" {
+                    for (name, value) in defines {
+                        let pattern = Array(name)
+                        if index + pattern.count <= characters.count, Array(characters[index..<(index + pattern.count)]) == pattern {
+                            result.append(contentsOf: value)
+                            index += pattern.count
+                            continue scanning
+                        }
+                    }
+                }
+                result.append(characters[index])
+                index += 1
+            }
+            return String(result)
+        }
+
+        mutating func includeFile(_ rest: Substring, file: String, line: Int, depth: Int) {
+            let name = substitute(String(rest)).trimmingCharacters(in: [" ", "\t", "\""])
+            guard !name.isEmpty else {
+                problems.append(Problem(file: file, line: line, reason: "#include names no file"))
+                return
+            }
+            guard depth < SFZText.includeDepthLimit, !openFiles.contains(name) else {
+                problems.append(Problem(file: file, line: line, reason: "#include \"\(name)\" nests too deep (a file that includes itself?)"))
+                return
+            }
+            guard let text = include(name) else {
+                problems.append(Problem(file: file, line: line, reason: "#include \"\(name)\": no such file"))
+                return
+            }
+            read(text, file: name, depth: depth + 1)
+        }
+
+        /// Reads a line's headers and opcodes, in order.
+        mutating func readLine(_ line: String, file: String, line lineNumber: Int) {
+            let characters = Array(line)
+            var index = 0
+            while index < characters.count {
+                let character = characters[index]
+                if character == " " || character == "\t" {
+                    index += 1
+                    continue
+                }
+                if character == "<" {
+                    guard let close = characters[index...].firstIndex(of: ">") else {
+                        problems.append(Problem(file: file, line: lineNumber, reason: "a header with no closing '>'"))
+                        return
+                    }
+                    openHeader(String(characters[(index + 1)..<close]).trimmingCharacters(in: .whitespaces), file: file, line: lineNumber)
+                    index = close + 1
+                    continue
+                }
+                // An opcode: a name up to '=', then the value.
+                guard let equals = characters[index...].firstIndex(of: "=") else {
+                    problems.append(Problem(file: file, line: lineNumber, reason: "\"\(String(characters[index...]).trimmingCharacters(in: .whitespaces))\" is not an opcode (name=value)"))
+                    return
+                }
+                let name = String(characters[index..<equals])
+                guard !name.isEmpty, name.allSatisfy(Self.isNameCharacter) else {
+                    problems.append(Problem(file: file, line: lineNumber, reason: "\"\(name)\" is not an opcode name"))
+                    return
+                }
+                let valueEnd = Self.valueEnd(characters, from: equals + 1)
+                let value = String(characters[(equals + 1)..<valueEnd]).trimmingCharacters(in: .whitespaces)
+                opcodes[name] = Value(text: value, file: file, line: lineNumber)
+                index = valueEnd
+            }
+        }
+
+        static func isNameCharacter(_ character: Character) -> Bool {
+            character.isASCII && (character.isLetter || character.isNumber || character == "_")
+        }
+
+        /// Where a value that starts at `start` ends: at the line's end, a header's '<', or the
+        /// space before the next `name=`.
+        static func valueEnd(_ characters: [Character], from start: Int) -> Int {
+            var index = start
+            while index < characters.count {
+                if characters[index] == "<" { return index }
+                if characters[index] == " " || characters[index] == "\t" {
+                    var next = index
+                    while next < characters.count, characters[next] == " " || characters[next] == "\t" { next += 1 }
+                    var nameEnd = next
+                    while nameEnd < characters.count, isNameCharacter(characters[nameEnd]) { nameEnd += 1 }
+                    if nameEnd > next, nameEnd < characters.count, characters[nameEnd] == "=" { return index }
+                    if next < characters.count, characters[next] == "<" { return index }
+                    index = next
+                    continue
+                }
+                index += 1
+            }
+            return characters.count
+        }
+
+        /// Ends the header being read: its opcodes go where it says.
+        mutating func closeHeader() {
+            switch header {
+            case "region":
+                var merged: [String: Value] = [:]
+                for level in levels + [opcodes] {
+                    // `key` sets the key range and the root at once: written deeper, it overrides
+                    // the range and root inherited from above, as reading the opcodes in order does.
+                    if level["key"] != nil { for name in ["lokey", "hikey", "pitch_keycenter"] { merged[name] = nil } }
+                    merged.merge(level) { $1 }
+                }
+                regions.append(Region(opcodes: merged, file: headerFile, line: headerLine))
+            case "global": levels[Level.global.rawValue].merge(opcodes) { $1 }
+            case "master": levels[Level.master.rawValue].merge(opcodes) { $1 }
+            case "group": levels[Level.group.rawValue].merge(opcodes) { $1 }
+            case "control": control.merge(opcodes) { $1 }
+            case "curve": curves.append(opcodes)
+            default: break
+            }
+            opcodes = [:]
+        }
+
+        mutating func openHeader(_ name: String, file: String, line: Int) {
+            closeHeader()
+            header = name
+            headerFile = file
+            headerLine = line
+            switch name {
+            case "global": levels = [[:], [:], [:]]
+            case "master": levels[Level.master.rawValue] = [:]; levels[Level.group.rawValue] = [:]
+            case "group": levels[Level.group.rawValue] = [:]
+            case "region", "control", "curve": break
+            case "effect", "midi", "sample":
+                problems.append(Problem(file: file, line: line, reason: "<\(name)> is not played (its opcodes are set aside)"))
+            default:
+                problems.append(Problem(file: file, line: line, reason: "<\(name)> is no SFZ header (its opcodes are set aside)"))
+            }
+        }
+    }
+}
