@@ -15,29 +15,37 @@ final class DrumsDeviceTests: XCTestCase {
         // a 2 s pause that covers loading the kit in a debug build.
         let reportPath = TestDevices.temporaryFile("drums.json")
         defer { unlink(reportPath) }
-        let result = try CommandRunner.shell(
-            "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --device 'staccato_record:FILE=\(path)' --report '\(reportPath)'",
-            timeout: 30)
-        XCTAssertEqual(result.exitCode, 0, result.standardError)
-        XCTAssertEqual(try TestDevices.Report.read(reportPath)?.drumHits, 3, result.standardOutput)
+        // The keys come from a shell's sleeps: on a host that takes the CPU away for a moment one
+        // arrives late, so a run whose spacing is off is run again, three runs in all; the hits
+        // must land 400 ms apart in one of them.
+        var spacings: [[Int]] = []
+        for _ in 0..<3 {
+            let result = try CommandRunner.shell(
+                "(sleep 2; printf a; sleep 0.4; printf s; sleep 0.4; printf f; sleep 0.2) | '\(staccato)' drums --device 'staccato_record:FILE=\(path)' --report '\(reportPath)'",
+                timeout: 30)
+            XCTAssertEqual(result.exitCode, 0, result.standardError)
+            XCTAssertEqual(try TestDevices.Report.read(reportPath)?.drumHits, 3, result.standardOutput)
 
-        let recording = try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2)
-        let left = recording.channel(0)
-        // Onsets: 10 ms windows whose level jumps from near silence.
-        let window = 480
-        let levels = stride(from: 0, to: left.count - window, by: window).map { SignalAnalysis.largestAbs(left[$0 ..< $0 + window]) }
-        var onsets: [Int] = []
-        for index in 1..<levels.count where levels[index] > 0.02 && levels[index - 1] < levels[index] * 0.2 {
-            if let last = onsets.last, index - last < 20 { continue }
-            onsets.append(index)
-        }
-        XCTAssertEqual(onsets.count, 3, "onsets at \(onsets.map { $0 * 10 }) ms")
-        if onsets.count == 3 {
+            let recording = try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2)
+            let left = recording.channel(0)
+            // Onsets: 10 ms windows whose level jumps from near silence.
+            let window = 480
+            let levels = stride(from: 0, to: left.count - window, by: window).map { SignalAnalysis.largestAbs(left[$0 ..< $0 + window]) }
+            var onsets: [Int] = []
+            for index in 1..<levels.count where levels[index] > 0.02 && levels[index - 1] < levels[index] * 0.2 {
+                if let last = onsets.last, index - last < 20 { continue }
+                onsets.append(index)
+            }
+            XCTAssertEqual(onsets.count, 3, "onsets at \(onsets.map { $0 * 10 }) ms")
+            guard onsets.count == 3 else { return }
+            spacings.append([(onsets[1] - onsets[0]) * 10, (onsets[2] - onsets[1]) * 10])
             // Keys were typed 400 ms apart; the control loop wakes every 10 ms, so allow 60 ms.
-            XCTAssertEqual(Double((onsets[1] - onsets[0]) * 10), 400, accuracy: 60)
-            XCTAssertEqual(Double((onsets[2] - onsets[1]) * 10), 400, accuracy: 60)
+            if spacings.last!.allSatisfy({ abs($0 - 400) <= 60 }) { break }
         }
+        print("drum hits' spacing by run: \(spacings) ms")
+        XCTAssertTrue(spacings.contains { $0.allSatisfy { abs($0 - 400) <= 60 } }, "hits 400 ± 60 ms apart in one of the runs: \(spacings)")
     }
+
     /// One keyboard front end for the piano and the drums: every letter is a pad, q too (the
     /// eleventh pad of a larger kit), and Esc quits. A kit of twelve pads (the shipped snare on
     /// each note from 60 up): q is a hit, not a quit.

@@ -53,7 +53,9 @@ final class FaultInjectionTests: XCTestCase {
         let recorded = try XCTUnwrap(played.integer("recordedFrames"), result.standardOutput)
         let recording = try AudioFileReader.read(recordPath)
         XCTAssertEqual(recording.frameCount, recorded, "the file is finalised: its header counts every frame recorded")
-        XCTAssertGreaterThan(recorded, Self.rate, "the 1.5 s before the kill are kept")
+        // The kill comes 1.5 s after the command starts; a debug build's start-up on a busy host
+        // takes up to half a second of it (one CI run recorded 0.95 s).
+        XCTAssertGreaterThan(recorded, Self.rate / 2, "what was recorded before the kill is kept")
         XCTAssertEqual(played.framesPlayed, recorded, "every frame played is in the file")
         XCTAssertEqual(played.outcome, "failed")
         print("killed server under the microphone: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; recorded \(recorded) frames; \(result.errorLines[0])")
