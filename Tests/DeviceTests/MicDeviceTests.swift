@@ -140,15 +140,20 @@ final class MicDeviceTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("'bass eleventy': expects a number within -12...12 dB"), result.standardError)
         let played = SignalAnalysis.channel(0, of: try TestDevices.readRaw(outputPath), channelCount: 2)
         let seconds = Double(played.count) / Double(Self.rate)
-        // The commands are timed from the shell's start, so a slow start-up (a sanitizer build)
-        // shortens what plays before them: the muted stretch is measured back from `quit`, which
-        // came 1 s after `mute`.
-        XCTAssertEqual(seconds, 2, accuracy: 0.6, "quit ends it after about 2 s, long before --seconds")
-        guard played.count >= Self.rate else { return XCTFail("only \(played.count) frames played") }
-        let before = SignalAnalysis.rms(played[(Self.rate / 4)..<(Self.rate / 2)])
-        let after = SignalAnalysis.rms(played[(played.count - Self.rate / 2)..<(played.count - Self.rate / 4)])
-        XCTAssertGreaterThan(before, 0.003)
-        XCTAssertLessThan(after, 1e-5, "muted")
+        // The commands are timed by the shell's wall clock, and what plays is counted on the
+        // dummy server's: a slow start-up (a sanitizer build) or a host that steals the server's
+        // time (a CI run played 1.2 s by the `quit` 2 s in) shortens what plays. So the test
+        // asserts the order of things, not their length in frames: quit ended it long before
+        // --seconds, the microphone was heard, then a muted stretch lasted to the end.
+        XCTAssertLessThan(seconds, 6, "quit ends it long before --seconds 10")
+        let window = Self.rate / 20
+        let levels = stride(from: 0, to: played.count - window + 1, by: window).map { SignalAnalysis.rms(played[$0..<($0 + window)]) }
+        guard let lastHeard = levels.lastIndex(where: { $0 > 0.003 }) else { return XCTFail("the microphone was never heard: \(played.count) frames") }
+        let mutedWindows = levels[(lastHeard + 1)...]
+        print("mic live commands: \(String(format: "%.2f", seconds)) s played, heard until \(Double(lastHeard + 1) / 20) s, then \(mutedWindows.count) muted windows of 50 ms")
+        // Mute came about 1 s before quit: at least a few windows of it, whatever the clock's pace.
+        XCTAssertGreaterThanOrEqual(mutedWindows.count, 4, "a muted stretch before quit")
+        XCTAssertLessThan(mutedWindows.dropFirst().max() ?? 0, 1e-5, "muted to the end")
     }
 
     /// The virtual cable: the speaker is wired straight back into the microphone, the loop gain
@@ -223,7 +228,9 @@ final class MicDeviceTests: XCTestCase {
         XCTAssertEqual(played.outcome, "failed")
         XCTAssertEqual(played.exitCode, 1)
         print("killed server during mic --record: stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL; played \(playedFrames) frames, recorded \(played.integer("recordedFrames") ?? -1); file holds \(recording.frameCount) frames")
-        XCTAssertGreaterThan(recording.frameCount, Self.rate, "about 1.5 s recorded before the kill")
+        // The kill comes 1.5 s after the start; a debug build's start-up and a host that steals
+        // the dummy clock's time (a CI run played 40,960 frames by then) leave less than that.
+        XCTAssertGreaterThan(recording.frameCount, Self.rate / 4, "something recorded before the kill")
         // Every frame handed to the device is in the file; at most the one period that was being
         // written when the device vanished is in the file but never reached the speaker.
         XCTAssertGreaterThanOrEqual(recording.frameCount, playedFrames, "every frame played is in the file")
