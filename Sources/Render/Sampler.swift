@@ -37,6 +37,12 @@ struct Sampler {
     /// Every channel's polyphonic key pressures, `MIDILimits.keyCount` per channel.
     let keyPressureValues: UnsafeMutablePointer<UInt8>
     let banks: UnsafeMutablePointer<BankSlot>
+    /// Every channel's keys, `MIDILimits.keyCount` per channel: round robin's counts and what
+    /// release triggers need.
+    let keyMemory: UnsafeMutablePointer<KeyMemory>
+    /// The note-ons' random numbers (`SamplerRegion.lowRandom`): a fixed sequence from a fixed
+    /// seed, so a song renders the same every time and live as offline.
+    var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
     /// The audio thread's scratch for rendering voices.
     var workspace: VoiceLaneWorkspace
     /// The segment's voices split into work items, shared with the workers.
@@ -87,6 +93,8 @@ struct Sampler {
         channels = .allocate(capacity: MIDILimits.channelCount)
         controllerValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.controllerCount)
         keyPressureValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.keyCount)
+        keyMemory = .allocate(capacity: MIDILimits.channelCount * MIDILimits.keyCount)
+        keyMemory.initialize(repeating: KeyMemory(), count: MIDILimits.channelCount * MIDILimits.keyCount)
         for index in 0..<MIDILimits.channelCount {
             (channels + index).initialize(to: ChannelState(index: UInt8(index),
                                                            controllers: controllerValues + index * MIDILimits.controllerCount,
@@ -116,6 +124,7 @@ struct Sampler {
         channels.deallocate()
         controllerValues.deallocate()
         keyPressureValues.deallocate()
+        keyMemory.deallocate()
         banks.deinitialize(count: Self.bankSlotCount)
         banks.deallocate()
         pool.deallocate()
@@ -157,13 +166,10 @@ struct Sampler {
         // Pointers, not copies: in a burst of note-ons, copying the channel state and every region
         // tested (a few hundred bytes each) cost more than the rest of starting a voice.
         let state = channels + Int(channel)
-        let presetIndex = state.pointee.presetIndex
-        guard bankSlots.current >= 0, presetIndex >= 0 else { unmappedNoteCount += 1; return }
-        let slot = banks + bankSlots.current
-        guard let samples = slot.pointee.samples, let regions = slot.pointee.regions.baseAddress,
-              let modulators = slot.pointee.modulators, let keyRegionStarts = slot.pointee.keyRegionStarts, let keyRegions = slot.pointee.keyRegions,
-              presetIndex < slot.pointee.presets.count else { unmappedNoteCount += 1; return }
-        let keyEntry = presetIndex * MIDILimits.keyCount + Int(key)
+        guard let (slot, regions, keyRegions, candidates) = regionsOfKey(key, state: state) else { unmappedNoteCount += 1; return }
+        let preset = slot.pointee.presets.baseAddress! + state.pointee.presetIndex
+        let isKeyswitch = key >= preset.pointee.lowKeyswitch && key <= preset.pointee.highKeyswitch
+        if isKeyswitch { state.pointee.keyswitch = key }
 
         // Same note again on this channel: the old one releases (no doubled, phasing voices).
         var sounding = pool.firstSoundingVoice(channel: channel, key: key)
@@ -173,44 +179,133 @@ struct Sampler {
             sounding = next
         }
 
+        let memory = keyMemory + Int(channel) * MIDILimits.keyCount + Int(key)
+        let noteCount = memory.pointee.noteOnCount
+        let random = nextRandom()
+        memory.pointee.noteOnCount = noteCount &+ 1
+        memory.pointee.random = random
+        memory.pointee.noteOnFrame = now
+        memory.pointee.velocity = velocity
+        memory.pointee.isDown = true
+        memory.pointee.releasePending = false
         var started = 0
-        for candidate in Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]) {
+        for candidate in candidates {
             // The velocity range sits beside the region's index: the regions of the other layers
             // are never read.
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
-            if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
-            // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
-            listIsStale = true
-            let acquired = pool.acquire(sampleRate: sampleRate)
-            voiceEnded(bankSlot: acquired.endedBankSlots.0)
-            voiceEnded(bankSlot: acquired.endedBankSlots.1)
-            let voice = acquired.voice
-            voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
-                                channel: channel, state: state, engineRate: sampleRate)
-            voice.pointee.bankSlot = bankSlots.current
-            voice.pointee.isPercussion = state.pointee.isPercussion
-            voice.pointee.noteOnFrame = now
-            voice.pointee.heldReleaseFrame = .max
-            voice.pointee.isCaughtBySostenuto = false
-            voice.pointee.isHeldBySostenuto = false
-            banks[bankSlots.current].voiceCount += 1
-            pool.refreshKey(voice - pool.voices)
+            guard region.pointee.answers(keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random) else { continue }
+            if case .release = region.pointee.trigger {
+                memory.pointee.releasePending = true
+                continue
+            }
+            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state)
             started += 1
         }
-        if started == 0 { unmappedNoteCount += 1 }
+        if started == 0 && !isKeyswitch && !memory.pointee.releasePending { unmappedNoteCount += 1 }
+    }
+
+    /// The current bank's slot, its regions and key table, and the entries of that table for
+    /// `key` in the channel's preset (`SampleBank.Layout.keyRegions`: a region index, then its
+    /// velocity range); nil when the channel plays no preset.
+    @_noAllocation @_noLocks
+    func regionsOfKey(_ key: UInt8, state: UnsafeMutablePointer<ChannelState>)
+        -> (UnsafeMutablePointer<BankSlot>, UnsafePointer<SamplerRegion>, UnsafePointer<Int32>, Range<Int>)? {
+        let presetIndex = state.pointee.presetIndex
+        guard bankSlots.current >= 0, presetIndex >= 0 else { return nil }
+        let slot = banks + bankSlots.current
+        guard let regions = slot.pointee.regions.baseAddress, let keyRegionStarts = slot.pointee.keyRegionStarts,
+              let keyRegions = slot.pointee.keyRegions, presetIndex < slot.pointee.presets.count else { return nil }
+        let keyEntry = presetIndex * MIDILimits.keyCount + Int(key)
+        return (slot, regions, keyRegions, Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]))
+    }
+
+    /// Starts a voice of `region` (in the current bank, `slot`) for `key` on `channel`.
+    @_noAllocation @_noLocks
+    mutating func startVoice(region: UnsafePointer<SamplerRegion>, slot: UnsafeMutablePointer<BankSlot>, key: UInt8, velocity: UInt8,
+                             channel: UInt8, state: UnsafeMutablePointer<ChannelState>, attenuationOffsetCentibels: Float = 0) {
+        guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators else { return }
+        if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
+        // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
+        listIsStale = true
+        let acquired = pool.acquire(sampleRate: sampleRate)
+        voiceEnded(bankSlot: acquired.endedBankSlots.0)
+        voiceEnded(bankSlot: acquired.endedBankSlots.1)
+        let voice = acquired.voice
+        voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
+                            channel: channel, state: state, engineRate: sampleRate, attenuationOffsetCentibels: attenuationOffsetCentibels)
+        voice.pointee.bankSlot = bankSlots.current
+        voice.pointee.isPercussion = state.pointee.isPercussion
+        voice.pointee.noteOnFrame = now
+        voice.pointee.heldReleaseFrame = .max
+        voice.pointee.isCaughtBySostenuto = false
+        voice.pointee.isHeldBySostenuto = false
+        banks[bankSlots.current].voiceCount += 1
+        pool.refreshKey(voice - pool.voices)
+    }
+
+    /// The next note's random number in 0..<1 (xorshift64*, 24 bits: exactly representable).
+    @_noAllocation @_noLocks
+    mutating func nextRandom() -> Float {
+        randomState ^= randomState >> 12
+        randomState ^= randomState << 25
+        randomState ^= randomState >> 27
+        return Float((randomState &* 0x2545_F491_4F6C_DD1D) >> 40) / Float(1 << 24)
+    }
+
+    /// `key`'s release regions on `channel` start, if its note-on left any waiting: at the note-on's
+    /// velocity, count and random number, quieter by their decay over the time the key was held.
+    @_noAllocation @_noLocks
+    mutating func startReleaseRegions(channel: UInt8, key: UInt8) {
+        let memory = keyMemory + Int(channel) * MIDILimits.keyCount + Int(key)
+        guard memory.pointee.releasePending else { return }
+        memory.pointee.releasePending = false
+        let state = channels + Int(channel)
+        guard let (slot, regions, keyRegions, candidates) = regionsOfKey(key, state: state) else { return }
+        let velocity = memory.pointee.velocity
+        let heldSeconds = Float(Double(now &- memory.pointee.noteOnFrame) / sampleRate)
+        for candidate in candidates {
+            guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
+            let region = regions + Int(keyRegions[2 * candidate])
+            guard case .release = region.pointee.trigger,
+                  region.pointee.answers(keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
+                                         random: memory.pointee.random) else { continue }
+            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state,
+                       attenuationOffsetCentibels: region.pointee.releaseDecayCentibelsPerSecond * heldSeconds)
+        }
+    }
+
+    /// The release regions of `channel`'s keys that are up and no pedal holds start: the sustain
+    /// or sostenuto pedal came up.
+    @_noAllocation @_noLocks
+    mutating func startWaitingReleaseRegions(channel: UInt8) {
+        guard !channels[Int(channel)].sustainPedal else { return }
+        // Keys the sostenuto pedal still holds wait for it.
+        var heldBySostenuto: (UInt64, UInt64) = (0, 0)
+        for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
+            && pool.voices[index].isHeldBySostenuto {
+            let key = pool.voices[index].key
+            if key < 64 { heldBySostenuto.0 |= 1 << UInt64(key) } else { heldBySostenuto.1 |= 1 << UInt64(key & 63) }
+        }
+        let first = keyMemory + Int(channel) * MIDILimits.keyCount
+        for key in 0..<MIDILimits.keyCount where first[key].releasePending && !first[key].isDown {
+            let held = key < 64 ? heldBySostenuto.0 & (1 << UInt64(key)) : heldBySostenuto.1 & (1 << UInt64(key & 63))
+            if held == 0 { startReleaseRegions(channel: channel, key: UInt8(key)) }
+        }
     }
 
     @_noAllocation @_noLocks
     mutating func noteOff(channel: UInt8, key: UInt8) {
         guard Int(channel) < MIDILimits.channelCount else { return }
         let state = channels + Int(channel)
+        var heldBySostenuto = false
         var sounding = pool.firstSoundingVoice(channel: channel, key: key)
         while sounding < pool.capacity {
             let next = pool.nextSoundingVoice(after: sounding)
             let voice = pool.voices + sounding
             if state.pointee.sostenutoPedal && voice.pointee.isCaughtBySostenuto {
                 voice.pointee.isHeldBySostenuto = true
+                heldBySostenuto = true
             } else if state.pointee.sustainPedal {
                 voice.pointee.isHeldByPedal = true
             } else {
@@ -218,6 +313,10 @@ struct Sampler {
             }
             sounding = next
         }
+        guard Int(key) < MIDILimits.keyCount else { return }
+        keyMemory[Int(channel) * MIDILimits.keyCount + Int(key)].isDown = false
+        // A pedal that holds the note holds its release regions too, until it comes up.
+        if !state.pointee.sustainPedal && !heldBySostenuto { startReleaseRegions(channel: channel, key: key) }
     }
 
     /// Releases voice `index` because its key, or the pedal holding it, went up: at once, or, when
@@ -227,8 +326,12 @@ struct Sampler {
     /// 64-frame block; here the release falls on its exact frame.)
     @_noAllocation @_noLocks
     mutating func releaseKey(_ index: Int) {
-        // A one-shot plays to its end whatever the key or the pedals do.
-        if let region = pool.voices[index].region, case .oneShot = region.pointee.loopMode { return }
+        // A one-shot, or a region its key's release started, plays to its end whatever the key
+        // or the pedals do.
+        if let region = pool.voices[index].region {
+            if case .oneShot = region.pointee.loopMode { return }
+            if case .release = region.pointee.trigger { return }
+        }
         let heldUntil = pool.voices[index].noteOnFrame &+ minimumNoteFrames
         guard heldUntil > now else { return pool.release(index) }
         pool.voices[index].heldReleaseFrame = heldUntil
@@ -331,6 +434,8 @@ struct Sampler {
         for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel {
             releaseKey(index)
         }
+        // Notes ended together are not released one by one: no release regions.
+        for key in 0..<MIDILimits.keyCount { keyMemory[Int(channel) * MIDILimits.keyCount + key].releasePending = false }
     }
 
     /// Reset All Controllers (CC121) on `channel`: the pedals come up and let go of their notes.
@@ -484,6 +589,7 @@ struct Sampler {
             && pool.voices[index].channel == channel {
             releaseKey(index)
         }
+        startWaitingReleaseRegions(channel: channel)
     }
 
     /// The sostenuto pedal went down: the notes of `channel` whose keys are down now are caught.
@@ -508,6 +614,7 @@ struct Sampler {
             pool.voices[index].isHeldBySostenuto = false
             if sustained { pool.voices[index].isHeldByPedal = true } else { releaseKey(index) }
         }
+        startWaitingReleaseRegions(channel: channel)
     }
 
     @_noAllocation @_noLocks
@@ -529,5 +636,8 @@ struct Sampler {
         state.pointee.presetIndex = SampleBank.Preset.index(
             playing: percussion ? SampleBank.Preset.percussionBank : UInt16(state.pointee.bankMSB),
             program: state.pointee.program, percussion: percussion, in: banks[bankSlots.current].presets)
+        if state.pointee.presetIndex >= 0 {
+            state.pointee.keyswitch = banks[bankSlots.current].presets[state.pointee.presetIndex].defaultKeyswitch
+        }
     }
 }

@@ -17,13 +17,18 @@ import Render
 /// - pitch and level: `transpose`, `tune`, `pitch_keytrack`, `volume`, `amplitude`, `pan`;
 /// - envelope and filter: `ampeg_delay|attack|hold|decay|sustain|release`, `fil_type=lpf_2p`,
 ///   `cutoff`, `resonance`;
-/// - `group` with `off_by` equal to it (a group that chokes itself, as SF2's exclusive class).
+/// - `group` with `off_by` equal to it (a group that chokes itself, as SF2's exclusive class);
+/// - choice: round robin (`seq_length`, `seq_position`, counted per key and channel), random sets
+///   (`lorand`, `hirand`, from a fixed seed, so a render is the same every time), keyswitches
+///   (`sw_lokey`, `sw_hikey`, `sw_last`, `sw_default`; without a default a channel starts on the
+///   lowest switch, so a song that never presses one still sounds) and release triggers
+///   (`trigger=release`, at the note-on's velocity, after the pedal when one holds the note,
+///   quieter by `rt_decay` per second held).
 ///
 /// Where a library relies on what is not played yet, the loader picks what plays and says so:
-/// only the first of a round-robin set (`seq_position`, `lorand`), only the default articulation
-/// of keyswitched regions (`sw_last`), regions with `trigger=release` left out, regions that need
-/// a controller away from its initial value (`loccN`/`hiccN`) left out. A stereo sample plays as
-/// two voices, its left channel panned left and its right channel right, as SF2's stereo pairs do.
+/// regions that need a controller away from its initial value (`loccN`/`hiccN`) are left out,
+/// `trigger=first` and `legato` play as attacks. A stereo sample plays as two voices, its left
+/// channel panned left and its right channel right, as SF2's stereo pairs do.
 ///
 /// - Thread: control. Not real-time safe: reads files, allocates, decodes.
 public enum SFZLoader {
@@ -50,18 +55,12 @@ public enum SFZLoader {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
         let plan = try SFZPlan(path: path)
         let files = Array(Set(plan.regions.map(\.samplePath))).sorted()
-        let decoded = try decode(files, sampleRate: sampleRate, progress: progress)
+        let decoded = try SampleDecoding.decode(files, sampleRate: sampleRate, stereo: .bothChannels, progress: progress)
 
-        var pool = [Float](repeating: 0, count: SampleBank.guardFrameCount)
-        var placed: [String: [PooledChannel]] = [:]
+        var pool = SamplePoolBuilder()
+        var placed: [String: [SamplePoolBuilder.Placed]] = [:]
         for (file, channels) in zip(files, decoded) {
-            placed[file] = channels.map { channel in
-                let start = pool.count
-                pool += channel.frames
-                pool += repeatElement(0, count: SampleBank.guardFrameCount)
-                return PooledChannel(start: start, frameCount: channel.frames.count, sourceFrameCount: channel.sourceFrameCount,
-                                     sourceRate: channel.sourceRate)
-            }
+            placed[file] = channels.map { pool.append($0) }
         }
         var regions: [SamplerRegion] = []
         for planned in plan.regions {
@@ -71,9 +70,10 @@ public enum SFZLoader {
                 regions.append(try planned.region(in: channel, side: side, sampleRate: sampleRate))
             }
         }
-        let bank = SampleBank(name: path, samples: pool, regions: regions,
-                              presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)],
-                              presetNames: [plan.name])
+        var preset = SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)
+        if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
+        preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
+        let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name])
         bank.loadWarnings = plan.warnings
         return bank
     }
@@ -95,67 +95,6 @@ public enum SFZLoader {
             SFZContents.Region(sample: planned.samplePath, keys: planned.lowKey...planned.highKey,
                                velocities: planned.lowVelocity...planned.highVelocity, rootKey: planned.rootKey, line: planned.line)
         }, keyswitches: plan.keyswitches, controllerLabels: plan.controllerLabels, keyLabels: plan.keyLabels, warnings: plan.warnings)
-    }
-
-    /// One channel of a decoded sample, at the engine's rate.
-    struct DecodedChannel {
-        var frames: [Float]
-        var sourceFrameCount: Int
-        var sourceRate: Double
-    }
-
-    /// A channel's place in the bank's pool.
-    struct PooledChannel {
-        var start: Int
-        var frameCount: Int
-        var sourceFrameCount: Int
-        var sourceRate: Double
-    }
-
-    /// Decodes and resamples `files` on every core, in order; a failure names its file.
-    static func decode(_ files: [String], sampleRate: Double,
-                       progress: (@Sendable (Double) -> Void)?) throws(SampleSetError) -> [[DecodedChannel]] {
-        final class Results: @unchecked Sendable {
-            var channels: [[DecodedChannel]]
-            var errors: [SampleSetError?]
-            var done = 0
-            let lock = NSLock()
-            init(count: Int) {
-                channels = Array(repeating: [], count: count)
-                errors = Array(repeating: nil, count: count)
-            }
-        }
-        let results = Results(count: files.count)
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            var outcome: [DecodedChannel] = []
-            var failure: SampleSetError? = nil
-            do throws(AudioFileError) {
-                let audio = try AudioFileReader.read(files[index])
-                if audio.channelCount < 1 || audio.channelCount > 2 {
-                    failure = SampleSetError(path: files[index], reason: "\(audio.channelCount) channels; expected mono or stereo")
-                } else if audio.frameCount == 0 {
-                    failure = SampleSetError(path: files[index], reason: "no audio frames")
-                } else {
-                    let converter = Resampler.Converter(from: Double(audio.sampleRate), to: sampleRate)
-                    for channel in 0..<audio.channelCount {
-                        let frames = (0..<audio.frameCount).map { audio.samples[$0 * audio.channelCount + channel] }
-                        outcome.append(DecodedChannel(frames: converter.convert(frames), sourceFrameCount: audio.frameCount,
-                                                      sourceRate: Double(audio.sampleRate)))
-                    }
-                }
-            } catch {
-                failure = SampleSetError(path: error.path, reason: error.reason)
-            }
-            results.lock.lock()
-            results.channels[index] = outcome
-            results.errors[index] = failure
-            results.done += 1
-            let share = Double(results.done) / Double(max(1, files.count))
-            results.lock.unlock()
-            progress?(share)
-        }
-        if let failure = results.errors.compactMap({ $0 }).first { throw failure }
-        return results.channels
     }
 }
 

@@ -25,17 +25,26 @@ struct SFZPlan {
         /// Frames of the source file.
         var offset = 0
         var end: Int? = nil
-        var loopMode = SamplerRegion.LoopMode.none
+        /// `loop_mode`, when the region (or its headers) gives one; else the sample decides:
+        /// it loops continuously where its file carries a loop, and plays once where not.
+        var loopMode: SamplerRegion.LoopMode? = nil
         var loopStart: Int? = nil
         var loopEnd: Int? = nil
         var envelope = SamplerRegion.Envelope()
         var cutoffHertz: Double? = nil
         var resonanceDecibels: Double = 0
         var exclusiveClass: UInt16 = 0
+        var keyswitch = SamplerRegion.anyKeyswitch
+        var sequenceLength: UInt8 = 1
+        var sequencePosition: UInt8 = 1
+        var lowRandom: Float = 0
+        var highRandom: Float = 1
+        var trigger = SamplerRegion.Trigger.attack
+        var releaseDecayDecibelsPerSecond: Double = 0
 
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
-        func region(in channel: SFZLoader.PooledChannel, side: Float, sampleRate: Double) throws(SampleSetError) -> SamplerRegion {
+        func region(in channel: SamplePoolBuilder.Placed, side: Float, sampleRate: Double) throws(SampleSetError) -> SamplerRegion {
             var region = SamplerRegion()
             region.lowKey = lowKey
             region.highKey = highKey
@@ -51,10 +60,14 @@ struct SFZPlan {
             region.end = max(region.start, channel.start + placed(lastFrame + 1))
             region.loopStart = region.start
             region.loopEnd = region.end
-            region.loopMode = loopMode
-            if loopMode == .continuous || loopMode == .untilRelease {
-                let start = min(max(loopStart ?? offset, offset), lastFrame)
-                let end = min(max(loopEnd ?? lastFrame, start), lastFrame)
+            // SFZ: loop points given and no mode loop continuously, and so does a sample whose
+            // file carries a loop; nothing releases a release-triggered voice, so it never loops.
+            var mode = loopMode ?? (loopStart != nil || loopEnd != nil || channel.sourceLoop != nil ? .continuous : .none)
+            if trigger == .release, mode == .continuous || mode == .untilRelease { mode = .none }
+            region.loopMode = mode
+            if mode == .continuous || mode == .untilRelease {
+                let start = min(max(loopStart ?? channel.sourceLoop?.start ?? offset, offset), lastFrame)
+                let end = min(max(loopEnd ?? channel.sourceLoop?.end ?? lastFrame, start), lastFrame)
                 region.loopStart = channel.start + placed(start)
                 region.loopEnd = max(region.loopStart, channel.start + placed(end + 1))
             }
@@ -77,6 +90,13 @@ struct SFZPlan {
                 region.attenuationCentibels -= centibels / 2
             }
             region.exclusiveClass = exclusiveClass
+            region.keyswitch = keyswitch
+            region.sequenceLength = sequenceLength
+            region.sequencePosition = sequencePosition
+            region.lowRandom = lowRandom
+            region.highRandom = highRandom
+            region.trigger = trigger
+            region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
             return region
         }
     }
@@ -85,6 +105,9 @@ struct SFZPlan {
     private(set) var warnings: [String] = []
     let name: String
     private(set) var keyswitches: ClosedRange<UInt8>? = nil
+    /// The keyswitch a channel starts with: `sw_default`, else the lowest any region answers to,
+    /// so a song that never presses a switch still sounds (sfizz plays no switched region then).
+    private(set) var defaultKeyswitch: UInt8? = nil
     private(set) var controllerLabels: [Int: String] = [:]
     private(set) var keyLabels: [Int: String] = [:]
 
@@ -94,12 +117,12 @@ struct SFZPlan {
         "loop_mode", "loopmode", "loop_start", "loopstart", "loop_end", "loopend", "transpose", "tune", "pitch_keytrack",
         "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay", "ampeg_sustain",
         "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
-        "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan",
+        "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan", "rt_decay",
     ]
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "note_polyphony", "polyphony", "delay", "rt_decay", "pitch_veltrack", "amp_veltrack", "amp_velcurve_", "xfin_", "xfout_",
+        "note_polyphony", "polyphony", "delay", "pitch_veltrack", "amp_veltrack", "amp_velcurve_", "xfin_", "xfout_",
         "ampeg_vel2", "fileg_", "pitcheg_", "fil_keytrack", "fil_veltrack", "amplitude_oncc", "volume_oncc", "pan_oncc",
         "tune_oncc", "cutoff_oncc", "off_mode", "set_cc", "width", "position", "amp_keytrack",
         "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
@@ -149,34 +172,8 @@ struct SFZPlan {
                 keyswitches = keyswitches.map { min($0.lowerBound, range.lowerBound)...max($0.upperBound, range.upperBound) } ?? range
             }
         }
-        // The articulation that plays: the default one, else the lowest switch any region names.
-        var lowestSwitch: UInt8? = nil
-        for region in sfz.regions {
-            if let value = region.opcodes["sw_last"] { lowestSwitch = min(lowestSwitch ?? 127, try Self.key(value, "sw_last")) }
-        }
-        let articulation = keyswitchDefault ?? lowestSwitch
-
         for region in sfz.regions {
             let opcodes = region.opcodes
-            if let trigger = opcodes["trigger"]?.text, trigger != "attack" {
-                if trigger == "release" || trigger == "release_key" { skipped["trigger=release (left out)", default: 0] += 1; continue }
-                if trigger != "first" && trigger != "legato" {
-                    throw SampleSetError(path: "\(region.file):\(opcodes["trigger"]!.line)", reason: "trigger=\(trigger): expected attack, release, first or legato")
-                }
-                notPlayed["trigger=\(trigger) (played as attack)", default: 0] += 1
-            }
-            if let position = opcodes["seq_position"], try Self.integer(position, "seq_position", in: 1...100) > 1 {
-                skipped["seq_position (only the first of each round robin plays)", default: 0] += 1
-                continue
-            }
-            if let low = opcodes["lorand"], try Self.number(low, "lorand", in: 0...1) > 0 {
-                skipped["lorand (only the first of each random set plays)", default: 0] += 1
-                continue
-            }
-            if let switchKey = opcodes["sw_last"], let articulation, try Self.key(switchKey, "sw_last") != articulation {
-                skipped["sw_last (only the default articulation plays)", default: 0] += 1
-                continue
-            }
             if try Self.needsAController(opcodes) {
                 skipped["loccN/hiccN (regions for a controller away from its start left out)", default: 0] += 1
                 continue
@@ -198,6 +195,9 @@ struct SFZPlan {
             }
             regions.append(try Self.planned(region, samplePath: samplePath, notPlayed: &notPlayed))
         }
+        // The articulation a channel starts with: the default one, else the lowest switch any
+        // region answers to.
+        defaultKeyswitch = keyswitchDefault ?? regions.map(\.keyswitch).filter { $0 != SamplerRegion.anyKeyswitch }.min()
         guard !regions.isEmpty else {
             throw SampleSetError(path: path, reason: sfz.regions.isEmpty ? "no <region> in the file" : "no region that plays (\(skipped.keys.sorted().joined(separator: "; ")))")
         }
@@ -244,15 +244,12 @@ struct SFZPlan {
         if let value = opcodes["loop_end"] ?? opcodes["loopend"] { planned.loopEnd = try integer(value, "loop_end", in: 0...Int(Int32.max)) }
         if let value = opcodes["loop_mode"] ?? opcodes["loopmode"] {
             switch value.text {
-            case "no_loop": planned.loopMode = .none
+            case "no_loop": planned.loopMode = SamplerRegion.LoopMode.none
             case "one_shot": planned.loopMode = .oneShot
             case "loop_continuous": planned.loopMode = .continuous
             case "loop_sustain": planned.loopMode = .untilRelease
             default: throw problem(value, "loop_mode=\(value.text): expected no_loop, one_shot, loop_continuous or loop_sustain")
             }
-        } else if planned.loopStart != nil || planned.loopEnd != nil {
-            // SFZ: loop points given and no mode loop continuously.
-            planned.loopMode = .continuous
         }
         planned.envelope.delay = try seconds(opcodes["ampeg_delay"], "ampeg_delay") ?? 0
         planned.envelope.attack = try seconds(opcodes["ampeg_attack"], "ampeg_attack") ?? 0
@@ -279,6 +276,30 @@ struct SFZPlan {
                 notPlayed["off_by another group", default: 0] += 1
             }
         }
+        if let trigger = opcodes["trigger"] {
+            switch trigger.text {
+            case "attack": break
+            case "release": planned.trigger = .release
+            case "release_key":
+                planned.trigger = .release
+                notPlayed["trigger=release_key (played as release: a pedal holds it)", default: 0] += 1
+            case "first", "legato": notPlayed["trigger=\(trigger.text) (played as attack)", default: 0] += 1
+            default: throw problem(trigger, "trigger=\(trigger.text): expected attack, release, release_key, first or legato")
+            }
+        }
+        if planned.trigger == .release, planned.loopMode == .continuous || planned.loopMode == .untilRelease {
+            // Nothing releases a release-triggered voice: a loop would never end (`region` plays it once).
+            notPlayed["a loop in a release-triggered region (played once)", default: 0] += 1
+        }
+        if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
+        if let value = opcodes["seq_length"] { planned.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
+        if let value = opcodes["seq_position"] { planned.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
+        if let value = opcodes["lorand"] { planned.lowRandom = Float(try number(value, "lorand", in: 0...1)) }
+        if let value = opcodes["hirand"] { planned.highRandom = Float(try number(value, "hirand", in: 0...1)) }
+        // hirand=1 takes the whole top of the range: a random number is always below it.
+        if planned.highRandom >= 1 { planned.highRandom = .infinity }
+        if planned.sequencePosition > planned.sequenceLength { notPlayed["seq_position beyond seq_length (never plays)", default: 0] += 1 }
+        if let value = opcodes["sw_last"] { planned.keyswitch = try key(value, "sw_last") }
         guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
         guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
         return planned

@@ -61,25 +61,22 @@ public enum SampleSetLoader {
         let plans = try plan(directory: directory, manifest: manifest, manifestPath: manifestPath)
         let computedRanges = nearestRootRanges(plans.map(\.root))
 
-        var pool = [Float](repeating: 0, count: SampleBank.guardFrameCount)
-        var pooled: [String: PooledSample] = [:]
-        // Sample sets are usually recorded at one rate: build its kernel table once.
-        var converters: [Int: Resampler.Converter] = [:]
+        // Each file once, however many plans name it, decoded on every core.
+        var files: [String] = []
+        var seen = Set<String>()
+        for plan in plans where seen.insert(plan.path).inserted { files.append(plan.path) }
+        let decoded = try SampleDecoding.decode(files, sampleRate: sampleRate, stereo: .mixedToMono)
+        var pool = SamplePoolBuilder()
+        var placed: [String: SamplePoolBuilder.Placed] = [:]
+        for (file, channels) in zip(files, decoded) { placed[file] = pool.append(channels[0]) }
         var regions: [SamplerRegion] = []
         for (plan, computedRange) in zip(plans, computedRanges) {
-            let sample: PooledSample
-            if let known = pooled[plan.path] {
-                sample = known
-            } else {
-                sample = try decodeIntoPool(plan.path, sampleRate: sampleRate, converters: &converters, pool: &pool)
-                pooled[plan.path] = sample
-            }
-            regions.append(try region(for: plan, sample: sample, keys: computedRange, sampleRate: sampleRate,
+            regions.append(try region(for: plan, sample: placed[plan.path]!, keys: computedRange, sampleRate: sampleRate,
                                       release: manifest?.release ?? defaultRelease, manifestPath: manifestPath))
         }
 
         let presetName = self.presetName(manifest: manifest, directory: directory)
-        return SampleBank(name: directory, samples: pool, regions: regions,
+        return SampleBank(name: directory, samples: pool.frames, regions: regions,
                           presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)],
                           presetNames: [presetName])
     }
@@ -116,14 +113,6 @@ public enum SampleSetLoader {
         var path: String
         var root: UInt8
         var entry: SampleSetManifest.Entry?
-    }
-
-    /// A decoded, resampled sample's place in the pool and what it was before resampling.
-    private struct PooledSample {
-        var start: Int
-        var frameCount: Int
-        var sourceFrameCount: Int
-        var sourceRate: Double
     }
 
     /// Every region to build, ordered by root key (then velocity, then file), with every root
@@ -176,39 +165,9 @@ public enum SampleSetLoader {
         return names.filter { !$0.hasPrefix(".") && AudioFileFormat(path: $0) != nil && isFile(join(directory, $0)) }.sorted()
     }
 
-    /// Decodes `path`, mixes it to mono, resamples it to `sampleRate` (with the converter for its
-    /// rate from `converters`, made and kept there if new) and appends it to `pool`
-    /// followed by guard frames (the pool starts with guard frames, so every sample has silence on
-    /// both sides).
-    private static func decodeIntoPool(_ path: String, sampleRate: Double, converters: inout [Int: Resampler.Converter],
-                                       pool: inout [Float]) throws(SampleSetError) -> PooledSample {
-        let audio: DecodedAudio
-        do {
-            audio = try AudioFileReader.read(path)
-        } catch {
-            throw SampleSetError(path: error.path, reason: error.reason)
-        }
-        guard audio.channelCount == 1 || audio.channelCount == 2 else {
-            throw SampleSetError(path: path, reason: "\(audio.channelCount) channels; expected mono or stereo")
-        }
-        guard audio.frameCount > 0 else { throw SampleSetError(path: path, reason: "no audio frames") }
-
-        let mono = audio.channelCount == 1
-            ? audio.samples
-            : (0..<audio.frameCount).map { 0.5 * (audio.samples[2 * $0] + audio.samples[2 * $0 + 1]) }
-        let converter = converters[audio.sampleRate] ?? Resampler.Converter(from: Double(audio.sampleRate), to: sampleRate)
-        converters[audio.sampleRate] = converter
-        let resampled = converter.convert(mono)
-        let sample = PooledSample(start: pool.count, frameCount: resampled.count,
-                                  sourceFrameCount: audio.frameCount, sourceRate: Double(audio.sampleRate))
-        pool += resampled
-        pool += repeatElement(0, count: SampleBank.guardFrameCount)
-        return sample
-    }
-
     /// The region for one plan: computed key range unless the manifest overrides a bound, the
     /// manifest's velocity, tuning, gain and loop, and the fixed envelope.
-    private static func region(for plan: Plan, sample: PooledSample, keys computed: ClosedRange<UInt8>, sampleRate: Double,
+    private static func region(for plan: Plan, sample: SamplePoolBuilder.Placed, keys computed: ClosedRange<UInt8>, sampleRate: Double,
                                release: Double, manifestPath: String) throws(SampleSetError) -> SamplerRegion {
         let entry = plan.entry
         var region = SamplerRegion()

@@ -173,30 +173,182 @@ final class SFZTests: XCTestCase {
         XCTAssertGreaterThan(try level("loop_mode=loop_sustain loop_start=0 loop_end=9599 ampeg_release=5", release: nil, at: late), sounding)
     }
 
-    // MARK: What does not play yet: chosen and said
+    // MARK: Choosing what plays
 
-    func testRoundRobinKeyswitchesAndReleaseTriggersPlayTheirFirstChoiceAndSaySo() throws {
+    /// `messages` (at their frames) through a dry engine playing `path`: the left channel.
+    func render(_ path: String, _ messages: [(FrameTime, MIDIMessage)], frames: Int) throws -> [Float] {
+        let engine = try engine(path)
+        for (frame, message) in messages { XCTAssertTrue(engine.send(midi: message, at: frame)) }
+        return SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: frames, blockFrameCount: 256), channelCount: 2)
+    }
+
+    /// The pitch of `samples[start ..< start + 4000]`, rounded to the hertz; 0 when silent.
+    func pitch(_ samples: [Float], at start: Int) -> Int {
+        let window = samples[start ..< start + 4_000]
+        guard SignalAnalysis.rms(window) > 0.01 else { return 0 }
+        return Int((SignalAnalysis.frequency(of: window, sampleRate: rate) ?? 0).rounded())
+    }
+
+    func testRoundRobinTakesTurnsPerKeyAndRandomSetsPickOneEachTime() throws {
+        let folder = try TemporaryFolder(self)
+        for (name, frequency) in [("a", 440.0), ("b", 550.0), ("c", 660.0)] { try writeSine(folder.file("\(name).wav"), frequency: frequency) }
+        try write("""
+            <group> seq_length=3 key=69
+            <region> sample=a.wav seq_position=1
+            <region> sample=b.wav seq_position=2
+            <region> sample=c.wav seq_position=3
+            <group> key=60
+            <region> sample=a.wav hirand=0.5
+            <region> sample=b.wav lorand=0.5
+            """, to: folder.file("choice.sfz"))
+        XCTAssertEqual(try SFZLoader.load(path: folder.file("choice.sfz"), sampleRate: rate).loadWarnings, [])
+        // Key 69 seven times, 0.1 s each: a, b, c, a, b, c, a. Key 60 between them does not move
+        // key 69's count.
+        var messages: [(FrameTime, MIDIMessage)] = []
+        for note in 0..<7 {
+            let start = FrameTime(note * 9_600)
+            messages += [(start, .noteOn(channel: 0, key: 69, velocity: 127)), (start + 4_800, .noteOff(channel: 0, key: 69, velocity: 0)),
+                         (start + 4_900, .noteOn(channel: 0, key: 60, velocity: 127)), (start + 9_000, .noteOff(channel: 0, key: 60, velocity: 0))]
+        }
+        let left = try render(folder.file("choice.sfz"), messages, frames: 7 * 9_600)
+        let roundRobin = (0..<7).map { pitch(left, at: $0 * 9_600 + 200) }
+        XCTAssertEqual(roundRobin, [440, 550, 660, 440, 550, 660, 440])
+        // Key 60: one of its two regions each time, never both (their sum would be twice as loud),
+        // both heard over seven notes, and the same ones in a second render.
+        let random = (0..<7).map { pitch(left, at: $0 * 9_600 + 5_000) }
+        print("SFZ round robin \(roundRobin); random set \(random)")
+        XCTAssertTrue(random.allSatisfy { $0 == 440 || $0 == 550 }, "\(random)")
+        XCTAssertEqual(Set(random), [440, 550], "both of the random set sound: \(random)")
+        XCTAssertEqual(try render(folder.file("choice.sfz"), messages, frames: 7 * 9_600), left, "the same choices every render")
+    }
+
+    func testKeyswitchesChangeTheArticulationAndStartOnTheDefault() throws {
+        let folder = try TemporaryFolder(self)
+        for (name, frequency) in [("a", 440.0), ("c", 660.0)] { try writeSine(folder.file("\(name).wav"), frequency: frequency) }
+        for (defaultLine, first) in [("sw_default=25", 660), ("", 440)] {
+            try write("""
+                <group> sw_lokey=24 sw_hikey=25 \(defaultLine) key=70
+                <region> sample=a.wav sw_last=24
+                <region> sample=c.wav sw_last=25
+                """, to: folder.file("switch.sfz"))
+            // Key 70, switch to 24, key 70, switch to 25, key 70; the switches themselves are silent.
+            let messages: [(FrameTime, MIDIMessage)] = [
+                (0, .noteOn(channel: 0, key: 70, velocity: 100)), (4_800, .noteOff(channel: 0, key: 70, velocity: 0)),
+                (9_000, .noteOn(channel: 0, key: 24, velocity: 100)), (9_100, .noteOff(channel: 0, key: 24, velocity: 0)),
+                (9_600, .noteOn(channel: 0, key: 70, velocity: 100)), (14_400, .noteOff(channel: 0, key: 70, velocity: 0)),
+                (18_600, .noteOn(channel: 0, key: 25, velocity: 100)), (18_700, .noteOff(channel: 0, key: 25, velocity: 0)),
+                (19_200, .noteOn(channel: 0, key: 70, velocity: 100)), (24_000, .noteOff(channel: 0, key: 70, velocity: 0)),
+            ]
+            let left = try render(folder.file("switch.sfz"), messages, frames: 28_800)
+            let played = [0, 9_600, 19_200].map { pitch(left, at: $0 + 200) }
+            XCTAssertEqual(played, [first, 440, 660], "\(defaultLine.isEmpty ? "no default: the lowest switch" : defaultLine)")
+            XCTAssertEqual(SignalAnalysis.rms(left[9_000 ..< 9_500]), 0, accuracy: 1e-6, "a keyswitch plays nothing")
+        }
+    }
+
+    func testReleaseTriggersPlayAtTheKeysReleaseOrThePedalsAndDecayWithTheTimeHeld() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 2)
+        try writeSine(folder.file("r.wav"), frequency: 880, seconds: 0.5)
+        try write("""
+            <region> sample=a.wav key=71 loop_mode=loop_continuous
+            <region> sample=r.wav key=71 trigger=release rt_decay=6
+            """, to: folder.file("release.sfz"))
+        // Held 0.25 s: the release sample follows the note-off.
+        let short = try render(folder.file("release.sfz"), [(0, .noteOn(channel: 0, key: 71, velocity: 127)),
+                                                            (12_000, .noteOff(channel: 0, key: 71, velocity: 0))], frames: 36_000)
+        XCTAssertEqual(pitch(short, at: 2_000), 440)
+        XCTAssertEqual(pitch(short, at: 13_000), 880, "the release sample after the key comes up")
+        // The sustain pedal holds the note and its release until the pedal comes up at 0.75 s.
+        let pedalled = try render(folder.file("release.sfz"), [
+            (0, .controlChange(channel: 0, controller: 64, value: 127)), (0, .noteOn(channel: 0, key: 71, velocity: 127)),
+            (12_000, .noteOff(channel: 0, key: 71, velocity: 0)), (36_000, .controlChange(channel: 0, controller: 64, value: 0)),
+        ], frames: 60_000)
+        XCTAssertEqual(pitch(pedalled, at: 13_000), 440, "the pedal holds the note; no release yet")
+        XCTAssertEqual(pitch(pedalled, at: 37_000), 880, "the release sample when the pedal comes up")
+        // rt_decay=6: held 0.75 s instead of 0.25 s, the release sample is 3 dB quieter.
+        let early = SignalAnalysis.rms(short[13_000 ..< 17_800]), late = SignalAnalysis.rms(pedalled[37_000 ..< 41_800])
+        print("SFZ release trigger: \(decibels(early)) dB after 0.25 s held, \(decibels(late)) dB after 0.75 s")
+        XCTAssertEqual(decibels(late) - decibels(early), -3, accuracy: 0.1)
+        // All Notes Off ends the note without its release sample.
+        let panicked = try render(folder.file("release.sfz"), [(0, .noteOn(channel: 0, key: 71, velocity: 127)),
+                                                               (12_000, .controlChange(channel: 0, controller: 123, value: 0)),
+                                                               (12_100, .noteOff(channel: 0, key: 71, velocity: 0))], frames: 24_000)
+        XCTAssertLessThan(SignalAnalysis.rms(panicked[14_000 ..< 18_800]), 1e-4, "no release sample after All Notes Off")
+    }
+
+    /// Appends a RIFF `smpl` chunk looping `start...end` to the WAV at `path`, as sample editors
+    /// write it after the audio, and fixes the RIFF size.
+    func addSmplLoop(to path: String, start: UInt32, end: UInt32) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        // Manufacturer, product, period, unity note 69, fraction, SMPTE format and offset, one
+        // loop, no sampler data; the loop: id, forward, start, end (inclusive), fraction, forever.
+        let body = [0, 0, 20_833, 69, 0, 0, 0, 1, 0].flatMap(word) + [0, 0, start, end, 0, 0].flatMap(word)
+        data.append(contentsOf: Array("smpl".utf8) + word(UInt32(body.count)) + body)
+        data.replaceSubrange(4..<8, with: word(UInt32(data.count - 8)))
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    func testASamplesOwnLoopPlaysWhereTheRegionNamesNone() throws {
+        let folder = try TemporaryFolder(self)
+        // Half a second of 440 Hz, then silence: only a loop inside the tone keeps it sounding.
+        let tone = (0..<48_000).map { $0 < 24_000 ? 0.5 * Float(sin(2 * Double.pi * 440 * Double($0) / 48_000)) : 0 }
+        let writer = try AudioFileWriter(path: folder.file("looped.wav"), sampleRate: 48_000, channelCount: 1)
+        try writer.write(tone)
+        try writer.close()
+        // A loop of 1,200 frames holds 11 whole cycles of 440 Hz: seamless.
+        try addSmplLoop(to: folder.file("looped.wav"), start: 12_000, end: 13_199)
+        XCTAssertEqual(SampleFileLoop.read(path: folder.file("looped.wav")), SampleFileLoop(start: 12_000, end: 13_199))
+        for (line, loops) in [("", true), ("loop_mode=no_loop", false), ("loop_mode=loop_sustain", true)] {
+            try write("<region> sample=looped.wav key=69 \(line)", to: folder.file("loop.sfz"))
+            let bank = try SFZLoader.load(path: folder.file("loop.sfz"), sampleRate: rate)
+            let region = try XCTUnwrap(bank.regions.first)
+            if loops {
+                XCTAssertEqual(region.loopStart - region.start, 12_000, line)
+                XCTAssertEqual(region.loopEnd - region.start, 13_200, "the frame after the inclusive end: \(line)")
+            }
+            // Held for a second: the tone still sounds after its half second where the file loops.
+            let left = try render(folder.file("loop.sfz"), [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 48_000)
+            let late = SignalAnalysis.rms(left[36_000 ..< 40_000])
+            XCTAssertEqual(late > 0.1, loops, "\(line.isEmpty ? "no loop_mode" : line): RMS \(late) at 0.75 s")
+            if loops { XCTAssertEqual(pitch(left, at: 36_000), 440) }
+        }
+    }
+
+    func testAFLACsRiffBlockCarriesItsLoop() throws {
+        // "fLaC", a STREAMINFO block (34 bytes of zeros will do for the reader), then a last
+        // APPLICATION block "riff" holding a smpl chunk.
+        func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        let smpl = Array("smpl".utf8) + word(60) + [0, 0, 0, 60, 0, 0, 0, 1, 0].flatMap(word) + [0, 0, 4_000, 7_999, 0, 0].flatMap(word)
+        let application = Array("riff".utf8) + smpl
+        var bytes = Array("fLaC".utf8) + [0, 0, 0, 34] + [UInt8](repeating: 0, count: 34)
+        bytes += [0x80 | 2, 0, UInt8(application.count >> 8), UInt8(application.count & 0xFF)] + application
+        let folder = try TemporaryFolder(self)
+        try Data(bytes).write(to: URL(fileURLWithPath: folder.file("loop.flac")))
+        XCTAssertEqual(SampleFileLoop.read(path: folder.file("loop.flac")), SampleFileLoop(start: 4_000, end: 7_999))
+        // Damaged: the block runs past the end of the file.
+        try Data(bytes.prefix(60)).write(to: URL(fileURLWithPath: folder.file("short.flac")))
+        XCTAssertNil(SampleFileLoop.read(path: folder.file("short.flac")))
+    }
+
+    func testWhatDoesNotPlayYetIsSaidOnceAndPicked() throws {
         let folder = try TemporaryFolder(self)
         try writeSine(folder.file("a.wav"))
         try write("""
-            <group> seq_length=2 key=69
-            <region> sample=a.wav seq_position=1
-            <region> sample=a.wav seq_position=2
-            <group> sw_lokey=24 sw_hikey=25 sw_default=24 key=70
-            <region> sample=a.wav sw_last=24
-            <region> sample=a.wav sw_last=25
-            <region> sample=a.wav key=71 trigger=release
+            <region> sample=a.wav key=71 trigger=first
             <region> sample=a.wav key=72 fileg_attack=1 xfin_lovel=10 mystery=1 another_unknown=2
-            """, to: folder.file("rr.sfz"))
-        let bank = try SFZLoader.load(path: folder.file("rr.sfz"), sampleRate: rate)
-        XCTAssertEqual(bank.regions.count, 3, "one of the round robin, the default articulation, and the plain region")
+            <region> sample=a.wav key=73 locc1=64
+            <region> sample=a.wav key=74 trigger=release loop_mode=loop_continuous
+            """, to: folder.file("rest.sfz"))
+        let bank = try SFZLoader.load(path: folder.file("rest.sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.regions.count, 3, "the controller-bound region is left out")
         let warnings = bank.loadWarnings.joined(separator: "\n")
         XCTAssertTrue(warnings.contains("2 unknown opcodes ignored: another_unknown, mystery"), warnings)
-        XCTAssertTrue(warnings.contains("not played yet: fileg_* (1 region), xfin_* (1 region)"), warnings)
-        XCTAssertTrue(warnings.contains("1 region not played: seq_position (only the first of each round robin plays)"), warnings)
-        XCTAssertTrue(warnings.contains("1 region not played: sw_last (only the default articulation plays)"), warnings)
-        XCTAssertTrue(warnings.contains("1 region not played: trigger=release (left out)"), warnings)
+        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), fileg_* (1 region), trigger=first (played as attack) (1 region), xfin_* (1 region)"), warnings)
+        XCTAssertTrue(warnings.contains("1 region not played: loccN/hiccN"), warnings)
         XCTAssertEqual(bank.loadWarnings.count, 3, "one line each: unknown, not played yet, left out")
+        XCTAssertEqual(bank.regions.first { $0.trigger == .release }?.loopMode, SamplerRegion.LoopMode.none, "a release region is played once")
     }
 
     // MARK: Mistakes

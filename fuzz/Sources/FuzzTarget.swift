@@ -1,3 +1,4 @@
+import AudioFile
 import DrumKitLoader
 import Foundation
 import MIDI
@@ -19,6 +20,9 @@ enum FuzzTarget: String, CaseIterable {
     /// SFZ text through `SFZLoader.check`: headers, comments, `#define`, every opcode's value, the
     /// choices the loader makes (no file is opened).
     case sfz
+    /// A sample file's loop (`SampleFileLoop.find`): a WAV's chunks, a FLAC's metadata blocks and
+    /// the RIFF chunks inside them.
+    case sampleLoop = "sample-loop"
 
     /// - Thread: the fuzzer's (one).
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -47,6 +51,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? DrumKitLoader.checkManifest(Data(buffer: bytes), path: "fuzz/kit.json")
         case .sfz:
             _ = try? SFZLoader.check(text: String(decoding: bytes, as: UTF8.self), path: "fuzz.sfz")
+        case .sampleLoop:
+            _ = SampleFileLoop.find(inFile: UnsafeRawBufferPointer(bytes))
         }
     }
 

@@ -9,6 +9,9 @@ struct ChannelState {
     var program: UInt8 = 0
     /// Index of the selected preset in the current bank, or -1 when the bank has none for it.
     var presetIndex = -1
+    /// The last keyswitch played (`SampleBank.Preset.lowKeyswitch`), or the preset's default
+    /// since it was selected.
+    var keyswitch = SamplerRegion.anyKeyswitch
     var pitchBend: UInt16 = 8_192
     /// RPN 0: pitch-bend range in semitones (+ cents / 100).
     var bendRangeSemitones: Float = 2

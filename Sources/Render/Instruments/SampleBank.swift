@@ -24,6 +24,17 @@ public final class SampleBank: @unchecked Sendable {
         public var firstRegion: Int
         /// - Thread: any.
         public var regionCount: Int
+        /// The keys that switch articulations (SFZ `sw_lokey`...`sw_hikey`): a note-on there sets the
+        /// channel's keyswitch, which regions with a `SamplerRegion.keyswitch` answer to. Empty
+        /// (low above high) when the preset has none.
+        /// - Thread: any.
+        public var lowKeyswitch: UInt8 = 1
+        /// - Thread: any.
+        public var highKeyswitch: UInt8 = 0
+        /// The keyswitch a channel starts with when it selects the preset (SFZ `sw_default`);
+        /// `SamplerRegion.anyKeyswitch` when none is given.
+        /// - Thread: any.
+        public var defaultKeyswitch: UInt8 = SamplerRegion.anyKeyswitch
         /// - Thread: any.
         public init(bank: UInt16, program: UInt8, firstRegion: Int, regionCount: Int) {
             self.bank = bank

@@ -15,6 +15,29 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var lowVelocity: UInt8 = 0
     /// - Thread: any.
     public var highVelocity: UInt8 = 127
+    /// The keyswitch the region answers to (SFZ `sw_last`): it plays only while the channel's last
+    /// keyswitch is this key. `SamplerRegion.anyKeyswitch`: whatever the keyswitch.
+    /// - Thread: any.
+    public var keyswitch: UInt8 = SamplerRegion.anyKeyswitch
+    /// Round robin (SFZ `seq_length`, `seq_position`): of every `sequenceLength` notes on its key
+    /// and channel, the region plays the `sequencePosition`-th (1-based). 1 and 1: every note.
+    /// - Thread: any.
+    public var sequenceLength: UInt8 = 1
+    /// - Thread: any.
+    public var sequencePosition: UInt8 = 1
+    /// Random choice (SFZ `lorand`, `hirand`): the region plays when the note's random number,
+    /// drawn once per note in 0..<1, is at least `lowRandom` and below `highRandom`.
+    /// - Thread: any.
+    public var lowRandom: Float = 0
+    /// - Thread: any.
+    public var highRandom: Float = 1
+    /// What starts the region: its key going down, or up (SFZ `trigger`).
+    /// - Thread: any.
+    public var trigger: Trigger = .attack
+    /// A release-triggered region's loss of level per second its key was held, in centibels
+    /// (SFZ `rt_decay`, dB/s × 10): a piano's release noise is quieter after a long note.
+    /// - Thread: any.
+    public var releaseDecayCentibelsPerSecond: Float = 0
 
     // MARK: Sample (indices into `SampleBank.samples`, in frames of the bank's mono pool)
     /// First frame played.
@@ -122,6 +145,21 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public init() {}
 
     /// Loop behaviour (SF2 sampleModes 0, 1, 3).
+    /// `keyswitch` for a region every keyswitch plays.
+    /// - Thread: any.
+    public static var anyKeyswitch: UInt8 {
+        @_noAllocation @_noLocks get { 255 }
+    }
+
+    /// What starts a region.
+    public enum Trigger: UInt8, Sendable, BitwiseCopyable {
+        /// Its key's note-on.
+        case attack = 0
+        /// Its key's release: the note-off, or the pedal's release when a pedal held the note.
+        /// The region plays at the note-on's velocity and is not released by a key.
+        case release = 1
+    }
+
     public enum LoopMode: UInt8, Sendable, BitwiseCopyable {
         /// Play start…end once.
         case none = 0
@@ -191,5 +229,16 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     @inlinable @inline(__always) @_noAllocation @_noLocks
     public func contains(key: UInt8, velocity: UInt8) -> Bool {
         key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity
+    }
+
+    /// Whether the region plays for a note whose key and velocity it covers, given the channel's
+    /// keyswitch, the note's count on its key (`KeyMemory.noteOnCount` before the note) and its
+    /// random number in 0..<1.
+    /// - Thread: any.
+    @inlinable @inline(__always) @_noAllocation @_noLocks
+    public func answers(keyswitch channelKeyswitch: UInt8, noteCount: UInt32, random: Float) -> Bool {
+        (keyswitch == Self.anyKeyswitch || keyswitch == channelKeyswitch)
+            && (sequenceLength <= 1 || noteCount % UInt32(sequenceLength) + 1 == UInt32(sequencePosition))
+            && random >= lowRandom && random < highRandom
     }
 }

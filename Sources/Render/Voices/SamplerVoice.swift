@@ -74,6 +74,9 @@ struct SamplerVoice {
     var playedKey: UInt8 = 0
     var playedVelocity: UInt8 = 0
     var controllerSerial: UInt32 = 0
+    /// Added to the region's attenuation for this note alone: a release-triggered region's decay
+    /// over the time its key was held (`SamplerRegion.releaseDecayCentibelsPerSecond`).
+    var attenuationOffsetCentibels: Float = 0
     /// The modulators' pitch change (pitch wheel by default), in cents.
     var modulatedPitchCents: Float = 0
 
@@ -141,7 +144,8 @@ struct SamplerVoice {
     @_noAllocation @_noLocks
     mutating func start(region pointer: UnsafePointer<SamplerRegion>, samples: SampleFrames,
                         modulators: UnsafePointer<SamplerModulator>, key: UInt8, velocity: UInt8,
-                        channel: UInt8, state: UnsafePointer<ChannelState>, engineRate: Double) {
+                        channel: UInt8, state: UnsafePointer<ChannelState>, engineRate: Double,
+                        attenuationOffsetCentibels: Float = 0) {
         // Read in place: the region is a few hundred bytes, and a burst starts thousands of voices.
         var region: SamplerRegion { pointer.pointee }
         isActive = true
@@ -173,6 +177,7 @@ struct SamplerVoice {
         modulatorCount = Int(region.modulatorCount)
         self.playedKey = playedKey
         self.playedVelocity = playedVelocity
+        self.attenuationOffsetCentibels = attenuationOffsetCentibels
         let sums = applyModulators(channel: state)
         filter.reset()
         lastCents = .nan
@@ -224,7 +229,7 @@ struct SamplerVoice {
                                  sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity, pressedKey: key))
         let base = region
         // The SF2 ranges (§8.1.3), applied to the sums as FluidSynth applies them.
-        attenuationCentibels = min(max(base.pointee.attenuationCentibels + sums.attenuation, 0), 1_440)
+        attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation, 0), 1_440)
         pan = base.pointee.pan + sums.pan / 500
         cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)

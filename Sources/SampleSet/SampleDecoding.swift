@@ -1,0 +1,127 @@
+import AudioFile
+import Foundation
+import Render
+
+/// An instrument's sample files decoded and resampled to the engine's rate at load, on every
+/// core: the one path the SFZ loader and the sample-set loader share.
+/// - Thread: control. Not real-time safe: reads files and allocates.
+enum SampleDecoding {
+    /// What becomes of a stereo file.
+    enum Stereo {
+        /// One channel, the mean of the two (a sample set's note).
+        case mixedToMono
+        /// Both channels, left then right (an SFZ region plays them as two panned voices).
+        case bothChannels
+    }
+
+    /// One channel of a decoded sample, at the engine's rate.
+    struct Channel {
+        var frames: [Float]
+        /// Its length and rate in the file, before resampling (loop points are in those frames).
+        var sourceFrameCount: Int
+        var sourceRate: Double
+        /// The loop the file carries (`SampleFileLoop`), in its frames.
+        var sourceLoop: SampleFileLoop?
+    }
+
+    /// Decodes `files` and resamples them to `sampleRate`, each file on whichever core is free,
+    /// and returns their channels in the order of `files`.
+    /// - Parameter progress: told the share of the files decoded, 0…1, as they are.
+    /// - Throws: `SampleSetError` naming the file for one that can't be decoded, has no frames or
+    ///   more than two channels (the first such in the order of `files`).
+    static func decode(_ files: [String], sampleRate: Double, stereo: Stereo,
+                       progress: (@Sendable (Double) -> Void)? = nil) throws(SampleSetError) -> [[Channel]] {
+        final class Results: @unchecked Sendable {
+            var channels: [[Channel]]
+            var errors: [SampleSetError?]
+            var converters: [Int: Resampler.Converter] = [:]
+            var done = 0
+            let lock = NSLock()
+            init(count: Int) {
+                channels = Array(repeating: [], count: count)
+                errors = Array(repeating: nil, count: count)
+            }
+            /// The kernel table for one source rate, built once: sample files are usually
+            /// recorded at one rate, and a table costs about as much as converting a few seconds.
+            func converter(from rate: Int, to sampleRate: Double) -> Resampler.Converter {
+                lock.lock()
+                defer { lock.unlock() }
+                if let known = converters[rate] { return known }
+                let made = Resampler.Converter(from: Double(rate), to: sampleRate)
+                converters[rate] = made
+                return made
+            }
+        }
+        let results = Results(count: files.count)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            var outcome: [Channel] = []
+            var failure: SampleSetError? = nil
+            do throws(SampleSetError) {
+                outcome = try decode(files[index], sampleRate: sampleRate, stereo: stereo, converter: { results.converter(from: $0, to: $1) })
+            } catch {
+                failure = error
+            }
+            results.lock.lock()
+            results.channels[index] = outcome
+            results.errors[index] = failure
+            results.done += 1
+            let share = Double(results.done) / Double(max(1, files.count))
+            results.lock.unlock()
+            progress?(share)
+        }
+        if let failure = results.errors.compactMap({ $0 }).first { throw failure }
+        return results.channels
+    }
+
+    /// One file's channels at `sampleRate`.
+    private static func decode(_ path: String, sampleRate: Double, stereo: Stereo,
+                               converter: (Int, Double) -> Resampler.Converter) throws(SampleSetError) -> [Channel] {
+        let audio: DecodedAudio
+        do {
+            audio = try AudioFileReader.read(path)
+        } catch {
+            throw SampleSetError(path: error.path, reason: error.reason)
+        }
+        guard audio.channelCount == 1 || audio.channelCount == 2 else {
+            throw SampleSetError(path: path, reason: "\(audio.channelCount) channels; expected mono or stereo")
+        }
+        guard audio.frameCount > 0 else { throw SampleSetError(path: path, reason: "no audio frames") }
+        let resampler = converter(audio.sampleRate, sampleRate)
+        let channels: [[Float]]
+        if audio.channelCount == 1 {
+            channels = [audio.samples]
+        } else if stereo == .mixedToMono {
+            channels = [(0..<audio.frameCount).map { 0.5 * (audio.samples[2 * $0] + audio.samples[2 * $0 + 1]) }]
+        } else {
+            channels = (0..<2).map { channel in (0..<audio.frameCount).map { audio.samples[2 * $0 + channel] } }
+        }
+        let loop = SampleFileLoop.read(path: path)
+        return channels.map { Channel(frames: resampler.convert($0), sourceFrameCount: audio.frameCount, sourceRate: Double(audio.sampleRate),
+                                      sourceLoop: loop) }
+    }
+}
+
+/// A bank's one array of frames as it is filled: it starts with guard frames and every sample is
+/// followed by more, so every sample has silence on both sides (the interpolator reads past ends).
+/// - Thread: control.
+struct SamplePoolBuilder {
+    private(set) var frames = [Float](repeating: 0, count: SampleBank.guardFrameCount)
+
+    /// A decoded channel's place in the pool, and what it was before resampling.
+    struct Placed {
+        var start: Int
+        var frameCount: Int
+        var sourceFrameCount: Int
+        var sourceRate: Double
+        var sourceLoop: SampleFileLoop?
+    }
+
+    /// Appends `channel` and the guard frames after it.
+    mutating func append(_ channel: SampleDecoding.Channel) -> Placed {
+        let placed = Placed(start: frames.count, frameCount: channel.frames.count,
+                            sourceFrameCount: channel.sourceFrameCount, sourceRate: channel.sourceRate, sourceLoop: channel.sourceLoop)
+        frames += channel.frames
+        frames += repeatElement(0, count: SampleBank.guardFrameCount)
+        return placed
+    }
+}
