@@ -18,6 +18,9 @@ import Render
 /// - envelope and filter: `ampeg_delay|attack|hold|decay|sustain|release`, `fil_type=lpf_2p`,
 ///   `cutoff`, `resonance`;
 /// - `group` with `off_by` equal to it (a group that chokes itself, as SF2's exclusive class);
+/// - velocity and controllers, as modulators beside SF2's defaults: `amp_veltrack`, `pitch_veltrack`,
+///   `fil_veltrack`, `fil_keytrack` (`fil_keycenter`), `volume_onccN`, `pan_onccN`, `tune_onccN`,
+///   `pitch_onccN`, `cutoff_onccN`;
 /// - choice: round robin (`seq_length`, `seq_position`, counted per key and channel), random sets
 ///   (`lorand`, `hirand`, from a fixed seed, so a render is the same every time), keyswitches
 ///   (`sw_lokey`, `sw_hikey`, `sw_last`, `sw_default`; without a default a channel starts on the
@@ -63,17 +66,29 @@ public enum SFZLoader {
             placed[file] = channels.map { pool.append($0) }
         }
         var regions: [SamplerRegion] = []
+        // One copy of each distinct modulator list (most regions have the defaults alone).
+        var modulators = SamplerModulator.defaults
+        var listStarts: [[SamplerModulator]: Int32] = [SamplerModulator.defaults: 0]
         for planned in plan.regions {
+            let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
+            if listStarts[planned.modulators] == nil {
+                listStarts[planned.modulators] = firstModulator
+                modulators += planned.modulators
+            }
             let channels = placed[planned.samplePath] ?? []
             for (index, channel) in channels.enumerated() {
                 let side: Float = channels.count == 1 ? 0 : (index == 0 ? -1 : 1)
-                regions.append(try planned.region(in: channel, side: side, sampleRate: sampleRate))
+                var region = try planned.region(in: channel, side: side, sampleRate: sampleRate)
+                region.firstModulator = firstModulator
+                region.modulatorCount = Int32(planned.modulators.count)
+                regions.append(region)
             }
         }
         var preset = SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)
         if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
         preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
-        let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name])
+        let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name],
+                              modulators: modulators)
         bank.loadWarnings = plan.warnings
         return bank
     }

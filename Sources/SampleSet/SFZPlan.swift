@@ -41,6 +41,10 @@ struct SFZPlan {
         var highRandom: Float = 1
         var trigger = SamplerRegion.Trigger.attack
         var releaseDecayDecibelsPerSecond: Double = 0
+        /// The region's modulator list: SF2's defaults (as every bank's regions start with),
+        /// with the velocity and controller opcodes (`amp_veltrack`, `pitch_veltrack`,
+        /// `fil_veltrack`, `fil_keytrack`, `*_onccN`) replacing or added to them.
+        var modulators = SamplerModulator.defaults
 
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
@@ -118,13 +122,15 @@ struct SFZPlan {
         "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay", "ampeg_sustain",
         "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
         "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan", "rt_decay",
+        "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter",
     ]
+    /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
+    static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc"]
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "note_polyphony", "polyphony", "delay", "pitch_veltrack", "amp_veltrack", "amp_velcurve_", "xfin_", "xfout_",
-        "ampeg_vel2", "fileg_", "pitcheg_", "fil_keytrack", "fil_veltrack", "amplitude_oncc", "volume_oncc", "pan_oncc",
-        "tune_oncc", "cutoff_oncc", "off_mode", "set_cc", "width", "position", "amp_keytrack",
+        "note_polyphony", "polyphony", "delay", "amp_velcurve_", "xfin_", "xfout_",
+        "ampeg_vel2", "fileg_", "pitcheg_", "amplitude_oncc", "off_mode", "set_cc", "width", "position", "amp_keytrack",
         "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
     ]
 
@@ -160,6 +166,7 @@ struct SFZPlan {
             for opcode in region.opcodes.keys where !Self.played.contains(opcode) {
                 if opcode.hasPrefix("label_") { continue }
                 if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") { continue }
+                if Self.controllerOpcode(opcode) != nil { continue }
                 if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
                     notPlayed[known.hasSuffix("_") ? known + "*" : known, default: 0] += 1
                 } else {
@@ -291,6 +298,7 @@ struct SFZPlan {
             // Nothing releases a release-triggered voice: a loop would never end (`region` plays it once).
             notPlayed["a loop in a release-triggered region (played once)", default: 0] += 1
         }
+        try readModulation(opcodes, into: &planned, notPlayed: &notPlayed)
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
@@ -303,6 +311,73 @@ struct SFZPlan {
         guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
         guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
         return planned
+    }
+
+    /// `name` split into a played controller opcode and its controller number (`volume_oncc7`:
+    /// `volume_oncc`, 7); nil for any other opcode.
+    static func controllerOpcode(_ name: String) -> (opcode: String, controller: Int)? {
+        for opcode in playedPerController where name.hasPrefix(opcode) {
+            if let number = Int(name.dropFirst(opcode.count)), (0...127).contains(number) { return (opcode, number) }
+        }
+        return nil
+    }
+
+    /// The velocity and controller opcodes as modulators on the voice's own ones: what a
+    /// velocity or a controller does is then evaluated, at note-on and when the controller moves,
+    /// by the code that plays SF2's modulators. Velocity and controllers read n/128 there (SF2),
+    /// so amounts are scaled by 128/127 to reach the opcode's full value at 127.
+    static func readModulation(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+                               notPlayed: inout [String: Int]) throws(SampleSetError) {
+        let fullScale: Float = 128 / 127
+        if let value = opcodes["amp_veltrack"] {
+            // SFZ's velocity curve at 100 % is SF2's default (40 log10 of velocity/127 dB, the
+            // concave curve over 96 dB); the track scales that modulator, as a font's would.
+            let track = Float(try number(value, "amp_veltrack", in: -100...100))
+            for index in planned.modulators.indices where planned.modulators[index].isIdentical(to: SamplerModulator.defaults[0]) {
+                planned.modulators[index].amount = 960 * track / 100
+            }
+        }
+        if let value = opcodes["pitch_veltrack"] {
+            planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity), destination: .fineTune,
+                                                       amount: Float(try number(value, "pitch_veltrack", in: -9_600...9_600)) * fullScale))
+        }
+        let filtered = planned.cutoffHertz != nil
+        if let value = opcodes["fil_veltrack"] {
+            let cents = Float(try number(value, "fil_veltrack", in: -9_600...9_600))
+            if filtered { planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity), destination: .initialFilterFc, amount: cents * fullScale)) }
+        }
+        if let value = opcodes["fil_keytrack"] {
+            let centsPerKey = try number(value, "fil_keytrack", in: 0...1_200)
+            let center = try opcodes["fil_keycenter"].map { value throws(SampleSetError) in Double(try key(value, "fil_keycenter")) } ?? 60
+            if filtered {
+                // cutoff × 2^((key − center) × cents / 1200): the key source adds cents × key, the
+                // cutoff itself takes the centre off.
+                planned.modulators.append(SamplerModulator(source: ModulatorSource(.key), destination: .initialFilterFc, amount: Float(centsPerKey * 128)))
+                planned.cutoffHertz! *= pow(2, -center * centsPerKey / 1_200)
+            }
+        }
+        for (name, value) in opcodes.sorted(by: { $0.key < $1.key }) {
+            guard let (opcode, controller) = controllerOpcode(name) else { continue }
+            guard ModulatorSource(controller: UInt8(controller)).isValid else {
+                notPlayed["\(opcode)\(controller) (a controller SF2 modulators cannot read)", default: 0] += 1
+                continue
+            }
+            let source = ModulatorSource(controller: UInt8(controller))
+            switch opcode {
+            case "volume_oncc":
+                let decibels = Float(try number(value, name, in: -144...48))
+                planned.modulators.append(SamplerModulator(source: source, destination: .initialAttenuation, amount: -10 * decibels * fullScale))
+            case "pan_oncc":
+                let percent = Float(try number(value, name, in: -200...200))
+                planned.modulators.append(SamplerModulator(source: source, destination: .pan, amount: 5 * percent * fullScale))
+            case "cutoff_oncc":
+                let cents = Float(try number(value, name, in: -9_600...9_600))
+                if filtered { planned.modulators.append(SamplerModulator(source: source, destination: .initialFilterFc, amount: cents * fullScale)) }
+            default:  // tune_oncc, pitch_oncc: cents
+                let cents = Float(try number(value, name, in: -9_600...9_600))
+                planned.modulators.append(SamplerModulator(source: source, destination: .fineTune, amount: cents * fullScale))
+            }
+        }
     }
 
     /// Whether a region asks for a controller (`loccN`) above its value at start, 0. (`hiccN` can't

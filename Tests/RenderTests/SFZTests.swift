@@ -277,6 +277,43 @@ final class SFZTests: XCTestCase {
         XCTAssertLessThan(SignalAnalysis.rms(panicked[14_000 ..< 18_800]), 1e-4, "no release sample after All Notes Off")
     }
 
+    func testControllersAndVelocityMoveLevelPanPitchAndCutoffByTheirOpcodes() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        try write("""
+            <region> sample=a.wav key=69 volume_oncc20=-12 pan_oncc21=100 tune_oncc22=1200
+            <region> sample=a.wav key=70 pitch_keycenter=70 amp_veltrack=0
+            <region> sample=a.wav key=71 pitch_keycenter=71 amp_veltrack=50
+            <region> sample=a.wav key=72 pitch_keycenter=72 pitch_veltrack=1200 amp_veltrack=0
+            <region> sample=a.wav key=73 pitch_keycenter=73 cutoff=10000 cutoff_oncc23=-7200
+            """, to: folder.file("cc.sfz"))
+        XCTAssertEqual(try SFZLoader.load(path: folder.file("cc.sfz"), sampleRate: rate).loadWarnings, [])
+        /// Key `key` at `velocity` after controller `controller` is set to `value`: both channels' RMS and the pitch.
+        func note(_ key: UInt8, velocity: UInt8 = 127, controller: UInt8 = 20, value: UInt8 = 0) throws -> (left: Float, right: Float, pitch: Int) {
+            let engine = try engine(folder.file("cc.sfz"))
+            engine.send(midi: .controlChange(channel: 0, controller: controller, value: value), at: 0)
+            engine.send(midi: .noteOn(channel: 0, key: key, velocity: velocity), at: 1)
+            let output = engine.renderOffline(frameCount: 12_000, blockFrameCount: 256)
+            let left = SignalAnalysis.channel(0, of: output, channelCount: 2), right = SignalAnalysis.channel(1, of: output, channelCount: 2)
+            return (SignalAnalysis.rms(left[4_000 ..< 12_000]), SignalAnalysis.rms(right[4_000 ..< 12_000]), pitch(right, at: 4_000))
+        }
+        let plain = try note(69)
+        XCTAssertEqual(decibels(try note(69, value: 127).left / plain.left), -12, accuracy: 0.1, "volume_oncc20=-12 at CC20 127")
+        XCTAssertEqual(decibels(try note(69, value: 64).left / plain.left), -12 * 64 / 127, accuracy: 0.1, "halfway: half the decibels")
+        let panned = try note(69, controller: 21, value: 127)
+        XCTAssertLessThan(decibels(panned.left / panned.right), -40, "pan_oncc21=100 at 127: right")
+        XCTAssertEqual(try note(69, controller: 22, value: 127).pitch, 880, "tune_oncc22=1200 at 127: an octave up")
+        // amp_veltrack: 0 %, velocity does not change the level; 50 %, half the decibels of 100 %.
+        XCTAssertEqual(decibels(try note(70, velocity: 40).left / note(70).left), 0, accuracy: 0.01)
+        let fullTrack = decibels(try note(69, velocity: 40).left / plain.left)
+        XCTAssertEqual(decibels(try note(71, velocity: 40).left / note(71).left), fullTrack / 2, accuracy: 0.05, "full track \(fullTrack) dB")
+        // pitch_veltrack=1200: an octave up at 127, half of one at 64 (440 × 2^(64/127)).
+        XCTAssertEqual(try note(72).pitch, 880)
+        XCTAssertEqual(Double(try note(72, velocity: 64).pitch), 440 * pow(2, 64.0 / 127), accuracy: 1)
+        // cutoff_oncc23=-7200: at 127 the 10 kHz cutoff falls six octaves, to 156 Hz, under the 440 Hz tone.
+        XCTAssertLessThan(decibels(try note(73, controller: 23, value: 127).left / note(73, controller: 23, value: 0).left), -12)
+    }
+
     /// Appends a RIFF `smpl` chunk looping `start...end` to the WAV at `path`, as sample editors
     /// write it after the audio, and fixes the RIFF size.
     func addSmplLoop(to path: String, start: UInt32, end: UInt32) throws {
