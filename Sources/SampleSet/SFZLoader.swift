@@ -58,13 +58,19 @@ public enum SFZLoader {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
         let plan = try SFZPlan(path: path)
         let files = Array(Set(plan.regions.map(\.samplePath))).sorted()
-        let decoded = try SampleDecoding.decode(files, sampleRate: sampleRate, stereo: .bothChannels, progress: progress)
+        let decoded = SampleDecoding.decodeEach(files, sampleRate: sampleRate, stereo: .bothChannels, progress: progress)
 
+        // A sample that can't be decoded leaves its regions out, said in one line each; the rest plays.
         var pool = SamplePoolBuilder()
         var placed: [String: [SamplePoolBuilder.Placed]] = [:]
-        for (file, channels) in zip(files, decoded) {
-            placed[file] = channels.map { pool.append($0) }
+        var damaged: [SampleSetError] = []
+        for (file, outcome) in zip(files, decoded) {
+            switch outcome {
+            case let .success(channels): placed[file] = channels.map { pool.append($0) }
+            case let .failure(error): damaged.append(error)
+            }
         }
+        if damaged.count == files.count, let first = damaged.first { throw first }
         var regions: [SamplerRegion] = []
         // One copy of each distinct modulator list (most regions have the defaults alone).
         var modulators = SamplerModulator.defaults
@@ -89,7 +95,7 @@ public enum SFZLoader {
         preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
         let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name],
                               modulators: modulators)
-        bank.loadWarnings = plan.warnings
+        bank.loadWarnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
         return bank
     }
 

@@ -31,6 +31,20 @@ enum SampleDecoding {
     ///   more than two channels (the first such in the order of `files`).
     static func decode(_ files: [String], sampleRate: Double, stereo: Stereo,
                        progress: (@Sendable (Double) -> Void)? = nil) throws(SampleSetError) -> [[Channel]] {
+        var channels: [[Channel]] = []
+        for outcome in decodeEach(files, sampleRate: sampleRate, stereo: stereo, progress: progress) {
+            switch outcome {
+            case let .success(decoded): channels.append(decoded)
+            case let .failure(error): throw error
+            }
+        }
+        return channels
+    }
+
+    /// Decodes `files` as `decode` does, each to its channels or the error that names it: a
+    /// library with one damaged sample still plays the rest.
+    static func decodeEach(_ files: [String], sampleRate: Double, stereo: Stereo,
+                           progress: (@Sendable (Double) -> Void)? = nil) -> [Result<[Channel], SampleSetError>] {
         final class Results: @unchecked Sendable {
             var channels: [[Channel]]
             var errors: [SampleSetError?]
@@ -69,8 +83,7 @@ enum SampleDecoding {
             results.lock.unlock()
             progress?(share)
         }
-        if let failure = results.errors.compactMap({ $0 }).first { throw failure }
-        return results.channels
+        return zip(results.channels, results.errors).map { channels, error in error.map { .failure($0) } ?? .success(channels) }
     }
 
     /// One file's channels at `sampleRate`.

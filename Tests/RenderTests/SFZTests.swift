@@ -414,11 +414,20 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(try error("// nothing here\n<group> volume=1"), "FILE: no <region> in the file")
     }
 
-    func testADamagedSampleIsNamed() throws {
+    func testADamagedSampleIsNamedAndTheRestPlays() throws {
         let folder = try TemporaryFolder(self)
         try write("RIFF, but not a WAV", to: folder.file("broken.wav"))
-        try write("<region> sample=broken.wav", to: folder.file("kit.sfz"))
-        XCTAssertThrowsError(try SFZLoader.load(path: folder.file("kit.sfz"), sampleRate: rate)) { error in
+        try writeSine(folder.file("a.wav"))
+        try write("<region> sample=broken.wav key=60\n<region> sample=a.wav key=69", to: folder.file("kit.sfz"))
+        let bank = try SFZLoader.load(path: folder.file("kit.sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.regions.count, 1, "the sound sample's region")
+        XCTAssertEqual(bank.loadWarnings.count, 1, "\(bank.loadWarnings)")
+        XCTAssertTrue(bank.loadWarnings[0].hasPrefix(folder.file("broken.wav")) && bank.loadWarnings[0].hasSuffix("its regions are left out"),
+                      bank.loadWarnings[0])
+        XCTAssertEqual(pitch(try render(folder.file("kit.sfz"), [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 9_600), at: 2_000), 440)
+        // Every sample damaged: nothing would play, an error naming the first.
+        try write("<region> sample=broken.wav", to: folder.file("broken.sfz"))
+        XCTAssertThrowsError(try SFZLoader.load(path: folder.file("broken.sfz"), sampleRate: rate)) { error in
             XCTAssertTrue("\(error)".hasPrefix(folder.file("broken.wav")), "\(error)")
         }
     }
