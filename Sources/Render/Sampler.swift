@@ -620,8 +620,8 @@ struct Sampler {
     @_noAllocation @_noLocks
     mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8) {
         for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
-            && pool.voices[index].exclusiveClass == exclusiveClass {
-            pool.fadeOut(index, sampleRate: sampleRate)
+            && pool.voices[index].offBy == exclusiveClass {
+            if pool.voices[index].cutOffByRelease { pool.release(index) } else { pool.fadeOut(index, sampleRate: sampleRate) }
         }
     }
 

@@ -17,7 +17,8 @@ import Render
 /// - pitch and level: `transpose`, `tune`, `pitch_keytrack`, `volume`, `amplitude`, `pan`;
 /// - envelope and filter: `ampeg_delay|attack|hold|decay|sustain|release`, `fil_type=lpf_2p`,
 ///   `cutoff`, `resonance`;
-/// - `group` with `off_by` equal to it (a group that chokes itself, as SF2's exclusive class);
+/// - `group`, `off_by` (a region's start cuts off the voices whose `off_by` is its group, as SF2's
+///   exclusive class does within one class), `off_mode` (`fast`, or `normal`: through the release);
 /// - velocity and controllers, as modulators beside SF2's defaults: `amp_veltrack`, `pitch_veltrack`,
 ///   `fil_veltrack`, `fil_keytrack` (`fil_keycenter`), `volume_onccN`, `pan_onccN`, `tune_onccN`,
 ///   `pitch_onccN`, `cutoff_onccN`;

@@ -34,6 +34,8 @@ struct SFZPlan {
         var cutoffHertz: Double? = nil
         var resonanceDecibels: Double = 0
         var exclusiveClass: UInt16 = 0
+        var offBy: UInt16 = 0
+        var cutOffByRelease = false
         var keyswitch = SamplerRegion.anyKeyswitch
         var sequenceLength: UInt8 = 1
         var sequencePosition: UInt8 = 1
@@ -94,6 +96,8 @@ struct SFZPlan {
                 region.attenuationCentibels -= centibels / 2
             }
             region.exclusiveClass = exclusiveClass
+            region.offBy = offBy
+            region.cutOffByRelease = cutOffByRelease
             region.keyswitch = keyswitch
             region.sequenceLength = sequenceLength
             region.sequencePosition = sequencePosition
@@ -122,7 +126,7 @@ struct SFZPlan {
         "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay", "ampeg_sustain",
         "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
         "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan", "rt_decay",
-        "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter",
+        "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter", "off_mode",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc"]
@@ -130,7 +134,7 @@ struct SFZPlan {
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
         "note_polyphony", "polyphony", "delay", "amp_velcurve_", "xfin_", "xfout_",
-        "ampeg_vel2", "fileg_", "pitcheg_", "amplitude_oncc", "off_mode", "set_cc", "width", "position", "amp_keytrack",
+        "ampeg_vel2", "fileg_", "pitcheg_", "amplitude_oncc", "set_cc", "width", "position", "amp_keytrack",
         "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
     ]
 
@@ -274,13 +278,24 @@ struct SFZPlan {
                 notPlayed["fil_type=\(type) (played unfiltered)", default: 0] += 1
             }
         }
-        if let group = opcodes["group"], let offBy = opcodes["off_by"] {
-            let groupNumber = try integer(group, "group", in: Int(Int32.min)...Int(Int32.max))
-            let offByNumber = try integer(offBy, "off_by", in: Int(Int32.min)...Int(Int32.max))
-            if groupNumber == offByNumber, groupNumber > 0, groupNumber <= Int(UInt16.max) {
-                planned.exclusiveClass = UInt16(groupNumber)
-            } else {
-                notPlayed["off_by another group", default: 0] += 1
+        // Groups: a region's start cuts off the voices whose off_by is its group (numbers SF2's
+        // classes can hold, 1-65535; others are said and left alone).
+        func groupClass(_ value: SFZText.Value, _ opcode: String) throws(SampleSetError) -> UInt16 {
+            let number = try integer(value, opcode, in: Int(Int32.min)...Int(Int32.max))
+            guard number != 0 else { return 0 }
+            guard (1...Int(UInt16.max)).contains(number) else {
+                notPlayed["\(opcode) outside 1-65535", default: 0] += 1
+                return 0
+            }
+            return UInt16(number)
+        }
+        if let group = opcodes["group"] { planned.exclusiveClass = try groupClass(group, "group") }
+        if let offBy = opcodes["off_by"] { planned.offBy = try groupClass(offBy, "off_by") }
+        if let mode = opcodes["off_mode"] {
+            switch mode.text {
+            case "fast": planned.cutOffByRelease = false
+            case "normal": planned.cutOffByRelease = true
+            default: throw problem(mode, "off_mode=\(mode.text): expected fast or normal")
             }
         }
         if let trigger = opcodes["trigger"] {

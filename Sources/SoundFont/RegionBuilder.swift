@@ -67,6 +67,7 @@ enum RegionBuilder {
         region.reverbSend = Float(value(.reverbEffectsSend)) / 1_000
         region.chorusSend = Float(value(.chorusEffectsSend)) / 1_000
         region.exclusiveClass = UInt16(value(.exclusiveClass))
+        region.offBy = region.exclusiveClass
         region.fixedKey = Int16(value(.keynum))
         region.fixedVelocity = Int16(value(.velocity))
 

@@ -314,6 +314,33 @@ final class SFZTests: XCTestCase {
         XCTAssertLessThan(decibels(try note(73, controller: 23, value: 127).left / note(73, controller: 23, value: 0).left), -12)
     }
 
+    func testGroupsCutOffTheVoicesTheirOffByNamesFastOrThroughTheRelease() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("open.wav"), seconds: 2)
+        try writeSine(folder.file("closed.wav"), frequency: 660, seconds: 0.01)
+        try write("""
+            <region> sample=open.wav key=46 group=1 off_by=2 ampeg_release=0.5
+            <region> sample=open.wav key=47 group=1 off_by=2 ampeg_release=0.5 off_mode=normal
+            <region> sample=closed.wav key=42 group=2
+            """, to: folder.file("hats.sfz"))
+        XCTAssertEqual(try SFZLoader.load(path: folder.file("hats.sfz"), sampleRate: rate).loadWarnings, [])
+        /// The open hat (`key`), then at 0.1 s key `then`: the open hat's level 20-40 ms after that.
+        func openLevel(_ key: UInt8, then: UInt8) throws -> Float {
+            let left = try render(folder.file("hats.sfz"), [(0, .noteOn(channel: 0, key: key, velocity: 127)),
+                                                            (4_800, .noteOn(channel: 0, key: then, velocity: 127))], frames: 9_600)
+            // The closed hat is over by then (10 ms).
+            return SignalAnalysis.rms(left[(4_800 + 960) ..< (4_800 + 1_920)])
+        }
+        let ringing = try openLevel(46, then: 60)  // no region at 60: nothing cuts it
+        XCTAssertGreaterThan(ringing, 0.1)
+        XCTAssertLessThan(try openLevel(46, then: 42), ringing * 0.001, "the closed hat (group 2) cuts the open one off at once (off_mode=fast)")
+        let released = try openLevel(47, then: 42) / ringing
+        XCTAssertLessThan(released, 0.99, "off_mode=normal: the open hat releases...")
+        XCTAssertGreaterThan(released, 0.5, "...through its 0.5 s release, not at once: \(released)")
+        // A group 1 note does not cut group 1 off: off_by names 2, not its own group.
+        XCTAssertGreaterThan(try openLevel(46, then: 47), ringing * 0.9)
+    }
+
     /// Appends a RIFF `smpl` chunk looping `start...end` to the WAV at `path`, as sample editors
     /// write it after the audio, and fixes the RIFF size.
     func addSmplLoop(to path: String, start: UInt32, end: UInt32) throws {
@@ -448,6 +475,6 @@ final class SFZTests: XCTestCase {
         XCTAssertTrue(bank.regions.allSatisfy { $0.loopMode == .oneShot })
         let hats = bank.regions.filter { [42, 44, 46].contains($0.lowKey) }
         XCTAssertEqual(hats.count, 6)
-        XCTAssertTrue(hats.allSatisfy { $0.exclusiveClass == 1 }, "the hi-hats choke each other")
+        XCTAssertTrue(hats.allSatisfy { $0.exclusiveClass == 1 && $0.offBy == 1 }, "the hi-hats choke each other")
     }
 }

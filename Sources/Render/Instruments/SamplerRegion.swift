@@ -85,9 +85,18 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// 0…1 sent to the chorus (SF2 chorusEffectsSend / 1000).
     /// - Thread: any.
     public var chorusSend: Float = 0
-    /// Voices with the same non-zero class in the same preset cut each other off (hi-hat pairs).
+    /// The class a note of this region announces when it starts (SF2 exclusive class, SFZ
+    /// `group`): voices on its channel whose `offBy` is that class are cut off (hi-hat pairs). 0: none.
     /// - Thread: any.
     public var exclusiveClass: UInt16 = 0
+    /// The class whose start cuts this region's voices off (SFZ `off_by`; an SF2 zone's own
+    /// exclusive class, so voices of one class cut each other off). 0: none.
+    /// - Thread: any.
+    public var offBy: UInt16 = 0
+    /// Whether a voice cut off releases through its envelope (SFZ `off_mode=normal`) rather than
+    /// fading out in a few milliseconds (SF2, SFZ `off_mode=fast`).
+    /// - Thread: any.
+    public var cutOffByRelease = false
     /// SF2 keynum: the key this zone always plays as (for pitch and key scaling), or -1.
     /// - Thread: any.
     public var fixedKey: Int16 = -1

@@ -30,7 +30,9 @@ struct SamplerVoice {
     /// Increases with every note-on: smaller is older.
     var noteSerial: UInt64 = 0
     var bankSlot = 0
-    var exclusiveClass: UInt16 = 0
+    /// The class whose start cuts this voice off (`SamplerRegion.offBy`), and how.
+    var offBy: UInt16 = 0
+    var cutOffByRelease = false
     /// The key is up (note-off seen, not held by the pedal).
     var isReleased = false
     /// Note-off arrived while the sustain pedal was down; released when it comes up.
@@ -151,7 +153,8 @@ struct SamplerVoice {
         isActive = true
         self.channel = channel
         self.key = key
-        exclusiveClass = region.exclusiveClass
+        offBy = region.offBy
+        cutOffByRelease = region.cutOffByRelease
         isReleased = false
         isHeldByPedal = false
         self.samples = samples
