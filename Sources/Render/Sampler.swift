@@ -189,6 +189,7 @@ struct Sampler {
         memory.pointee.isDown = true
         memory.pointee.releasePending = false
         var started = 0
+        let firstSerial = pool.nextSerial
         for candidate in candidates {
             // The velocity range sits beside the region's index: the regions of the other layers
             // are never read.
@@ -199,7 +200,7 @@ struct Sampler {
                 memory.pointee.releasePending = true
                 continue
             }
-            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state)
+            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial)
             started += 1
         }
         if started == 0 && !isKeyswitch && !memory.pointee.releasePending { unmappedNoteCount += 1 }
@@ -220,12 +221,15 @@ struct Sampler {
         return (slot, regions, keyRegions, Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]))
     }
 
-    /// Starts a voice of `region` (in the current bank, `slot`) for `key` on `channel`.
+    /// Starts a voice of `region` (in the current bank, `slot`) for `key` on `channel`, cutting off
+    /// the voices its class silences except those of serial `sparing` on: the note's own (a stereo
+    /// hi-hat's two voices share a class, and the second must not cut the first, as in FluidSynth).
     @_noAllocation @_noLocks
     mutating func startVoice(region: UnsafePointer<SamplerRegion>, slot: UnsafeMutablePointer<BankSlot>, key: UInt8, velocity: UInt8,
-                             channel: UInt8, state: UnsafeMutablePointer<ChannelState>, attenuationOffsetCentibels: Float = 0) {
+                             channel: UInt8, state: UnsafeMutablePointer<ChannelState>, sparing firstSerial: UInt64,
+                             attenuationOffsetCentibels: Float = 0) {
         guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators else { return }
-        if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel) }
+        if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel, sparing: firstSerial) }
         // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
         listIsStale = true
         let acquired = pool.acquire(sampleRate: sampleRate)
@@ -264,13 +268,14 @@ struct Sampler {
         guard let (slot, regions, keyRegions, candidates) = regionsOfKey(key, state: state) else { return }
         let velocity = memory.pointee.velocity
         let heldSeconds = Float(Double(now &- memory.pointee.noteOnFrame) / sampleRate)
+        let firstSerial = pool.nextSerial
         for candidate in candidates {
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
             guard case .release = region.pointee.trigger,
                   region.pointee.answers(keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
                                          random: memory.pointee.random) else { continue }
-            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state,
+            startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial,
                        attenuationOffsetCentibels: region.pointee.releaseDecayCentibelsPerSecond * heldSeconds)
         }
     }
@@ -618,9 +623,9 @@ struct Sampler {
     }
 
     @_noAllocation @_noLocks
-    mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8) {
+    mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8, sparing firstSerial: UInt64) {
         for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
-            && pool.voices[index].offBy == exclusiveClass {
+            && pool.voices[index].offBy == exclusiveClass && pool.voices[index].noteSerial < firstSerial {
             if pool.voices[index].cutOffByRelease { pool.release(index) } else { pool.fadeOut(index, sampleRate: sampleRate) }
         }
     }

@@ -1,4 +1,5 @@
 import AudioFile
+import DrumKitLoader
 import Engine
 import Foundation
 import MIDI
@@ -476,5 +477,46 @@ final class SFZTests: XCTestCase {
         let hats = bank.regions.filter { [42, 44, 46].contains($0.lowKey) }
         XCTAssertEqual(hats.count, 6)
         XCTAssertTrue(hats.allSatisfy { $0.exclusiveClass == 1 && $0.offBy == 1 }, "the hi-hats choke each other")
+    }
+
+    /// The same pattern on the JSON kit (channel 10, the drum player) and on its SFZ twin (channel
+    /// 1, the sampler's voices): each hit at its level, within 0.2 dB on either side. (The
+    /// hi-hats' two stereo voices share a class: before a note's own voices were spared, the
+    /// right one cut the left one off, 17 dB down, as it would a stereo hi-hat in an SF2 kit.)
+    func testTheShippedKitAsSFZSoundsAsTheJSONKit() throws {
+        let folder = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums").path
+        // kick, snare, closed hat, open hat, closed hat (choking it), low tom, crash; loud and soft.
+        let notes: [(UInt8, UInt8)] = [(36, 127), (38, 100), (42, 127), (46, 90), (42, 64), (45, 127), (49, 110), (36, 40)]
+        func render(_ engine: Engine, channel: UInt8) -> (left: [Float], right: [Float]) {
+            for (index, (key, velocity)) in notes.enumerated() {
+                engine.send(midi: .noteOn(channel: channel, key: key, velocity: velocity), at: FrameTime(index * 14_400))
+                engine.send(midi: .noteOff(channel: channel, key: key, velocity: 0), at: FrameTime(index * 14_400 + 2_400))
+            }
+            let output = engine.renderOffline(frameCount: notes.count * 14_400 + 24_000, blockFrameCount: 256)
+            return (SignalAnalysis.channel(0, of: output, channelCount: 2), SignalAnalysis.channel(1, of: output, channelCount: 2))
+        }
+        // The sampler's voices follow the channel's volume (CC7, 100 by General MIDI's default:
+        // -4.15 dB) as SF2's default modulator says; the drum player does not. At full volume
+        // both play the samples at their gains.
+        let kitEngine = try engine(folder + "/kit.sfz")
+        kitEngine.send(midi: .controlChange(channel: 0, controller: 7, value: 127), at: 0)
+        let sfz = render(kitEngine, channel: 0)
+        let jsonEngine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
+            sampleRate: rate, outputLimiter: false, minimumNoteSeconds: 0, effects: false, songGainDecibels: 0)))
+        jsonEngine.install(try DrumKitLoader.load(manifest: folder + "/kit.json", sampleRate: rate))
+        let json = render(jsonEngine, channel: 9)
+        var report: [String] = []
+        for (index, (key, velocity)) in notes.enumerated() {
+            // Each hit's first 100 ms, and (for the choked open hat) what rings after the choke.
+            let start = index * 14_400
+            for (name, range) in [("hit", start ..< start + 4_800), ("after", start + 9_600 ..< start + 14_400)] {
+                let levels = [json.left, json.right, sfz.left, sfz.right].map { SignalAnalysis.rms($0[range]) }
+                report.append("\(key)/\(velocity) \(name): JSON \(levels[0]), \(levels[1]); SFZ \(levels[2]), \(levels[3])")
+                for side in 0..<2 where levels[side] > 1e-3 {
+                    XCTAssertEqual(decibels(levels[side + 2] / levels[side]), 0, accuracy: 0.2, "key \(key) velocity \(velocity) \(name), channel \(side)")
+                }
+            }
+        }
+        print("shipped kit, JSON vs SFZ:\n" + report.joined(separator: "\n"))
     }
 }
