@@ -362,6 +362,7 @@ public final class Renderer: @unchecked Sendable {
                 samplerQuantum = 0
                 samplerQuantaLeft = quanta
             }
+            drums.setChannelGain(sampler.percussionChannelGain())
             // Written out: `||` takes its right side as a closure, which would retain `self`.
             var songIsScaled = songVolume.isMoving
             if !songIsScaled { songIsScaled = songVolume.current != 1 }

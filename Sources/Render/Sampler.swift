@@ -630,6 +630,16 @@ struct Sampler {
         }
     }
 
+    /// The level the percussion channel's volume and expression give (CC7, CC11), through SF2's
+    /// default modulators for them, as the sampler's own voices take it: what the drum player
+    /// scales its hits by.
+    @_noAllocation @_noLocks
+    func percussionChannelGain() -> Float {
+        let sources = channels[Int(GeneralMIDI.percussionChannel)].modulatorSources(key: 60, velocity: 127, pressedKey: 60)
+        let centibels = SamplerModulator.channelVolume.value(sources) + SamplerModulator.channelExpression.value(sources)
+        return centibelsToAmplitude(min(max(centibels, 0), 1_440))
+    }
+
     /// Picks the channel's preset in the current bank, falling back as `SampleBank.Preset.index`
     /// says when the bank lacks the one asked for. Percussion uses the percussion bank.
     @_noAllocation @_noLocks

@@ -105,11 +105,14 @@ final class DrumRenderTests: XCTestCase {
         for hit in 0..<5 { engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127), at: FrameTime(hit * spacing)) }
         let rendered = left(engine, frames: 30_000)
         XCTAssertEqual(engine.renderer.statistics.drumRecycles, 1, "only the fifth hit recycles")
+        // The channel's volume (CC7 at its default) scales every copy alike: the first hit alone
+        // gives it.
+        let channelGain = rendered[100] / snare[100]
         // Hits 2–5 ring untouched: after the 5 ms fade, the output is exactly those four copies.
         let fadeEnd = 4 * spacing + 240
         for frame in stride(from: fadeEnd + 10, to: 24_000, by: 97) {
             var expected: Float = 0
-            for hit in 1..<5 where frame - hit * spacing < snare.count { expected += snare[frame - hit * spacing] }
+            for hit in 1..<5 where frame - hit * spacing < snare.count { expected += snare[frame - hit * spacing] * channelGain }
             XCTAssertEqual(rendered[frame], expected, accuracy: 1e-5, "frame \(frame)")
         }
         // The recycle fades: no step at the recycle point beyond what the sample itself makes.
@@ -132,14 +135,44 @@ final class DrumRenderTests: XCTestCase {
 
     func testVelocityCurveAndSampleAccurateHits() {
         let (kit, snare) = Self.kit()
+        var channelGain: Float = 0
         for (velocity, onset) in [(127, 0), (64, 37), (32, 101)] {
             let engine = engine(with: kit)
             engine.send(midi: .noteOn(channel: 9, key: 38, velocity: UInt8(velocity)), at: FrameTime(onset))
             let rendered = left(engine, frames: 2_000)
             XCTAssertEqual(rendered.firstIndex { $0 != 0 }, onset + (snare.firstIndex { $0 != 0 } ?? 0), "velocity \(velocity)")
-            let expectedGain = pow(Float(velocity) / 127, 2)
+            // The channel's volume at General MIDI's default (CC7 100) scales every hit alike.
+            if velocity == 127 { channelGain = rendered[onset + 500] / snare[500] }
+            let expectedGain = pow(Float(velocity) / 127, 2) * channelGain
             XCTAssertEqual(rendered[onset + 500], snare[500] * expectedGain, accuracy: 1e-6)
         }
+        XCTAssertEqual(20 * log10(Double(channelGain)), 40 * log10(100.0 / 127), accuracy: 0.2, "CC7 100, as SF2's concave curve gives it")
+    }
+
+    /// Channel 10's volume and expression (CC7, CC11) scale the hits as they scale a font's drums,
+    /// ringing hits too, ramping over 64 frames rather than stepping.
+    func testChannelVolumeAndExpressionScaleTheHitsWithoutAClick() {
+        let (kit, _) = Self.kit()
+        func level(_ messages: [(FrameTime, MIDIMessage)]) -> [Float] {
+            let engine = engine(with: kit)
+            for (frame, message) in messages { engine.send(midi: message, at: frame) }
+            engine.send(midi: .noteOn(channel: 9, key: 38, velocity: 127), at: 100)
+            return left(engine, frames: 8_000)
+        }
+        let full = level([(0, .controlChange(channel: 9, controller: 7, value: 127))])
+        let halfVolume = level([(0, .controlChange(channel: 9, controller: 7, value: 64))])
+        let quieter = level([(0, .controlChange(channel: 9, controller: 7, value: 127)), (0, .controlChange(channel: 9, controller: 11, value: 64))])
+        let ratio = { (a: [Float], b: [Float]) in 20 * log10(Double(SignalAnalysis.rms(a[600 ..< 2_000]) / SignalAnalysis.rms(b[600 ..< 2_000]))) }
+        XCTAssertEqual(ratio(halfVolume, full), 40 * log10(64.0 / 127), accuracy: 0.3, "CC7 64")
+        XCTAssertEqual(ratio(quieter, full), 40 * log10(64.0 / 127), accuracy: 0.3, "CC11 64")
+        // Volume down to 64 while the snare rings, at frame 3000: before it the full level, after
+        // the ramp the lower one, and no step larger than the snare's own.
+        let moved = level([(0, .controlChange(channel: 9, controller: 7, value: 127)), (3_000, .controlChange(channel: 9, controller: 7, value: 64))])
+        XCTAssertEqual(Array(moved[0 ..< 3_000]), Array(full[0 ..< 3_000]))
+        let after = moved[3_064 ..< 6_000].enumerated().map { Double($0.element / full[3_064 + $0.offset]) }.filter { $0.isFinite }
+        XCTAssertEqual(after.min() ?? 0, after.max() ?? 1, accuracy: 1e-3, "a constant gain after the ramp")
+        XCTAssertEqual(20 * log10(after[0]), 40 * log10(64.0 / 127), accuracy: 0.3)
+        XCTAssertLessThan(SignalAnalysis.largestStep(moved[2_990 ..< 3_080]), SignalAnalysis.largestStep(full[2_990 ..< 3_080]) * 1.01 + 1e-6)
     }
 
     func testWithoutAKitChannelTenGoesToTheSamplerAndUnknownNotesAreCounted() {

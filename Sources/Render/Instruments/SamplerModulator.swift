@@ -60,12 +60,10 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
         SamplerModulator(source: ModulatorSource(.channelPressure), destination: .vibLfoToPitch, amount: 50),
         // §8.4.4 CC1 (mod wheel) → vibrato LFO pitch depth, 50 cents.
         SamplerModulator(source: ModulatorSource(controller: 1), destination: .vibLfoToPitch, amount: 50),
-        // §8.4.5 CC7 (volume) → attenuation: concave, negative, 960 cB.
-        SamplerModulator(source: ModulatorSource(controller: 7, curve: .concave, negative: true), destination: .initialAttenuation, amount: 960),
+        channelVolume,
         // §8.4.6 CC10 (pan) → pan, bipolar, 500 (0.1 %): centre 64, ±50 %.
         SamplerModulator(source: ModulatorSource(controller: 10, bipolar: true), destination: .pan, amount: 500),
-        // §8.4.7 CC11 (expression) → attenuation: concave, negative, 960 cB.
-        SamplerModulator(source: ModulatorSource(controller: 11, curve: .concave, negative: true), destination: .initialAttenuation, amount: 960),
+        channelExpression,
         // §8.4.8 CC91 → reverb send, 200 (0.1 %).
         SamplerModulator(source: ModulatorSource(controller: 91), destination: .reverbEffectsSend, amount: 200),
         // §8.4.9 CC93 → chorus send, 200 (0.1 %).
@@ -74,6 +72,22 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
         SamplerModulator(source: ModulatorSource(.pitchWheel, bipolar: true), destination: .fineTune, amount: 12_700,
                          amountSource: ModulatorSource(.pitchWheelSensitivity)),
     ]
+
+    /// §8.4.5 CC7 (volume) → attenuation: concave, negative, 960 cB. Named for the drum player,
+    /// which scales its hits by it and `channelExpression` as voices are scaled.
+    /// - Thread: any.
+    public static var channelVolume: SamplerModulator {
+        @_noAllocation @_noLocks get {
+            SamplerModulator(source: ModulatorSource(controller: 7, curve: .concave, negative: true), destination: .initialAttenuation, amount: 960)
+        }
+    }
+    /// §8.4.7 CC11 (expression) → attenuation: concave, negative, 960 cB.
+    /// - Thread: any.
+    public static var channelExpression: SamplerModulator {
+        @_noAllocation @_noLocks get {
+            SamplerModulator(source: ModulatorSource(controller: 11, curve: .concave, negative: true), destination: .initialAttenuation, amount: 960)
+        }
+    }
 
     /// This modulator's output for a voice: amount × map(source) × map(amount source).
     /// - Thread: audio | control.

@@ -6,7 +6,9 @@
 /// groups fade every other pad of the group (a closed hi-hat silences the open one).
 ///
 /// Velocity curve: gain = pad gain × (velocity / 127)², i.e. 40·log10(velocity/127) dB — the same
-/// curve the SoundFont default modulator gives the sampler, so kits and fonts balance alike.
+/// curve the SoundFont default modulator gives the sampler, so kits and fonts balance alike. The
+/// percussion channel's volume and expression (CC7, CC11) scale every hit, ringing ones too, as
+/// SF2's default modulators scale a font's drums (`setChannelGain`).
 struct DrumPlayer {
     /// Kits that may be live at once: the current one and up to three still ringing out.
     static var kitSlotCount: Int {
@@ -26,6 +28,17 @@ struct DrumPlayer {
     /// The kits installed: the current one and those ringing out; `kits` holds what each plays.
     var kitSlots: InstrumentSlots
     let fadeStep: Float
+
+    /// The percussion channel's gain (`setChannelGain`), and the ramp to it from a change: the
+    /// gain at `rampFrom` moves to `channelGain` in `rampFrameCount` frames, of which `rampLeft`
+    /// are still to play. Counted in frames, not blocks, so the sound does not depend on how a
+    /// stream cuts its blocks.
+    var channelGain: Float = 1
+    var rampFrom: Float = 1
+    var rampLeft = 0
+    static var rampFrameCount: Int {
+        @_noAllocation @_noLocks get { 64 }
+    }
 
     // Statistics (audio thread writes; the renderer publishes them).
     var hitCount = 0
@@ -125,9 +138,27 @@ struct DrumPlayer {
         if playhead.isActive && playhead.fadeStep == 0 { playhead.fadeStep = fadeStep }
     }
 
+    /// Sets the gain every hit is scaled by from here on, ramping to it over `rampFrameCount`
+    /// frames when it changes.
+    @_noAllocation @_noLocks
+    mutating func setChannelGain(_ gain: Float) {
+        guard gain != channelGain else { return }
+        rampFrom = channelGain(at: 0)
+        channelGain = gain
+        rampLeft = Self.rampFrameCount
+    }
+
+    /// The channel gain `offset` frames into the next `render`.
+    @inline(__always) @_noAllocation @_noLocks
+    func channelGain(at offset: Int) -> Float {
+        guard offset < rampLeft else { return channelGain }
+        return channelGain + (rampFrom - channelGain) * Float(rampLeft - offset) / Float(Self.rampFrameCount)
+    }
+
     /// Adds every ringing voice of every live kit into `left`/`right`.
     @_noAllocation @_noLocks
     mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        defer { rampLeft = max(0, rampLeft - frameCount) }
         var active = 0, rendered = 0
         for slot in 0..<Self.kitSlotCount where kitSlots.isOccupied(slot) {
             let kit = kits[slot]
@@ -158,11 +189,13 @@ struct DrumPlayer {
         var sample = base + 2 * (pad.start + playhead.position)
         var fade = playhead.fade
         let step = playhead.fadeStep
-        let gain = playhead.gain
+        let gain = playhead.gain * channelGain
         for frame in 0..<max(0, count) {
             fade = max(0, fade + step)
-            left[frame] += sample[0] * gain * fade
-            right[frame] += sample[1] * gain * fade
+            // Within a ramp the channel's gain moves frame by frame; otherwise it is in `gain`.
+            let frameGain = frame < rampLeft ? playhead.gain * channelGain(at: frame) : gain
+            left[frame] += sample[0] * frameGain * fade
+            right[frame] += sample[1] * frameGain * fade
             sample += 2
         }
         playhead.position += max(0, count)
