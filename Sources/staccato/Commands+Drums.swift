@@ -32,6 +32,9 @@ extension Commands {
         // A kit played by hand is no dense mix: it plays at unity gain.
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8, songGainDecibels: 0)
         engine.install(kit)
+        // Played by hand, at the channel's full volume: General MIDI's default (100) is a song's
+        // starting point, 4 dB down, which a song moves and a player at the keys cannot.
+        engine.send(midi: .controlChange(channel: GeneralMIDI.percussionChannel, controller: MIDIController.volume.rawValue, value: 127))
         let stream = try audio.stream(renderer: engine.renderer)
 
         // One key per pad, in manifest order, playing the pad's own note.
