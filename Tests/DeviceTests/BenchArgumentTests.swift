@@ -23,6 +23,21 @@ final class BenchArgumentTests: XCTestCase {
         XCTAssertFalse(result.standardOutput.contains("ratio Staccato cubic,"), result.standardOutput)
     }
 
+    /// `--beside`: another instrument (here the shipped kit as SFZ) measured in the same run, with
+    /// its ratio to the font; one that is not there is one line before anything is measured.
+    func testPolyphonyOfAnInstrumentBesideTheFont() throws {
+        let kit = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/kit.sfz").path
+        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic", "--runs", "1", "--seconds", "1", "--notes", "20",
+                                              "--beside", kit], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("kernels, kit.sfz"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("ratio kit.sfz / "), result.standardOutput)
+        let missing = try CommandRunner.bench(["polyphony", "--no-ramp", "--beside", "/nonexistent.sfz"], timeout: 30)
+        XCTAssertNotEqual(missing.exitCode, 0)
+        XCTAssertEqual(missing.errorLines.count, 1, missing.standardError)
+        XCTAssertTrue(missing.standardError.contains("/nonexistent.sfz"), missing.standardError)
+    }
+
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
         let result = try CommandRunner.bench(["latency", "--device", "nosuch", "--seconds", "1"], timeout: 30)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)

@@ -94,7 +94,8 @@ enum PolyphonyBenchmark {
     /// - Parameter threadCounts: cubic is measured with each; more than one thread is timed by wall
     ///   time (the threads' CPU time is reported beside it), and the ramp runs with each too.
     static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int,
-                    contenders: Set<Contender> = Set(Contender.allCases), threadCounts: [Int] = [1]) throws -> [String: Any] {
+                    contenders: Set<Contender> = Set(Contender.allCases), threadCounts: [Int] = [1],
+                    beside: String? = nil) throws -> [String: Any] {
         print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
@@ -102,7 +103,11 @@ enum PolyphonyBenchmark {
         var cubic: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
         let moreThreads = Array(threadCounts.drop { $0 == 1 })
         var threaded = [[Figure]](repeating: [], count: moreThreads.count)
+        var besideFigures: [Figure] = []
         for _ in 0..<runs {
+            if let beside {
+                besideFigures.append(try measureStaccato(font: beside, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
+            }
             if contenders.contains(.cubic) {
                 cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
                 for (index, threads) in moreThreads.enumerated() {
@@ -154,6 +159,21 @@ enum PolyphonyBenchmark {
             show("Staccato, cubic (4-point), \(SamplerKernelVariant.generic) kernels", key: "staccato_cubic_generic", cubicGeneric)
         }
         show("Staccato, linear, \(fastest) kernels", key: "staccato_linear", linear)
+        if let beside, !besideFigures.isEmpty {
+            let median = besideFigures.median(by: \.voicesPerCore)
+            let name = URL(fileURLWithPath: beside).lastPathComponent
+            let label = "Staccato, cubic, \(fastest) kernels, \(name)"
+            print("  \(label.count >= 52 ? label : label.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/core"
+                  + "  (\(String(format: "%.0f", median.meanVoices)) voices sounding, \(String(format: "%.2f", median.realtimeFactor))x real time)")
+            var entry: [String: Any] = ["instrument": name, "voices_per_core": besideFigures.map(\.voicesPerCore).summary,
+                                        "mean_voices": median.meanVoices, "realtime_factor": median.realtimeFactor]
+            if !cubic.isEmpty {
+                let ratio = median.voicesPerCore / cubic.map(\.voicesPerCore).median
+                print("  ratio \(name) / \(URL(fileURLWithPath: font).lastPathComponent), cubic: \(String(format: "%.2f", ratio))x")
+                entry["ratio_over_font"] = ratio
+            }
+            report["staccato_cubic_beside"] = entry
+        }
         show("FluidSynth \(FluidSynth.version ?? ""), 4th-order interpolation", key: "fluidsynth", fluid)
         report["fluidsynth_version"] = FluidSynth.version ?? NSNull()
         if !cubic.isEmpty && !fluid.isEmpty {
