@@ -485,6 +485,10 @@ struct Sampler {
         for index in pool.activeIndices where pool.voices[index].isActive && (channel == nil || pool.voices[index].channel == channel!) {
             pool.fadeOut(index, sampleRate: sampleRate)
         }
+        // Silenced notes leave no release regions to start when their keys come up.
+        for index in 0..<(MIDILimits.channelCount * MIDILimits.keyCount) where channel == nil || index / MIDILimits.keyCount == Int(channel!) {
+            keyMemory[index].releasePending = false
+        }
     }
 
     // MARK: Rendering
