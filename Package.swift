@@ -49,7 +49,10 @@ let package = Package(
         .target(name: "VoiceProcessing", dependencies: ["CSpeexDSP", "DSP"], swiftSettings: realtimeSettings),
         // Names threads (pthread_setname_np, which Swift's Glibc module leaves out): the voice workers.
         .target(name: "CThreadName"),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
+        // Maps a real-time thread's stack before its first deadline (the renderer's first block, a
+        // voice worker's start).
+        .target(name: "CStackPrefault"),
+        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "CStackPrefault", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
                 swiftSettings: realtimeSettings),
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         .target(name: "FileChecks"),

@@ -1,3 +1,4 @@
+import CStackPrefault
 import DSP
 import Lockfree
 import Synchronization
@@ -288,6 +289,11 @@ public final class Renderer: @unchecked Sendable {
     @_noAllocation @_noLocks
     public func render(input: UnsafePointer<Float>?, inputChannelCount: Int,
                        into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        // Every block maps the stack a render may reach (a write per page, no system call), so the
+        // thread that renders, whichever it is, never faults a stack page in on a deeper path
+        // later: a release trigger's first note-off did (RenderThreadPageFaultTests). The C
+        // function writes its own stack frame and nothing else.
+        _unsafePerformance { staccato_prefault_stack() }
         chain.updateParameters()
         mixLeft.update(repeating: 0, count: frameCount)
         mixRight.update(repeating: 0, count: frameCount)

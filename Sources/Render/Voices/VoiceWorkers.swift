@@ -1,3 +1,4 @@
+import CStackPrefault
 import CThreadName
 import Glibc
 import Synchronization
@@ -103,6 +104,8 @@ struct VoiceWorkers {
                 // Named for `top -H` and perf, and for the malloc-count test, which counts the
                 // threads named `staccato-...`.
                 _ = staccato_name_this_thread(VoiceWorkers.threadName)
+                // Its stack mapped before the first item it renders (see `Renderer.render`).
+                staccato_prefault_stack()
                 let start = Unmanaged<VoiceWorkers.Start>.fromOpaque(context!).takeRetainedValue()
                 VoiceWorkers.run(start.workers, index: start.index)
                 return nil
