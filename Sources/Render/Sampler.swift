@@ -190,15 +190,24 @@ struct Sampler {
         memory.pointee.releasePending = false
         var started = 0
         let firstSerial = pool.nextSerial
+        // Whether another key of the channel is down: looked up once, for the first region that asks.
+        var otherKeysDown: Bool? = nil
         for candidate in candidates {
             // The velocity range sits beside the region's index: the regions of the other layers
             // are never read.
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
-            guard region.pointee.answers(keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random) else { continue }
-            if case .release = region.pointee.trigger {
+            guard region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random) else { continue }
+            switch region.pointee.trigger {
+            case .attack: break
+            case .release:
                 memory.pointee.releasePending = true
                 continue
+            case .first, .legato:
+                let legato = otherKeysDown ?? anotherKeyIsDown(channel: channel, besides: key)
+                otherKeysDown = legato
+                if case .first = region.pointee.trigger, legato { continue }
+                if case .legato = region.pointee.trigger, !legato { continue }
             }
             startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial)
             started += 1
@@ -248,6 +257,14 @@ struct Sampler {
         pool.refreshKey(voice - pool.voices)
     }
 
+    /// Whether a key of `channel` other than `key` is down (`KeyMemory.isDown`).
+    @_noAllocation @_noLocks
+    func anotherKeyIsDown(channel: UInt8, besides key: UInt8) -> Bool {
+        let first = keyMemory + Int(channel) * MIDILimits.keyCount
+        for other in 0..<MIDILimits.keyCount where other != Int(key) && first[other].isDown { return true }
+        return false
+    }
+
     /// The next note's random number in 0..<1 (xorshift64*, 24 bits: exactly representable).
     @_noAllocation @_noLocks
     mutating func nextRandom() -> Float {
@@ -273,7 +290,7 @@ struct Sampler {
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
             guard case .release = region.pointee.trigger,
-                  region.pointee.answers(keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
+                  region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
                                          random: memory.pointee.random) else { continue }
             startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial,
                        attenuationOffsetCentibels: region.pointee.releaseDecayCentibelsPerSecond * heldSeconds)

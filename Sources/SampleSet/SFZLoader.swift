@@ -27,11 +27,12 @@ import Render
 ///   (`sw_lokey`, `sw_hikey`, `sw_last`, `sw_default`; without a default a channel starts on the
 ///   lowest switch, so a song that never presses one still sounds) and release triggers
 ///   (`trigger=release`, at the note-on's velocity, after the pedal when one holds the note,
-///   quieter by `rt_decay` per second held).
+///   quieter by `rt_decay` per second held), `trigger=first` and `legato` (no other key of the
+///   channel down, or one), `lochan`/`hichan`.
 ///
 /// Where a library relies on what is not played yet, the loader picks what plays and says so:
 /// regions that need a controller away from its initial value (`loccN`/`hiccN`) are left out,
-/// `trigger=first` and `legato` play as attacks. A stereo sample plays as two voices, its left
+/// `trigger=release_key` plays as `release`. A stereo sample plays as two voices, its left
 /// channel panned left and its right channel right, as SF2's stereo pairs do.
 ///
 /// - Thread: control. Not real-time safe: reads files, allocates, decodes.

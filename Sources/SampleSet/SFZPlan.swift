@@ -42,6 +42,8 @@ struct SFZPlan {
         var lowRandom: Float = 0
         var highRandom: Float = 1
         var trigger = SamplerRegion.Trigger.attack
+        var lowChannel: UInt8 = 0
+        var highChannel: UInt8 = 15
         var releaseDecayDecibelsPerSecond: Double = 0
         /// The region's modulator list: SF2's defaults (as every bank's regions start with),
         /// with the velocity and controller opcodes (`amp_veltrack`, `pitch_veltrack`,
@@ -104,6 +106,8 @@ struct SFZPlan {
             region.lowRandom = lowRandom
             region.highRandom = highRandom
             region.trigger = trigger
+            region.lowChannel = lowChannel
+            region.highChannel = highChannel
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
             return region
         }
@@ -187,10 +191,6 @@ struct SFZPlan {
             let opcodes = region.opcodes
             if try Self.needsAController(opcodes) {
                 skipped["loccN/hiccN (regions for a controller away from its start left out)", default: 0] += 1
-                continue
-            }
-            if let low = opcodes["lochan"], try Self.integer(low, "lochan", in: 1...16) > 1 {
-                skipped["lochan (only channel-1 regions play; every channel plays them)", default: 0] += 1
                 continue
             }
             guard let sample = opcodes["sample"] else {
@@ -305,7 +305,8 @@ struct SFZPlan {
             case "release_key":
                 planned.trigger = .release
                 notPlayed["trigger=release_key (played as release: a pedal holds it)", default: 0] += 1
-            case "first", "legato": notPlayed["trigger=\(trigger.text) (played as attack)", default: 0] += 1
+            case "first": planned.trigger = .first
+            case "legato": planned.trigger = .legato
             default: throw problem(trigger, "trigger=\(trigger.text): expected attack, release, release_key, first or legato")
             }
         }
@@ -323,6 +324,9 @@ struct SFZPlan {
         if planned.highRandom >= 1 { planned.highRandom = .infinity }
         if planned.sequencePosition > planned.sequenceLength { notPlayed["seq_position beyond seq_length (never plays)", default: 0] += 1 }
         if let value = opcodes["sw_last"] { planned.keyswitch = try key(value, "sw_last") }
+        if let value = opcodes["lochan"] { planned.lowChannel = UInt8(try integer(value, "lochan", in: 1...16) - 1) }
+        if let value = opcodes["hichan"] { planned.highChannel = UInt8(try integer(value, "hichan", in: 1...16) - 1) }
+        if planned.lowChannel > planned.highChannel { throw problem(opcodes["hichan"] ?? opcodes["lochan"]!, "channel range \(planned.lowChannel + 1)...\(planned.highChannel + 1) is empty") }
         guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
         guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
         return planned

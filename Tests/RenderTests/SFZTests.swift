@@ -247,6 +247,36 @@ final class SFZTests: XCTestCase {
         }
     }
 
+    func testFirstAndLegatoTriggersAndChannelRangesPickTheRegion() throws {
+        let folder = try TemporaryFolder(self)
+        for (name, frequency) in [("a", 440.0), ("b", 550.0), ("c", 660.0)] { try writeSine(folder.file("\(name).wav"), frequency: frequency) }
+        try write("""
+            <region> sample=a.wav lokey=60 hikey=72 pitch_keycenter=69 trigger=first
+            <region> sample=b.wav lokey=60 hikey=72 pitch_keycenter=69 trigger=legato
+            <region> sample=c.wav key=50 pitch_keycenter=50 lochan=2 hichan=3
+            """, to: folder.file("legato.sfz"))
+        XCTAssertEqual(try SFZLoader.load(path: folder.file("legato.sfz"), sampleRate: rate).loadWarnings, [])
+        // Key 69 alone: the first region; key 69 while 80 (which no region plays) is held: the
+        // legato one; again alone: first.
+        let left = try render(folder.file("legato.sfz"), [
+            (0, .noteOn(channel: 0, key: 69, velocity: 127)), (4_800, .noteOff(channel: 0, key: 69, velocity: 0)),
+            (9_600, .noteOn(channel: 0, key: 80, velocity: 127)), (14_400, .noteOn(channel: 0, key: 69, velocity: 127)),
+            (19_200, .noteOff(channel: 0, key: 69, velocity: 0)), (19_200, .noteOff(channel: 0, key: 80, velocity: 0)),
+            (24_000, .noteOn(channel: 0, key: 69, velocity: 127)),
+        ], frames: 28_800)
+        XCTAssertEqual([0, 14_400, 24_000].map { pitch(left, at: $0 + 200) }, [440, 550, 440])
+        // lochan=2 hichan=3: MIDI channels 2 and 3 (1 and 2 counted from 0) play key 50, 1 and 4 do not.
+        let heard = try [UInt8(0), 1, 2, 3].map { channel in
+            let samples = try render(folder.file("legato.sfz"), [(0, .noteOn(channel: channel, key: 50, velocity: 127))], frames: 4_800)
+            return SignalAnalysis.rms(samples[1_000 ..< 4_800]) > 0.01
+        }
+        XCTAssertEqual(heard, [false, true, true, false])
+        try write("<region> sample=a.wav lochan=5 hichan=4", to: folder.file("empty.sfz"))
+        XCTAssertThrowsError(try SFZLoader.load(path: folder.file("empty.sfz"), sampleRate: rate)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("empty.sfz:1: channel range 5...4 is empty"), "\(error)")
+        }
+    }
+
     func testReleaseTriggersPlayAtTheKeysReleaseOrThePedalsAndDecayWithTheTimeHeld() throws {
         let folder = try TemporaryFolder(self)
         try writeSine(folder.file("a.wav"), seconds: 2)
@@ -401,7 +431,7 @@ final class SFZTests: XCTestCase {
         let folder = try TemporaryFolder(self)
         try writeSine(folder.file("a.wav"))
         try write("""
-            <region> sample=a.wav key=71 trigger=first
+            <region> sample=a.wav key=71 trigger=release_key
             <region> sample=a.wav key=72 fileg_attack=1 xfin_lovel=10 mystery=1 another_unknown=2
             <region> sample=a.wav key=73 locc1=64
             <region> sample=a.wav key=74 trigger=release loop_mode=loop_continuous
@@ -410,7 +440,7 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(bank.regions.count, 3, "the controller-bound region is left out")
         let warnings = bank.loadWarnings.joined(separator: "\n")
         XCTAssertTrue(warnings.contains("2 unknown opcodes ignored: another_unknown, mystery"), warnings)
-        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), fileg_* (1 region), trigger=first (played as attack) (1 region), xfin_* (1 region)"), warnings)
+        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), fileg_* (1 region), trigger=release_key (played as release: a pedal holds it) (1 region), xfin_* (1 region)"), warnings)
         XCTAssertTrue(warnings.contains("1 region not played: loccN/hiccN"), warnings)
         XCTAssertEqual(bank.loadWarnings.count, 3, "one line each: unknown, not played yet, left out")
         XCTAssertEqual(bank.regions.first { $0.trigger == .release }?.loopMode, SamplerRegion.LoopMode.none, "a release region is played once")

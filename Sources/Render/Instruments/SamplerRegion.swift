@@ -34,6 +34,11 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// What starts the region: its key going down, or up (SFZ `trigger`).
     /// - Thread: any.
     public var trigger: Trigger = .attack
+    /// The MIDI channels (0-15) the region answers on (SFZ `lochan`/`hichan`, counted from 1 there).
+    /// - Thread: any.
+    public var lowChannel: UInt8 = 0
+    /// - Thread: any.
+    public var highChannel: UInt8 = 15
     /// A release-triggered region's loss of level per second its key was held, in centibels
     /// (SFZ `rt_decay`, dB/s × 10): a piano's release noise is quieter after a long note.
     /// - Thread: any.
@@ -167,6 +172,10 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         /// Its key's release: the note-off, or the pedal's release when a pedal held the note.
         /// The region plays at the note-on's velocity and is not released by a key.
         case release = 1
+        /// A note-on while no other key of the channel is down (SFZ `trigger=first`).
+        case first = 2
+        /// A note-on while another key of the channel is down (SFZ `trigger=legato`).
+        case legato = 3
     }
 
     public enum LoopMode: UInt8, Sendable, BitwiseCopyable {
@@ -240,13 +249,14 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         key >= lowKey && key <= highKey && velocity >= lowVelocity && velocity <= highVelocity
     }
 
-    /// Whether the region plays for a note whose key and velocity it covers, given the channel's
-    /// keyswitch, the note's count on its key (`KeyMemory.noteOnCount` before the note) and its
+    /// Whether the region plays for a note whose key and velocity it covers, given its channel, the
+    /// channel's keyswitch, the note's count on its key (`KeyMemory.noteOnCount` before the note) and its
     /// random number in 0..<1.
     /// - Thread: any.
     @inlinable @inline(__always) @_noAllocation @_noLocks
-    public func answers(keyswitch channelKeyswitch: UInt8, noteCount: UInt32, random: Float) -> Bool {
-        (keyswitch == Self.anyKeyswitch || keyswitch == channelKeyswitch)
+    public func answers(channel: UInt8, keyswitch channelKeyswitch: UInt8, noteCount: UInt32, random: Float) -> Bool {
+        channel >= lowChannel && channel <= highChannel
+            && (keyswitch == Self.anyKeyswitch || keyswitch == channelKeyswitch)
             && (sequenceLength <= 1 || noteCount % UInt32(sequenceLength) + 1 == UInt32(sequencePosition))
             && random >= lowRandom && random < highRandom
     }
