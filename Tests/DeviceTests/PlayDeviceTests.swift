@@ -113,9 +113,11 @@ final class PlayDeviceTests: XCTestCase {
         let recordPath = TestDevices.temporaryFile("play-song-\(rate).raw")
         defer { unlink(recordPath) }
         let command = ["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--rate", "\(rate)"] + arguments
+        // A run with xruns (the dummy clock's own misses on a busy host) is taken again, four runs
+        // in all: a CI run had xruns in two in a row.
         var (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
         var xrunsPerRun = [report.xruns]
-        if report.xruns != 0 {
+        while report.xruns != 0 && xrunsPerRun.count < 4 {
             (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
             xrunsPerRun.append(report.xruns)
         }
