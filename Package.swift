@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
-        .target(name: "SampleSet", dependencies: ["Render", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks"],
+        .target(name: "SampleSet", dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),

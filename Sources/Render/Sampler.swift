@@ -20,6 +20,7 @@ struct Sampler {
         var keyRegionStarts: UnsafePointer<Int32>? = nil
         var keyRegions: UnsafePointer<Int32>? = nil
         var modulators: UnsafePointer<SamplerModulator>? = nil
+        var curves: UnsafePointer<Float>? = nil
         var voiceCount = 0
     }
 
@@ -152,7 +153,8 @@ struct Sampler {
                                regions: layout.pointee.regions, presets: layout.pointee.presets,
                                keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
                                keyRegions: layout.pointee.keyRegions.baseAddress,
-                               modulators: layout.pointee.modulators.baseAddress, voiceCount: 0)
+                               modulators: layout.pointee.modulators.baseAddress,
+                               curves: layout.pointee.curves.baseAddress, voiceCount: 0)
         bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         return true
@@ -179,7 +181,7 @@ struct Sampler {
             sounding = next
         }
 
-        let memory = keyMemory + Int(channel) * MIDILimits.keyCount + Int(key)
+        let memory = keyMemory(channel: channel, key: key)
         let noteCount = memory.pointee.noteOnCount
         let random = nextRandom()
         memory.pointee.noteOnCount = noteCount &+ 1
@@ -187,7 +189,7 @@ struct Sampler {
         memory.pointee.noteOnFrame = now
         memory.pointee.velocity = velocity
         memory.pointee.isDown = true
-        memory.pointee.releasePending = false
+        memory.pointee.forgetReleases()
         var started = 0
         let firstSerial = pool.nextSerial
         // Whether another key of the channel is down: looked up once, for the first region that asks.
@@ -197,11 +199,15 @@ struct Sampler {
             // are never read.
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
-            guard region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random) else { continue }
+            guard region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random,
+                                         controllers: state.pointee.controllers) else { continue }
             switch region.pointee.trigger {
             case .attack: break
             case .release:
                 memory.pointee.releasePending = true
+                continue
+            case .releaseKey:
+                memory.pointee.releaseKeyPending = true
                 continue
             case .first, .legato:
                 let legato = otherKeysDown ?? anotherKeyIsDown(channel: channel, besides: key)
@@ -212,7 +218,7 @@ struct Sampler {
             startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial)
             started += 1
         }
-        if started == 0 && !isKeyswitch && !memory.pointee.releasePending { unmappedNoteCount += 1 }
+        if started == 0 && !isKeyswitch && !memory.pointee.releasePending && !memory.pointee.releaseKeyPending { unmappedNoteCount += 1 }
     }
 
     /// The current bank's slot, its regions and key table, and the entries of that table for
@@ -237,7 +243,13 @@ struct Sampler {
     mutating func startVoice(region: UnsafePointer<SamplerRegion>, slot: UnsafeMutablePointer<BankSlot>, key: UInt8, velocity: UInt8,
                              channel: UInt8, state: UnsafeMutablePointer<ChannelState>, sparing firstSerial: UInt64,
                              attenuationOffsetCentibels: Float = 0) {
-        guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators else { return }
+        guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators,
+              var level = region.pointee.crossfade.attenuationCentibels(key: key, velocity: velocity) else { return }
+        if region.pointee.velocityCurve >= 0, let curves = slot.pointee.curves {
+            let gain = curves[Int(region.pointee.velocityCurve) * SampleBank.Layout.curveLength + Int(velocity)]
+            guard gain > 0 else { return }
+            level -= 10 * amplitudeToDecibels(gain)
+        }
         if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel, sparing: firstSerial) }
         // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
         listIsStale = true
@@ -246,7 +258,8 @@ struct Sampler {
         voiceEnded(bankSlot: acquired.endedBankSlots.1)
         let voice = acquired.voice
         voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
-                            channel: channel, state: state, engineRate: sampleRate, attenuationOffsetCentibels: attenuationOffsetCentibels)
+                            channel: channel, state: state, engineRate: sampleRate,
+                            attenuationOffsetCentibels: attenuationOffsetCentibels + level)
         voice.pointee.bankSlot = bankSlots.current
         voice.pointee.isPercussion = state.pointee.isPercussion
         voice.pointee.noteOnFrame = now
@@ -255,6 +268,12 @@ struct Sampler {
         voice.pointee.isHeldBySostenuto = false
         banks[bankSlots.current].voiceCount += 1
         pool.refreshKey(voice - pool.voices)
+    }
+
+    /// What `channel` remembers of `key`.
+    @_noAllocation @_noLocks
+    func keyMemory(channel: UInt8, key: UInt8) -> UnsafeMutablePointer<KeyMemory> {
+        keyMemory + Int(channel) * MIDILimits.keyCount + Int(key)
     }
 
     /// Whether a key of `channel` other than `key` is down (`KeyMemory.isDown`).
@@ -274,13 +293,19 @@ struct Sampler {
         return Float((randomState &* 0x2545_F491_4F6C_DD1D) >> 40) / Float(1 << 24)
     }
 
-    /// `key`'s release regions on `channel` start, if its note-on left any waiting: at the note-on's
+    /// `key`'s release regions on `channel` start, if its note-on left any waiting: those of
+    /// `trigger=release_key` with `keyRelease`, else those of `trigger=release`; at the note-on's
     /// velocity, count and random number, quieter by their decay over the time the key was held.
     @_noAllocation @_noLocks
-    mutating func startReleaseRegions(channel: UInt8, key: UInt8) {
-        let memory = keyMemory + Int(channel) * MIDILimits.keyCount + Int(key)
-        guard memory.pointee.releasePending else { return }
-        memory.pointee.releasePending = false
+    mutating func startReleaseRegions(channel: UInt8, key: UInt8, keyRelease: Bool = false) {
+        let memory = keyMemory(channel: channel, key: key)
+        if keyRelease {
+            guard memory.pointee.releaseKeyPending else { return }
+            memory.pointee.releaseKeyPending = false
+        } else {
+            guard memory.pointee.releasePending else { return }
+            memory.pointee.releasePending = false
+        }
         let state = channels + Int(channel)
         guard let (slot, regions, keyRegions, candidates) = regionsOfKey(key, state: state) else { return }
         let velocity = memory.pointee.velocity
@@ -289,9 +314,12 @@ struct Sampler {
         for candidate in candidates {
             guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
             let region = regions + Int(keyRegions[2 * candidate])
-            guard case .release = region.pointee.trigger,
+            let trigger = region.pointee.trigger
+            var isKeyRelease = false
+            if case .releaseKey = trigger { isKeyRelease = true }
+            guard trigger.isRelease, keyRelease == isKeyRelease,
                   region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
-                                         random: memory.pointee.random) else { continue }
+                                         random: memory.pointee.random, controllers: state.pointee.controllers) else { continue }
             startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial,
                        attenuationOffsetCentibels: region.pointee.releaseDecayCentibelsPerSecond * heldSeconds)
         }
@@ -336,7 +364,8 @@ struct Sampler {
             sounding = next
         }
         guard Int(key) < MIDILimits.keyCount else { return }
-        keyMemory[Int(channel) * MIDILimits.keyCount + Int(key)].isDown = false
+        keyMemory(channel: channel, key: key).pointee.isDown = false
+        startReleaseRegions(channel: channel, key: key, keyRelease: true)
         // A pedal that holds the note holds its release regions too, until it comes up.
         if !state.pointee.sustainPedal && !heldBySostenuto { startReleaseRegions(channel: channel, key: key) }
     }
@@ -352,7 +381,7 @@ struct Sampler {
         // or the pedals do.
         if let region = pool.voices[index].region {
             if case .oneShot = region.pointee.loopMode { return }
-            if case .release = region.pointee.trigger { return }
+            if region.pointee.trigger.isRelease { return }
         }
         let heldUntil = pool.voices[index].noteOnFrame &+ minimumNoteFrames
         guard heldUntil > now else { return pool.release(index) }
@@ -457,7 +486,7 @@ struct Sampler {
             releaseKey(index)
         }
         // Notes ended together are not released one by one: no release regions.
-        for key in 0..<MIDILimits.keyCount { keyMemory[Int(channel) * MIDILimits.keyCount + key].releasePending = false }
+        for key in 0..<MIDILimits.keyCount { keyMemory[Int(channel) * MIDILimits.keyCount + key].forgetReleases() }
     }
 
     /// Reset All Controllers (CC121) on `channel`: the pedals come up and let go of their notes.
@@ -504,7 +533,7 @@ struct Sampler {
         }
         // Silenced notes leave no release regions to start when their keys come up.
         for index in 0..<(MIDILimits.channelCount * MIDILimits.keyCount) where channel == nil || index / MIDILimits.keyCount == Int(channel!) {
-            keyMemory[index].releasePending = false
+            keyMemory[index].forgetReleases()
         }
     }
 

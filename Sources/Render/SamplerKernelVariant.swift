@@ -51,7 +51,7 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// - Thread: audio
     @inline(__always) @_noAllocation @_noLocks
     func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
-                  filtering: Bool, filter: inout LowPassFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
+                  filtering: Bool, filter: inout VoiceFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
                   busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
                   busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
         if case .avx2FMA = self {

@@ -77,6 +77,9 @@ public enum SFZLoader {
         // One copy of each distinct modulator list (most regions have the defaults alone).
         var modulators = SamplerModulator.defaults
         var listStarts: [[SamplerModulator]: Int32] = [SamplerModulator.defaults: 0]
+        // One copy of each distinct velocity curve.
+        var curves: [Float] = []
+        var curveIndices: [[Float]: Int32] = [:]
         for planned in plan.regions {
             let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
             if listStarts[planned.modulators] == nil {
@@ -89,6 +92,10 @@ public enum SFZLoader {
                 var region = try planned.region(in: channel, side: side, sampleRate: sampleRate)
                 region.firstModulator = firstModulator
                 region.modulatorCount = Int32(planned.modulators.count)
+                if let curve = planned.velocityCurve {
+                    region.velocityCurve = curveIndices[curve] ?? Int32(curves.count / SampleBank.Layout.curveLength)
+                    if curveIndices[curve] == nil { curveIndices[curve] = region.velocityCurve; curves += curve }
+                }
                 regions.append(region)
             }
         }
@@ -96,7 +103,7 @@ public enum SFZLoader {
         if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
         preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
         let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name],
-                              modulators: modulators)
+                              modulators: modulators, curves: curves)
         bank.loadWarnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
         return bank
     }

@@ -1,3 +1,4 @@
+import DSP
 import FileChecks
 import Foundation
 import MIDIVocabulary
@@ -31,7 +32,14 @@ struct SFZPlan {
         var loopStart: Int? = nil
         var loopEnd: Int? = nil
         var envelope = SamplerRegion.Envelope()
+        var envelopeVelocity = SamplerRegion.Envelope(zero: ())
+        var startDelaySeconds: Double = 0
+        /// `fileg_*` or `pitcheg_*`: SF2's modulation envelope, which moves both.
+        var modulationEnvelope = SamplerRegion.Envelope()
+        var modulationEnvelopeToCutoffCents: Float = 0
+        var modulationEnvelopeToPitchCents: Float = 0
         var cutoffHertz: Double? = nil
+        var filterKind = VoiceFilter.Kind.lowPass2
         var resonanceDecibels: Double = 0
         var exclusiveClass: UInt16 = 0
         var offBy: UInt16 = 0
@@ -45,10 +53,15 @@ struct SFZPlan {
         var lowChannel: UInt8 = 0
         var highChannel: UInt8 = 15
         var releaseDecayDecibelsPerSecond: Double = 0
-        /// The region's modulator list: SF2's defaults (as every bank's regions start with),
-        /// with the velocity and controller opcodes (`amp_veltrack`, `pitch_veltrack`,
-        /// `fil_veltrack`, `fil_keytrack`, `*_onccN`) replacing or added to them.
-        var modulators = SamplerModulator.defaults
+        var crossfade = SamplerRegion.Crossfade()
+        var firstControllerRange = SamplerRegion.ControllerRange.any
+        var secondControllerRange = SamplerRegion.ControllerRange.any
+        /// `amp_velcurve_N`: the gain of each velocity, `SampleBank.Layout.curveLength` of them.
+        var velocityCurve: [Float]? = nil
+        /// The region's modulator list: `SFZPlan.baseModulators`, with the velocity and controller
+        /// opcodes (`amp_veltrack`, `pitch_veltrack`, `fil_veltrack`, `fil_keytrack`, `*_onccN`)
+        /// replacing or added to them.
+        var modulators = SFZPlan.baseModulators
 
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
@@ -71,7 +84,7 @@ struct SFZPlan {
             // SFZ: loop points given and no mode loop continuously, and so does a sample whose
             // file carries a loop; nothing releases a release-triggered voice, so it never loops.
             var mode = loopMode ?? (loopStart != nil || loopEnd != nil || channel.sourceLoop != nil ? .continuous : .none)
-            if trigger == .release, mode == .continuous || mode == .untilRelease { mode = .none }
+            if trigger.isRelease, mode == .continuous || mode == .untilRelease { mode = .none }
             region.loopMode = mode
             if mode == .continuous || mode == .untilRelease {
                 let start = min(max(loopStart ?? channel.sourceLoop?.start ?? offset, offset), lastFrame)
@@ -87,15 +100,24 @@ struct SFZPlan {
             region.attenuationCentibels = Float(-10 * gainDecibels)
             region.pan = max(-1, min(1, side + Float(pan / 100)))
             region.volumeEnvelope = envelope
+            region.volumeEnvelopeVelocity = envelopeVelocity
+            region.startDelaySeconds = startDelaySeconds
+            region.modulationEnvelope = modulationEnvelope
+            region.modulationEnvelopeToPitchCents = modulationEnvelopeToPitchCents
+            // SFZ's volume may boost; SF2's attenuation stops at 0.
+            region.leastAttenuationCentibels = -480
             if let cutoffHertz {
+                region.filterKind = filterKind
                 region.filterCutoffCents = Float(1_200 * log2(max(cutoffHertz, 1) / 8.176))
-                // SFZ's lpf_2p is the RBJ low-pass at Q = `resonance` as a linear gain (sfizz), so
+                // SFZ's two-pole filters are RBJ's at Q = `resonance` as a linear gain (sfizz), so
                 // 0 dB is Q 1, not SF2's Butterworth: the voice's Q is 3.01 dB under its
                 // centibels. It lowers the passband by half the centibels (SF2.04 §8.1.3), which
-                // SFZ does not: given back as attenuation, as far as the voice's 0 cB floor allows.
-                let centibels = Float(max(0, min(960, 10 * (resonanceDecibels + 3.01))))
+                // SFZ does not: given back as attenuation. One-pole filters have no resonance.
+                let onePole = filterKind == .lowPass1 || filterKind == .highPass1
+                let centibels = onePole ? 0 : Float(max(0, min(960, 10 * (resonanceDecibels + 3.01))))
                 region.filterResonanceCentibels = centibels
                 region.attenuationCentibels -= centibels / 2
+                region.modulationEnvelopeToCutoffCents = modulationEnvelopeToCutoffCents
             }
             region.exclusiveClass = exclusiveClass
             region.offBy = offBy
@@ -109,6 +131,9 @@ struct SFZPlan {
             region.lowChannel = lowChannel
             region.highChannel = highChannel
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
+            region.crossfade = crossfade
+            region.firstControllerRange = firstControllerRange
+            region.secondControllerRange = secondControllerRange
             return region
         }
     }
@@ -123,6 +148,22 @@ struct SFZPlan {
     private(set) var controllerLabels: [Int: String] = [:]
     private(set) var keyLabels: [Int: String] = [:]
 
+    /// The `fil_type`s played, and the voice filter each is; a state-variable design (`_sv`) has
+    /// the same response as its biquad.
+    static let filterKinds: [String: VoiceFilter.Kind] = [
+        "lpf_2p": .lowPass2, "lpf_2p_sv": .lowPass2, "lpf_1p": .lowPass1, "hpf_2p": .highPass2, "hpf_2p_sv": .highPass2,
+        "hpf_1p": .highPass1, "bpf_2p": .bandPass2, "bpf_2p_sv": .bandPass2, "brf_2p": .bandReject2, "brf_2p_sv": .bandReject2,
+    ]
+
+    /// SF2's default modulators less the two SFZ has no counterpart for: the mod wheel's and
+    /// channel pressure's vibrato (an SFZ region has vibrato only where it names an LFO, as in
+    /// sfizz). Velocity, volume, expression, pan, the sends and the pitch wheel stay as they are.
+    static let baseModulators: [SamplerModulator] = SamplerModulator.defaults.map { modulator in
+        var modulator = modulator
+        if modulator.destination == .vibLfoToPitch { modulator.amount = 0 }
+        return modulator
+    }
+
     /// Opcodes this loader plays.
     static let played: Set<String> = [
         "sample", "default_path", "key", "lokey", "hikey", "pitch_keycenter", "lovel", "hivel", "offset", "end",
@@ -131,15 +172,20 @@ struct SFZPlan {
         "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
         "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan", "rt_decay",
         "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter", "off_mode",
+        "xfin_lokey", "xfin_hikey", "xfout_lokey", "xfout_hikey", "xfin_lovel", "xfin_hivel", "xfout_lovel", "xfout_hivel",
+        "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
+        "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
+        "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
+        "pitcheg_release", "pitcheg_depth",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc"]
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "note_polyphony", "polyphony", "delay", "amp_velcurve_", "xfin_", "xfout_",
-        "ampeg_vel2", "fileg_", "pitcheg_", "amplitude_oncc", "set_cc", "width", "position", "amp_keytrack",
+        "note_polyphony", "polyphony", "amplitude_oncc", "set_cc", "width", "position", "amp_keytrack",
         "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
+        "fileg_", "pitcheg_", "delay_",
     ]
 
     /// The instrument at `path`, its includes and samples found beside it.
@@ -173,7 +219,7 @@ struct SFZPlan {
         for region in sfz.regions {
             for opcode in region.opcodes.keys where !Self.played.contains(opcode) {
                 if opcode.hasPrefix("label_") { continue }
-                if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") { continue }
+                if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") || opcode.hasPrefix("amp_velcurve_") { continue }
                 if Self.controllerOpcode(opcode) != nil { continue }
                 if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
                     notPlayed[known.hasSuffix("_") ? known + "*" : known, default: 0] += 1
@@ -189,10 +235,6 @@ struct SFZPlan {
         }
         for region in sfz.regions {
             let opcodes = region.opcodes
-            if try Self.needsAController(opcodes) {
-                skipped["loccN/hiccN (regions for a controller away from its start left out)", default: 0] += 1
-                continue
-            }
             guard let sample = opcodes["sample"] else {
                 throw SampleSetError(path: "\(region.file):\(region.line)", reason: "a <region> with no sample=")
             }
@@ -269,9 +311,11 @@ struct SFZPlan {
         // SFZ's release defaults to a millisecond: a note-off stops a sample at once.
         planned.envelope.release = try seconds(opcodes["ampeg_release"], "ampeg_release") ?? 0.001
         planned.envelope.sustainLevel = try opcodes["ampeg_sustain"].map { value throws(SampleSetError) in try number(value, "ampeg_sustain", in: 0...100) / 100 } ?? 1
+        try readEnvelopes(opcodes, into: &planned, notPlayed: &notPlayed)
         if let value = opcodes["cutoff"] {
             let type = opcodes["fil_type"]?.text ?? opcodes["filtype"]?.text ?? "lpf_2p"
-            if type == "lpf_2p" {
+            if let kind = Self.filterKinds[type] {
+                planned.filterKind = kind
                 planned.cutoffHertz = try number(value, "cutoff", in: 0...100_000)
                 planned.resonanceDecibels = try opcodes["resonance"].map { value throws(SampleSetError) in try number(value, "resonance", in: -96...96) } ?? 0
             } else {
@@ -302,19 +346,20 @@ struct SFZPlan {
             switch trigger.text {
             case "attack": break
             case "release": planned.trigger = .release
-            case "release_key":
-                planned.trigger = .release
-                notPlayed["trigger=release_key (played as release: a pedal holds it)", default: 0] += 1
+            case "release_key": planned.trigger = .releaseKey
             case "first": planned.trigger = .first
             case "legato": planned.trigger = .legato
             default: throw problem(trigger, "trigger=\(trigger.text): expected attack, release, release_key, first or legato")
             }
         }
-        if planned.trigger == .release, planned.loopMode == .continuous || planned.loopMode == .untilRelease {
+        if planned.trigger.isRelease, planned.loopMode == .continuous || planned.loopMode == .untilRelease {
             // Nothing releases a release-triggered voice: a loop would never end (`region` plays it once).
             notPlayed["a loop in a release-triggered region (played once)", default: 0] += 1
         }
         try readModulation(opcodes, into: &planned, notPlayed: &notPlayed)
+        try readCrossfade(opcodes, into: &planned.crossfade)
+        try readVelocityCurve(opcodes, into: &planned)
+        try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
@@ -330,6 +375,92 @@ struct SFZPlan {
         guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
         guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
         return planned
+    }
+
+    /// `delay`, `ampeg_vel2*`, and `fileg_*` or `pitcheg_*` on SF2's one modulation envelope.
+    static func readEnvelopes(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+                              notPlayed: inout [String: Int]) throws(SampleSetError) {
+        planned.startDelaySeconds = try seconds(opcodes["delay"], "delay") ?? 0
+        planned.envelopeVelocity.delay = try velocitySeconds(opcodes["ampeg_vel2delay"], "ampeg_vel2delay") ?? 0
+        planned.envelopeVelocity.attack = try velocitySeconds(opcodes["ampeg_vel2attack"], "ampeg_vel2attack") ?? 0
+        planned.envelopeVelocity.hold = try velocitySeconds(opcodes["ampeg_vel2hold"], "ampeg_vel2hold") ?? 0
+        planned.envelopeVelocity.decay = try velocitySeconds(opcodes["ampeg_vel2decay"], "ampeg_vel2decay") ?? 0
+        planned.envelopeVelocity.release = try velocitySeconds(opcodes["ampeg_vel2release"], "ampeg_vel2release") ?? 0
+        planned.envelopeVelocity.sustainLevel = try opcodes["ampeg_vel2sustain"].map { value throws(SampleSetError) in
+            try number(value, "ampeg_vel2sustain", in: -100...100) / 100
+        } ?? 0
+        // One envelope for both: the filter's when a region names both with different times.
+        let filterStages = ["fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain", "fileg_release"]
+        let pitchStages = filterStages.map { "pitch" + $0.dropFirst(3) }
+        let filterDepth = try opcodes["fileg_depth"].map { value throws(SampleSetError) in try number(value, "fileg_depth", in: -12_000...12_000) } ?? 0
+        let pitchDepth = try opcodes["pitcheg_depth"].map { value throws(SampleSetError) in try number(value, "pitcheg_depth", in: -12_000...12_000) } ?? 0
+        let stages = filterDepth != 0 || pitchDepth == 0 ? filterStages : pitchStages
+        if filterDepth != 0, pitchDepth != 0, zip(filterStages, pitchStages).contains(where: { opcodes[$0]?.text != opcodes[$1]?.text }) {
+            notPlayed["pitcheg_* beside a different fileg_* (the pitch follows the filter's envelope)", default: 0] += 1
+        }
+        planned.modulationEnvelope.delay = try seconds(opcodes[stages[0]], stages[0]) ?? 0
+        planned.modulationEnvelope.attack = try seconds(opcodes[stages[1]], stages[1]) ?? 0
+        planned.modulationEnvelope.hold = try seconds(opcodes[stages[2]], stages[2]) ?? 0
+        planned.modulationEnvelope.decay = try seconds(opcodes[stages[3]], stages[3]) ?? 0
+        planned.modulationEnvelope.sustainLevel = try opcodes[stages[4]].map { value throws(SampleSetError) in try number(value, stages[4], in: 0...100) / 100 } ?? 0
+        planned.modulationEnvelope.release = try seconds(opcodes[stages[5]], stages[5]) ?? 0
+        planned.modulationEnvelopeToCutoffCents = Float(filterDepth)
+        planned.modulationEnvelopeToPitchCents = Float(pitchDepth)
+    }
+
+    /// An `ampeg_vel2*` time: seconds added at velocity 127, which may shorten a stage.
+    static func velocitySeconds(_ value: SFZText.Value?, _ opcode: String) throws(SampleSetError) -> Double? {
+        try value.map { value throws(SampleSetError) in try number(value, opcode, in: -100...100) }
+    }
+
+    /// `amp_velcurve_N`: the gains given at velocities N, straight lines between them (from 0 at
+    /// velocity 0 and to 1 at 127 unless those are given). The curve then sets the level for
+    /// velocity alone: the velocity modulator (and with it `amp_veltrack`) is taken out.
+    static func readVelocityCurve(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion) throws(SampleSetError) {
+        var points: [Int: Float] = [:]
+        for (opcode, value) in opcodes where opcode.hasPrefix("amp_velcurve_") {
+            guard let velocity = Int(opcode.dropFirst("amp_velcurve_".count)), (0...127).contains(velocity) else {
+                throw problem(value, "\(opcode): the velocity after amp_velcurve_ must be 0-127")
+            }
+            points[velocity] = Float(try number(value, opcode, in: 0...1))
+        }
+        guard !points.isEmpty else { return }
+        points[0] = points[0] ?? 0
+        points[127] = points[127] ?? 1
+        let known = points.keys.sorted()
+        var curve = [Float](repeating: 0, count: SampleBank.Layout.curveLength)
+        for (low, high) in zip(known, known.dropFirst()) {
+            for velocity in low...high {
+                let fraction = Float(velocity - low) / Float(high - low)
+                curve[velocity] = points[low]! + (points[high]! - points[low]!) * fraction
+            }
+        }
+        planned.velocityCurve = curve
+        for index in planned.modulators.indices where planned.modulators[index].isIdentical(to: SamplerModulator.defaults[0]) {
+            planned.modulators[index].amount = 0
+        }
+    }
+
+    /// `xfin_*`, `xfout_*` (keys by number or name, velocities 0-127) and their curves.
+    static func readCrossfade(_ opcodes: [String: SFZText.Value], into crossfade: inout SamplerRegion.Crossfade) throws(SampleSetError) {
+        let keys: [(String, WritableKeyPath<SamplerRegion.Crossfade, UInt8>)] = [
+            ("xfin_lokey", \.inLowKey), ("xfin_hikey", \.inHighKey), ("xfout_lokey", \.outLowKey), ("xfout_hikey", \.outHighKey),
+        ]
+        for (opcode, field) in keys { if let value = opcodes[opcode] { crossfade[keyPath: field] = try key(value, opcode) } }
+        let velocities: [(String, WritableKeyPath<SamplerRegion.Crossfade, UInt8>)] = [
+            ("xfin_lovel", \.inLowVelocity), ("xfin_hivel", \.inHighVelocity), ("xfout_lovel", \.outLowVelocity), ("xfout_hivel", \.outHighVelocity),
+        ]
+        for (opcode, field) in velocities { if let value = opcodes[opcode] { crossfade[keyPath: field] = UInt8(try integer(value, opcode, in: 0...127)) } }
+        func powerCurve(_ opcode: String) throws(SampleSetError) -> Bool {
+            guard let value = opcodes[opcode] else { return true }
+            switch value.text {
+            case "power": return true
+            case "gain": return false
+            default: throw problem(value, "\(opcode)=\(value.text): expected power or gain")
+            }
+        }
+        crossfade.keyPowerCurve = try powerCurve("xf_keycurve")
+        crossfade.velocityPowerCurve = try powerCurve("xf_velcurve")
     }
 
     /// `name` split into a played controller opcode and its controller number (`volume_oncc7`:
@@ -399,15 +530,26 @@ struct SFZPlan {
         }
     }
 
-    /// Whether a region asks for a controller (`loccN`) above its value at start, 0. (`hiccN` can't
-    /// exclude 0.)
-    static func needsAController(_ opcodes: [String: SFZText.Value]) throws(SampleSetError) -> Bool {
+    /// `loccN`/`hiccN`: the ranges of up to two controllers a region plays within.
+    static func readControllerRanges(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+                                     notPlayed: inout [String: Int]) throws(SampleSetError) {
+        var ranges: [Int: (low: UInt8, high: UInt8)] = [:]
         for (opcode, value) in opcodes where opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") {
-            guard Int(opcode.dropFirst(4)) != nil else { continue }
-            let bound = try integer(value, opcode, in: 0...127)
-            if opcode.hasPrefix("locc") && bound > 0 { return true }
+            guard let controller = Int(opcode.dropFirst(4)), (0...127).contains(controller) else { continue }
+            let bound = UInt8(try integer(value, opcode, in: 0...127))
+            var range = ranges[controller] ?? (0, 127)
+            if opcode.hasPrefix("locc") { range.low = bound } else { range.high = bound }
+            ranges[controller] = range
         }
-        return false
+        let conditions = ranges.filter { $0.value != (0, 127) }.sorted { $0.key < $1.key }
+        for (index, (controller, range)) in conditions.enumerated() {
+            let condition = SamplerRegion.ControllerRange(controller: UInt8(controller), low: range.low, high: range.high)
+            switch index {
+            case 0: planned.firstControllerRange = condition
+            case 1: planned.secondControllerRange = condition
+            default: notPlayed["loccN/hiccN of a third controller (not checked)", default: 0] += 1
+            }
+        }
     }
 
     // MARK: Values

@@ -228,7 +228,7 @@ func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPoin
 /// - Thread: audio
 @_noAllocation @_noLocks
 public func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
-                     filtering: Bool, filter: inout LowPassFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
+                     filtering: Bool, filter: inout VoiceFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
                      busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
                      busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
     // One specialised loop per combination, so that none tests a flag per frame.
@@ -244,7 +244,7 @@ public func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gai
 
 @inline(__always) @_noAllocation @_noLocks
 func mixLanes(filtering: Bool, reverb: Bool, chorus: Bool, _ frames: UnsafePointer<SIMD8<Float>>, _ frameCount: Int,
-              _ gains: UnsafePointer<LaneGains>, _ filter: inout LowPassFilterLanes,
+              _ gains: UnsafePointer<LaneGains>, _ filter: inout VoiceFilterLanes,
               _ busLeft: UnsafeMutablePointer<SIMD8<Float>>, _ busRight: UnsafeMutablePointer<SIMD8<Float>>,
               _ busReverb: UnsafeMutablePointer<SIMD8<Float>>, _ busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
     var leftGain = gains.pointee.leftStart, rightGain = gains.pointee.rightStart

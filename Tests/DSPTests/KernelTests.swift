@@ -25,7 +25,7 @@ final class KernelTests: XCTestCase {
     }
 
     /// frames, frame count, gains, filtering, filter, sends reverb, sends chorus, left, right, reverb, chorus.
-    typealias MixLanes = (UnsafePointer<SIMD8<Float>>, Int, UnsafePointer<LaneGains>, Bool, inout LowPassFilterLanes, Bool, Bool,
+    typealias MixLanes = (UnsafePointer<SIMD8<Float>>, Int, UnsafePointer<LaneGains>, Bool, inout VoiceFilterLanes, Bool, Bool,
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>,
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>) -> Void
 
@@ -46,7 +46,7 @@ final class KernelTests: XCTestCase {
 
     /// Filters `frames` in place through the kernel's mixing loop at unity gain: the filter runs
     /// nowhere else.
-    func filter(_ frames: UnsafeMutablePointer<SIMD8<Float>>, count: Int, through filter: inout LowPassFilterLanes, _ mix: MixLanes) {
+    func filter(_ frames: UnsafeMutablePointer<SIMD8<Float>>, count: Int, through filter: inout VoiceFilterLanes, _ mix: MixLanes) {
         let gains = UnsafeMutablePointer<LaneGains>.allocate(capacity: 1)
         defer { gains.deallocate() }
         var unity = LaneGains()
@@ -81,7 +81,7 @@ final class KernelTests: XCTestCase {
             gains.initialize(to: setting)
             for (reverb, chorus) in [(false, false), (true, false), (true, true)] {
                 for bus in buses { bus.initialize(repeating: SIMD8(repeating: 7), count: count) }
-                var filter = LowPassFilterLanes()
+                var filter = VoiceFilterLanes()
                 kernel.mix(frames, count, gains, false, &filter, reverb, chorus, buses[0], buses[1], buses[2], buses[3])
                 for frame in [0, 31, 63] {
                     for lane in 0..<8 {
@@ -98,7 +98,7 @@ final class KernelTests: XCTestCase {
     }
 
     /// The eight-lane filter's measured magnitude matches the RBJ low-pass formula in every lane,
-    /// and a lane given a fresh `LowPassFilter` passes its input through unchanged, in both builds.
+    /// and a lane given a fresh `VoiceFilter` passes its input through unchanged, in both builds.
     func testLowPassLanesMatchTheCookbookResponse() {
         for kernel in mixingKernels { checkLowPassLanes(kernel.name, kernel.mix) }
     }
@@ -107,10 +107,10 @@ final class KernelTests: XCTestCase {
         let rate: Float = 48_000
         let cutoffs: [Float] = [500, 2_000, 8_000, 15_000, 1_000, 5_000, 11_000, 19_000]
         let qs: [Float] = [0.707, 2, 0.5, 4, 1, 0.707, 3, 0.6]
-        let filters = UnsafeMutablePointer<LowPassFilter>.allocate(capacity: 9)
+        let filters = UnsafeMutablePointer<VoiceFilter>.allocate(capacity: 9)
         defer { filters.deallocate() }
-        filters.initialize(repeating: LowPassFilter(), count: 9)
-        let lanes = UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>.allocate(capacity: 8)
+        filters.initialize(repeating: VoiceFilter(), count: 9)
+        let lanes = UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>.allocate(capacity: 8)
         defer { lanes.deallocate() }
         for lane in 0..<8 {
             filters[lane].set(cutoff: cutoffs[lane], q: qs[lane], sampleRate: rate)
@@ -121,7 +121,7 @@ final class KernelTests: XCTestCase {
             let buffer = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: frames)
             defer { buffer.deallocate() }
             for frame in 0..<frames { buffer[frame] = SIMD8(repeating: Float(sin(2 * Double.pi * Double(probe) * Double(frame) / Double(rate)))) }
-            var filtering = LowPassFilterLanes(lanes)
+            var filtering = VoiceFilterLanes(lanes)
             filter(buffer, count: frames, through: &filtering, mix)
             for lane in 0..<8 {
                 // RMS over the last half second (a whole number of cycles of every probe) against
@@ -144,7 +144,7 @@ final class KernelTests: XCTestCase {
         let frames = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 64)
         defer { frames.deallocate() }
         for frame in 0..<64 { frames[frame] = SIMD8(repeating: Float(sin(Double(frame)))) }
-        var filtering = LowPassFilterLanes(lanes)
+        var filtering = VoiceFilterLanes(lanes)
         filter(frames, count: 64, through: &filtering, mix)
         for frame in 0..<64 { XCTAssertEqual(frames[frame][3], Float(sin(Double(frame))), "\(kernel): passthrough lane, frame \(frame)") }
     }

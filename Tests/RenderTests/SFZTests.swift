@@ -306,6 +306,20 @@ final class SFZTests: XCTestCase {
                                                                (12_000, .controlChange(channel: 0, controller: 123, value: 0)),
                                                                (12_100, .noteOff(channel: 0, key: 71, velocity: 0))], frames: 24_000)
         XCTAssertLessThan(SignalAnalysis.rms(panicked[14_000 ..< 18_800]), 1e-4, "no release sample after All Notes Off")
+        // trigger=release_key: the key's own release starts it, though the pedal holds the note.
+        try write("""
+            <region> sample=a.wav key=71 loop_mode=loop_continuous
+            <region> sample=r.wav key=71 trigger=release_key
+            """, to: folder.file("key.sfz"))
+        let keyReleased = try render(folder.file("key.sfz"), [
+            (0, .controlChange(channel: 0, controller: 64, value: 127)), (0, .noteOn(channel: 0, key: 71, velocity: 127)),
+            (12_000, .noteOff(channel: 0, key: 71, velocity: 0)), (36_000, .controlChange(channel: 0, controller: 64, value: 0)),
+        ], frames: 60_000)
+        // Two sines of equal level: √2 the held note's RMS.
+        XCTAssertEqual(SignalAnalysis.rms(keyReleased[13_000 ..< 17_000]) / SignalAnalysis.rms(keyReleased[2_000 ..< 6_000]), Float(2).squareRoot(),
+                       accuracy: 0.05, "the held note and the release sample together")
+        XCTAssertLessThan(SignalAnalysis.rms(keyReleased[37_000 ..< 41_000]), SignalAnalysis.rms(keyReleased[2_000 ..< 6_000]) / 10,
+                          "nothing more when the pedal comes up: the note releases (1 ms), its release sample has played")
     }
 
     func testControllersAndVelocityMoveLevelPanPitchAndCutoffByTheirOpcodes() throws {
@@ -432,18 +446,20 @@ final class SFZTests: XCTestCase {
         try writeSine(folder.file("a.wav"))
         try write("""
             <region> sample=a.wav key=71 trigger=release_key
-            <region> sample=a.wav key=72 fileg_attack=1 xfin_lovel=10 mystery=1 another_unknown=2
-            <region> sample=a.wav key=73 locc1=64
+            <region> sample=a.wav key=72 note_polyphony=2 amplitude_oncc1=50 mystery=1 another_unknown=2
+            <region> sample=a.wav key=73 locc1=64 locc2=1 locc3=1
             <region> sample=a.wav key=74 trigger=release loop_mode=loop_continuous
+            <region> sample=*sine key=75
             """, to: folder.file("rest.sfz"))
         let bank = try SFZLoader.load(path: folder.file("rest.sfz"), sampleRate: rate)
-        XCTAssertEqual(bank.regions.count, 3, "the controller-bound region is left out")
+        XCTAssertEqual(bank.regions.count, 4, "the generated sound is left out")
         let warnings = bank.loadWarnings.joined(separator: "\n")
         XCTAssertTrue(warnings.contains("2 unknown opcodes ignored: another_unknown, mystery"), warnings)
-        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), fileg_* (1 region), trigger=release_key (played as release: a pedal holds it) (1 region), xfin_* (1 region)"), warnings)
-        XCTAssertTrue(warnings.contains("1 region not played: loccN/hiccN"), warnings)
+        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), amplitude_oncc (1 region), loccN/hiccN of a third controller (not checked) (1 region), note_polyphony (1 region)"), warnings)
+        XCTAssertTrue(warnings.contains("1 region not played: sample=*sine (generated sounds not played)"), warnings)
         XCTAssertEqual(bank.loadWarnings.count, 3, "one line each: unknown, not played yet, left out")
         XCTAssertEqual(bank.regions.first { $0.trigger == .release }?.loopMode, SamplerRegion.LoopMode.none, "a release region is played once")
+        XCTAssertEqual(bank.regions.first { $0.lowKey == 73 }?.firstControllerRange, SamplerRegion.ControllerRange(controller: 1, low: 64, high: 127))
     }
 
     // MARK: Mistakes

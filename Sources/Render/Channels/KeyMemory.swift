@@ -16,4 +16,13 @@ struct KeyMemory: BitwiseCopyable {
     /// Whether release regions wait for this note's release: set at a note-on that has some,
     /// cleared when they start or the note ends without a release (All Notes Off, a new note).
     var releasePending = false
+    /// The same for `trigger=release_key` regions, which the key's own release starts, pedal or not.
+    var releaseKeyPending = false
+
+    /// The note ends without a release: nothing waits for one.
+    @_noAllocation @_noLocks
+    mutating func forgetReleases() {
+        releasePending = false
+        releaseKeyPending = false
+    }
 }

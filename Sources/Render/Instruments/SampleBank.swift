@@ -110,6 +110,10 @@ public final class SampleBank: @unchecked Sendable {
     /// `SamplerModulator.defaults`, the range a region has by default.
     /// - Thread: any.
     public let modulators: UnsafeBufferPointer<SamplerModulator>
+    /// Velocity curves, `Layout.curveLength` gains each (0…1 for velocity 0…127), that regions
+    /// name by index (`SamplerRegion.velocityCurve`); empty when no region has one.
+    /// - Thread: any.
+    public let curves: UnsafeBufferPointer<Float>
     /// Names of the presets, parallel to `presets` (control thread only).
     /// - Thread: any.
     public let presetNames: [String]
@@ -132,6 +136,11 @@ public final class SampleBank: @unchecked Sendable {
         public let keyRegions: UnsafeBufferPointer<Int32>
         /// - Thread: any.
         public let modulators: UnsafeBufferPointer<SamplerModulator>
+        /// - Thread: any.
+        public let curves: UnsafeBufferPointer<Float>
+        /// Entries of one curve in `curves`: one per velocity.
+        /// - Thread: any.
+        @inlinable public static var curveLength: Int { @_noAllocation @_noLocks get { 128 } }
 
         /// A velocity range as `keyRegions` holds it: the low velocity, then the high one a byte up.
         /// - Thread: any.
@@ -150,18 +159,19 @@ public final class SampleBank: @unchecked Sendable {
     /// tests and small banks, where a second copy of the pool costs nothing worth avoiding.
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
-                            modulators: [SamplerModulator] = SamplerModulator.defaults) {
+                            modulators: [SamplerModulator] = SamplerModulator.defaults, curves: [Float] = []) {
         self.init(name: name, takingSamples: SamplePool.copying(samples),
-                  regions: regions, presets: presets, presetNames: presetNames, modulators: modulators)
+                  regions: regions, presets: presets, presetNames: presetNames, modulators: modulators, curves: curves)
     }
 
     /// Takes over `samples` as the bank's pool, and copies `regions` into a buffer of its own, then
     /// as `init(name:takingSamples:takingRegions:...)`.
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, takingSamples samples: SamplePool, regions: [SamplerRegion],
-                            presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults) {
+                            presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
+                            curves: [Float] = []) {
         self.init(name: name, takingSamples: samples, takingRegions: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(regions)),
-                  presets: presets, presetNames: presetNames, modulators: modulators)
+                  presets: presets, presetNames: presetNames, modulators: modulators, curves: curves)
     }
 
     /// Takes over `samples` as the bank's pool and `regions` as its region table, without copying
@@ -180,7 +190,8 @@ public final class SampleBank: @unchecked Sendable {
     ///   this checks again.
     /// - Thread: control. Not real-time safe: allocates.
     public init(name: String, takingSamples samples: SamplePool, takingRegions regions: UnsafeMutableBufferPointer<SamplerRegion>,
-                presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults) {
+                presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
+                curves: [Float] = []) {
         precondition(regions.baseAddress != nil, "the region table must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
@@ -191,7 +202,9 @@ public final class SampleBank: @unchecked Sendable {
             precondition(region.firstModulator >= 0 && region.modulatorCount >= 0
                          && Int(region.firstModulator) + Int(region.modulatorCount) <= modulators.count,
                          "region modulators outside the modulator table")
+            precondition(region.velocityCurve < curves.count / Layout.curveLength, "region velocity curve outside the curve table")
         }
+        precondition(curves.count % Layout.curveLength == 0 && curves.allSatisfy { $0 >= 0 && $0 <= 1 }, "curves of 128 gains in 0…1")
         for preset in presets {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
         }
@@ -228,10 +241,11 @@ public final class SampleBank: @unchecked Sendable {
         self.keyRegions = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
         self.presetNames = presetNames
         self.modulators = UnsafeBufferPointer.copying(modulators)
+        self.curves = UnsafeBufferPointer.copying(curves)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
-                                   modulators: self.modulators))
+                                   modulators: self.modulators, curves: self.curves))
         self.layout = UnsafePointer(layout)
     }
 
@@ -243,6 +257,7 @@ public final class SampleBank: @unchecked Sendable {
         keyRegionStarts.deallocate()
         keyRegions.deallocate()
         modulators.deallocate()
+        curves.deallocate()
     }
 
     /// The index of the preset for `bank`/`program`, or nil.

@@ -39,6 +39,12 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var lowChannel: UInt8 = 0
     /// - Thread: any.
     public var highChannel: UInt8 = 15
+    /// Controller ranges the region plays within (SFZ `loccN`/`hiccN`): up to two controllers, each
+    /// checked at the note-on; `ControllerRange.any` for none.
+    /// - Thread: any.
+    public var firstControllerRange = ControllerRange.any
+    /// - Thread: any.
+    public var secondControllerRange = ControllerRange.any
     /// A release-triggered region's loss of level per second its key was held, in centibels
     /// (SFZ `rt_decay`, dB/s × 10): a piano's release noise is quieter after a long note.
     /// - Thread: any.
@@ -81,9 +87,21 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// 0…1440: a voice clamps it to that range only after its modulators add to it.
     /// - Thread: any.
     public var attenuationCentibels: Float = 0
+    /// The least attenuation a voice of the region reaches once its modulators have added theirs:
+    /// 0 for SF2, whose range is 0…1440 cB; below 0 for SFZ, whose `volume` (up to +48 dB) boosts.
+    /// - Thread: any.
+    public var leastAttenuationCentibels: Float = 0
     /// -1 (left) … +1 (right); SF2 pan -500…500 maps to -1…1.
     /// - Thread: any.
     public var pan: Float = 0
+    /// The velocity curve the region's level follows (SFZ `amp_velcurve_N`): an index into its
+    /// bank's `curves`, whose gain for the note's velocity is fixed at note-on; -1 for none (the
+    /// velocity modulator sets the level).
+    /// - Thread: any.
+    public var velocityCurve: Int32 = -1
+    /// Key and velocity crossfades (SFZ): a gain fixed at note-on.
+    /// - Thread: any.
+    public var crossfade = Crossfade()
     /// 0…1 of the voice sent to the reverb (SF2 reverbEffectsSend / 1000).
     /// - Thread: any.
     public var reverbSend: Float = 0
@@ -112,6 +130,14 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     // MARK: Envelopes and modulation
     /// - Thread: any.
     public var volumeEnvelope = Envelope()
+    /// What velocity 127 adds to the volume envelope's times (seconds) and sustain level (SFZ
+    /// `ampeg_vel2*`), in proportion to the note's velocity; zero for SF2.
+    /// - Thread: any.
+    public var volumeEnvelopeVelocity = Envelope(zero: ())
+    /// Seconds from the note-on before the region starts at all (SFZ `delay`): its sample, envelopes
+    /// and LFOs wait, counted in whole control blocks (at most 64 frames late).
+    /// - Thread: any.
+    public var startDelaySeconds: Double = 0
     /// - Thread: any.
     public var modulationEnvelope = Envelope()
     /// Pitch swing of the modulation envelope at its peak, in cents.
@@ -138,13 +164,17 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var vibratoLFOToPitchCents: Float = 0
 
     // MARK: Filter
-    /// Low-pass cutoff as absolute cents (8.176 Hz × 2^(cents/1200)); 13500 (≈ 20 kHz) and above
-    /// means the filter is open.
+    /// Filter cutoff as absolute cents (8.176 Hz × 2^(cents/1200)); for the low-pass, 13500
+    /// (≈ 20 kHz) and above means the filter is open.
     /// - Thread: any.
     public var filterCutoffCents: Float = 13_500
     /// Resonance in centibels above DC gain (SF2 initialFilterQ, 0…960).
     /// - Thread: any.
     public var filterResonanceCentibels: Float = 0
+    /// The filter's response (SFZ `fil_type`); SF2 voices are all low-pass. Any kind but the
+    /// two-pole low-pass runs whatever the cutoff, so an SFZ region names a cutoff with it.
+    /// - Thread: any.
+    public var filterKind: VoiceFilter.Kind = .lowPass2
 
     // MARK: Modulators
     /// The region's modulators: entries `firstModulator ..< firstModulator + modulatorCount` of its
@@ -176,6 +206,19 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         case first = 2
         /// A note-on while another key of the channel is down (SFZ `trigger=legato`).
         case legato = 3
+        /// Its key's release, whatever a pedal does (SFZ `trigger=release_key`); played as `release`.
+        case releaseKey = 4
+
+        /// Whether a key's release starts the region (`release` or `releaseKey`).
+        /// - Thread: any.
+        @inlinable public var isRelease: Bool {
+            @_noAllocation @_noLocks get {
+                switch self {
+                case .release, .releaseKey: true
+                case .attack, .first, .legato: false
+                }
+            }
+        }
     }
 
     public enum LoopMode: UInt8, Sendable, BitwiseCopyable {
@@ -214,7 +257,26 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         public var decayKeyScalingTimecents: Double = 0
         /// - Thread: any.
         public init() {}
+        /// Every time and the sustain level 0: an envelope of increments.
+        /// - Thread: any.
+        public init(zero: Void) { sustainLevel = 0 }
 
+        /// This envelope with `increments` × `scale` added to its times and sustain level (the
+        /// sustain kept within 0…1); itself when the increments are all 0, as for every SF2 zone.
+        /// - Thread: audio | control.
+        @inlinable @_noAllocation @_noLocks
+        public func adding(_ increments: Envelope, times scale: Double) -> Envelope {
+            guard increments.delay != 0 || increments.attack != 0 || increments.hold != 0 || increments.decay != 0
+                || increments.sustainLevel != 0 || increments.release != 0 else { return self }
+            var sum = self
+            sum.delay = max(0, delay + increments.delay * scale)
+            sum.attack = max(0, attack + increments.attack * scale)
+            sum.hold = max(0, hold + increments.hold * scale)
+            sum.decay = max(0, decay + increments.decay * scale)
+            sum.sustainLevel = min(1, max(0, sustainLevel + increments.sustainLevel * scale))
+            sum.release = max(0, release + increments.release * scale)
+            return sum
+        }
         /// The hold and decay times for `key`, key scaling applied.
         /// - Thread: audio | control.
         @inlinable @_noAllocation @_noLocks
@@ -254,10 +316,39 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// random number in 0..<1.
     /// - Thread: any.
     @inlinable @inline(__always) @_noAllocation @_noLocks
-    public func answers(channel: UInt8, keyswitch channelKeyswitch: UInt8, noteCount: UInt32, random: Float) -> Bool {
+    public func answers(channel: UInt8, keyswitch channelKeyswitch: UInt8, noteCount: UInt32, random: Float,
+                        controllers: UnsafePointer<UInt8>) -> Bool {
         channel >= lowChannel && channel <= highChannel
             && (keyswitch == Self.anyKeyswitch || keyswitch == channelKeyswitch)
             && (sequenceLength <= 1 || noteCount % UInt32(sequenceLength) + 1 == UInt32(sequencePosition))
             && random >= lowRandom && random < highRandom
+            && firstControllerRange.contains(controllers) && secondControllerRange.contains(controllers)
+    }
+
+    /// A controller's range of values (SFZ `loccN=low hiccN=high`).
+    public struct ControllerRange: Sendable, BitwiseCopyable, Equatable {
+        /// The controller's number; 255 for no condition.
+        /// - Thread: any.
+        public var controller: UInt8
+        /// - Thread: any.
+        public var low: UInt8
+        /// - Thread: any.
+        public var high: UInt8
+        /// - Thread: any.
+        @inlinable @_noAllocation @_noLocks
+        public init(controller: UInt8, low: UInt8, high: UInt8) {
+            self.controller = controller
+            self.low = low
+            self.high = high
+        }
+        /// No condition.
+        /// - Thread: any.
+        public static var any: ControllerRange { @_noAllocation @_noLocks get { ControllerRange(controller: 255, low: 0, high: 127) } }
+        /// Whether the channel's `controllers` (128 values) hold one inside the range.
+        /// - Thread: audio | control.
+        @inlinable @inline(__always) @_noAllocation @_noLocks
+        public func contains(_ controllers: UnsafePointer<UInt8>) -> Bool {
+            controller > 127 || (controllers[Int(controller)] >= low && controllers[Int(controller)] <= high)
+        }
     }
 }

@@ -97,6 +97,8 @@ struct SamplerVoice {
     var gainChorus: Float = 0
     /// Linear fade for stolen / stopped voices: 1 normally; steps to 0 when `fadeStep` < 0.
     var fadeGain: Float = 1
+    /// Frames left before the region starts (SFZ `delay`); counted down a control block at a time.
+    var waitingFrames = 0
     var fadeStep: Float = 0
 
     // Modulation
@@ -123,9 +125,10 @@ struct SamplerVoice {
     var lastPanRight: Float = 0
 
     // Filter
-    var filter = LowPassFilter()
+    var filter = VoiceFilter()
+    var filterKind = VoiceFilter.Kind.lowPass2
     var cutoffCents: Float = 13_500
-    var filterQ = LowPassFilter.butterworthQ
+    var filterQ = VoiceFilter.butterworthQ
     var filterPassbandGain: Float = 1
     /// Rounds the voice up to whole cache lines, so the next voice's first line (`controlLinePadding`)
     /// starts on a line of its own.
@@ -183,6 +186,7 @@ struct SamplerVoice {
         self.attenuationOffsetCentibels = attenuationOffsetCentibels
         let sums = applyModulators(channel: state)
         filter.reset()
+        filterKind = region.filterKind
         lastCents = .nan
         lastCutoffCents = .nan
         lastLevelCentibels = .nan
@@ -195,7 +199,8 @@ struct SamplerVoice {
         fadeStep = 0
 
         // Timing is fixed at note-on: modulators move it only here (SF2 units: timecents, cB, 0.1 %).
-        let volume = region.volumeEnvelope
+        waitingFrames = Int(region.startDelaySeconds * engineRate)
+        let volume = region.volumeEnvelope.adding(region.volumeEnvelopeVelocity, times: Double(playedVelocity) / 127)
         volumeEnvelope.start(
             delay: modulatedSeconds(volume.delay, timecents: sums.volEnvDelay),
             attack: modulatedSeconds(volume.attack, timecents: sums.volEnvAttack),
@@ -232,13 +237,14 @@ struct SamplerVoice {
                                  sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity, pressedKey: key))
         let base = region
         // The SF2 ranges (§8.1.3), applied to the sums as FluidSynth applies them.
-        attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation, 0), 1_440)
+        attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation,
+                                       base.pointee.leastAttenuationCentibels), 1_440)
         pan = base.pointee.pan + sums.pan / 500
         cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
         // Q in dB = cB/10 − 3.01, as FluidSynth has it: 0 cB is a Butterworth filter, no peak.
         // Exactly `butterworthQ` at 0, so an unresonant voice is not taken for a resonant one.
-        filterQ = resonance > 0 ? centibelsToAmplitude(-(resonance - 30.1)) : LowPassFilter.butterworthQ
+        filterQ = resonance > 0 ? centibelsToAmplitude(-(resonance - 30.1)) : VoiceFilter.butterworthQ
         // SF2.04 §8.1.3 (initialFilterQ): "the gain at DC is reduced by half the specified gain":
         // a 10 dB peak stands 5 dB above unity, the passband 5 dB below it. FluidSynth lowers its
         // gain by √q, the same half of the peak in dB, but of a q it has already taken 3.01 dB off,
@@ -282,6 +288,8 @@ struct SamplerVoice {
     struct ControlBlock {
         @_noAllocation @_noLocks init() {}
         var isReading = false
+        /// A voice still waiting out its region's start delay: silent, and not at its end.
+        var isWaiting = false
         var produced = 0
         var filterActive = false
         var leftStart: Float = 0, leftStep: Float = 0
@@ -309,6 +317,11 @@ struct SamplerVoice {
                           sends: Bool, into block: inout ControlBlock) {
         block = ControlBlock()
         guard let samples else { return }
+        if waitingFrames > 0 {
+            waitingFrames -= frameCount
+            block.isWaiting = true
+            return
+        }
         block.isReading = true
         block.sampleScale = samples.encoding.scale
         if state.pointee.controllerSerial != controllerSerial { applyModulators(channel: state) }
@@ -341,8 +354,9 @@ struct SamplerVoice {
         // Near Nyquist the filter is inaudible; skipping it saves a large share of a voice's cost.
         // A resonant one still runs there (at its 0.45 × rate clamp): its resonance lowers the
         // passband (`filterPassbandGain`) wherever the cutoff is, as FluidSynth's filter does.
-        if lastCutoffHertz < Float(sampleRate) * 0.42 || filterQ > LowPassFilter.butterworthQ {
-            filter.set(cutoff: lastCutoffHertz, q: filterQ, passbandGain: filterPassbandGain, sampleRate: Float(sampleRate))
+        // Any other kind of filter is heard wherever its cutoff is.
+        if lastCutoffHertz < Float(sampleRate) * 0.42 || filterQ > VoiceFilter.butterworthQ || filterKind.rawValue != VoiceFilter.Kind.lowPass2.rawValue {
+            filter.set(filterKind, cutoff: lastCutoffHertz, q: filterQ, passbandGain: filterPassbandGain, sampleRate: Float(sampleRate))
             block.filterActive = true
         }
 
@@ -387,6 +401,7 @@ struct SamplerVoice {
     /// Ends the voice if it ran out of sample, its envelope finished or its fade reached zero.
     @_noAllocation @_noLocks
     mutating func finish(_ block: ControlBlock, frameCount: Int) {
+        if block.isWaiting && !isReleased { return }
         if block.produced < frameCount || volumeEnvelope.isFinished || fadeGain <= 0 { isActive = false }
     }
 

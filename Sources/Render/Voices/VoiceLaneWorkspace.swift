@@ -51,8 +51,8 @@ struct VoiceLaneWorkspace {
     /// The group's ramped gains for the block, gathered the same way.
     let laneGains: UnsafeMutablePointer<LaneGains>
     /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
-    let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<LowPassFilter>>
-    let passthrough: UnsafeMutablePointer<LowPassFilter>
+    let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>
+    let passthrough: UnsafeMutablePointer<VoiceFilter>
     /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
     let filterOffset: Int
     /// Byte offsets of the three vectors in `LanePositions`: a lane's numbers are stored one by one
@@ -92,7 +92,7 @@ struct VoiceLaneWorkspace {
         laneGains = .allocate(capacity: 1)
         laneGains.initialize(to: LaneGains())
         passthrough = .allocate(capacity: 1)
-        passthrough.initialize(to: LowPassFilter())
+        passthrough.initialize(to: VoiceFilter())
         laneFilters = .allocate(capacity: laneCount)
         laneFilters.initialize(repeating: passthrough, count: laneCount)
         filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
@@ -191,7 +191,7 @@ struct VoiceLaneWorkspace {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
                 }
                 if groupBlocks[lane].filterActive {
-                    laneFilters[lane] = (UnsafeMutableRawPointer(group[lane]) + filterOffset).assumingMemoryBound(to: LowPassFilter.self)
+                    laneFilters[lane] = (UnsafeMutableRawPointer(group[lane]) + filterOffset).assumingMemoryBound(to: VoiceFilter.self)
                     filtering = true
                 } else {
                     laneFilters[lane] = passthrough
@@ -202,11 +202,11 @@ struct VoiceLaneWorkspace {
             // clearing it each block keeps anything stray from carrying over.
             if filtering {
                 passthrough.pointee.reset()
-                var filter = LowPassFilterLanes(laneFilters)
+                var filter = VoiceFilterLanes(laneFilters)
                 mixGroup(frameCount: blockFrames, filtering: true, filter: &filter, offset: offset, context: context)
                 filter.store(into: laneFilters)
             } else {
-                var unused = LowPassFilterLanes()
+                var unused = VoiceFilterLanes()
                 mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, offset: offset, context: context)
             }
             for lane in 0..<count where group[lane].pointee.isActive {
@@ -321,7 +321,7 @@ struct VoiceLaneWorkspace {
     /// sends (a send bus is cleared on its first use in a block). Lanes past a voice's end hold
     /// zeros, and empty lanes have zero gains, so all of them mix in one pass.
     @_noAllocation @_noLocks
-    mutating func mixGroup(frameCount: Int, filtering: Bool, filter: inout LowPassFilterLanes, offset: Int, context: VoiceRenderContext) {
+    mutating func mixGroup(frameCount: Int, filtering: Bool, filter: inout VoiceFilterLanes, offset: Int, context: VoiceRenderContext) {
         let b = groupBlocks
         // Each vector built whole from its eight lanes: single-lane writes into a vector go
         // through the stack and stall on every write.

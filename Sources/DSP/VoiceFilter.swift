@@ -1,13 +1,32 @@
-/// A resonant two-pole low-pass (RBJ Audio EQ Cookbook biquad in transposed direct form II), as
-/// SoundFont voices use it: the coefficients and state of one voice's filter. Coefficients are
-/// recomputed at control rate when the cutoff moves; the state carries across, so a change never
-/// resets the filter. Voices are filtered eight at a time by `LowPassFilterLanes`.
-public struct LowPassFilter: Sendable {
+/// A voice's filter: by default the resonant two-pole low-pass SoundFont voices use, else one of
+/// the kinds SFZ names (`Kind`), each an RBJ Audio EQ Cookbook biquad (the one-pole a bilinear
+/// first-order section) in transposed direct form II: the coefficients and state of one voice's
+/// filter. Coefficients are recomputed at control rate when the cutoff moves; the state carries
+/// across, so a change never resets the filter. Voices are filtered eight at a time by
+/// `VoiceFilterLanes`, whatever their kinds: every kind is the same five coefficients.
+public struct VoiceFilter: Sendable {
+    /// The response a voice's filter has (SFZ `fil_type`).
+    public enum Kind: UInt8, Sendable, BitwiseCopyable {
+        /// Two-pole low-pass, 12 dB an octave (SF2; SFZ `lpf_2p`).
+        case lowPass2 = 0
+        /// One-pole low-pass, 6 dB an octave (`lpf_1p`); no resonance.
+        case lowPass1 = 1
+        /// Two-pole high-pass (`hpf_2p`).
+        case highPass2 = 2
+        /// Two-pole band-pass, 0 dB at its centre (`bpf_2p`).
+        case bandPass2 = 3
+        /// Two-pole band-reject (`brf_2p`).
+        case bandReject2 = 4
+        /// One-pole high-pass (`hpf_1p`); no resonance.
+        case highPass1 = 5
+    }
+
     @usableFromInline var b0: Float = 1, b1: Float = 0, b2: Float = 0, a1: Float = 0, a2: Float = 0
     @usableFromInline var z1: Float = 0, z2: Float = 0
     @usableFromInline var lastCutoff: Float = -1
     @usableFromInline var lastQ: Float = -1
     @usableFromInline var lastPassbandGain: Float = -1
+    @usableFromInline var lastKind: UInt8 = 0
 
     /// - Thread: any.
     public init() {}
@@ -27,26 +46,55 @@ public struct LowPassFilter: Sendable {
         @inlinable @_noAllocation @_noLocks get { 0.707_106_78 }
     }
 
-    /// Sets cutoff (Hz), Q (linear) and the gain of the passband (1 at DC by default: a resonant
-    /// SoundFont filter lowers it); cheap when nothing changed. The gain is folded into the
-    /// feed-forward coefficients, so it costs nothing per frame.
+    /// Sets the kind, cutoff (Hz), Q (linear) and the gain of the passband (1 by default: a
+    /// resonant SoundFont filter lowers it); cheap when nothing changed. The gain is folded into
+    /// the feed-forward coefficients, so it costs nothing per frame. One-pole kinds ignore Q.
     /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
-    public mutating func set(cutoff: Float, q: Float, passbandGain: Float = 1, sampleRate: Float) {
+    public mutating func set(_ kind: Kind = .lowPass2, cutoff: Float, q: Float, passbandGain: Float = 1, sampleRate: Float) {
         let clampedCutoff = min(max(cutoff, 5), sampleRate * 0.45)
-        guard clampedCutoff != lastCutoff || q != lastQ || passbandGain != lastPassbandGain else { return }
+        guard clampedCutoff != lastCutoff || q != lastQ || passbandGain != lastPassbandGain || kind.rawValue != lastKind else { return }
         lastCutoff = clampedCutoff
         lastQ = q
         lastPassbandGain = passbandGain
+        lastKind = kind.rawValue
         let turns = Double(clampedCutoff / sampleRate)
+        if kind.rawValue == Kind.lowPass1.rawValue || kind.rawValue == Kind.highPass1.rawValue {
+            // The analogue one-pole, bilinear with the cutoff prewarped: −3 dB exactly at the cutoff.
+            let warped = Float(sineOfTurns(turns / 2) / sineOfTurns(turns / 2 + 0.25))  // tan(π f / rate)
+            let pole = (warped - 1) / (warped + 1)
+            let isLowPass = kind.rawValue == Kind.lowPass1.rawValue
+            b0 = (isLowPass ? warped : 1) / (warped + 1) * passbandGain
+            b1 = isLowPass ? b0 : -b0
+            b2 = 0
+            a1 = pole
+            a2 = 0
+            return
+        }
         let sine = Float(sineOfTurns(turns))
         let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
         let alpha = sine / (2 * max(q, 0.01))
         let a0 = 1 + alpha
-        let feedForward = (1 - cosine) * passbandGain
-        b0 = feedForward * 0.5 / a0
-        b1 = feedForward / a0
-        b2 = b0
+        switch kind {
+        case .lowPass2, .lowPass1, .highPass1:
+            let feedForward = (1 - cosine) * passbandGain
+            b0 = feedForward * 0.5 / a0
+            b1 = feedForward / a0
+            b2 = b0
+        case .highPass2:
+            let feedForward = (1 + cosine) * passbandGain
+            b0 = feedForward * 0.5 / a0
+            b1 = -feedForward / a0
+            b2 = b0
+        case .bandPass2:
+            b0 = alpha * passbandGain / a0
+            b1 = 0
+            b2 = -b0
+        case .bandReject2:
+            b0 = passbandGain / a0
+            b1 = -2 * cosine * passbandGain / a0
+            b2 = b0
+        }
         a1 = -2 * cosine / a0
         a2 = (1 - alpha) / a0
     }
@@ -60,12 +108,12 @@ public struct LowPassFilter: Sendable {
     }
 }
 
-/// Eight `LowPassFilter`s side by side in SIMD lanes, one voice per lane: their coefficients and
+/// Eight `VoiceFilter`s side by side in SIMD lanes, one voice per lane: their coefficients and
 /// state, gathered for a block and stored back after it. The sampler kernels run them, in the mixing
 /// loop (`SamplerKernels.mixLanes`), where both builds of the kernels fuse what the CPU can.
 /// A biquad's cost is the latency of its feedback chain, not its arithmetic; eight independent
 /// chains fill the time one chain spends waiting, so eight voices filter for about the price of one.
-public struct LowPassFilterLanes: Sendable {
+public struct VoiceFilterLanes: Sendable {
     public typealias Lanes = SIMD8<Float>
     /// - Thread: audio.
     public var b0: Lanes, b1: Lanes, b2: Lanes, a1: Lanes, a2: Lanes
@@ -82,12 +130,12 @@ public struct LowPassFilterLanes: Sendable {
         z1 = Lanes(); z2 = Lanes()
     }
 
-    /// The coefficients and state of eight filters, one per lane; a lane given `LowPassFilter()`
+    /// The coefficients and state of eight filters, one per lane; a lane given `VoiceFilter()`
     /// passes its input through unchanged. Lanes are gathered whole rather than set one at a time:
     /// writing single lanes of a vector goes through memory and stalls on every write.
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
-    public init(_ lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
+    public init(_ lanes: UnsafePointer<UnsafeMutablePointer<VoiceFilter>>) {
         let f0 = lanes[0], f1 = lanes[1], f2 = lanes[2], f3 = lanes[3]
         let f4 = lanes[4], f5 = lanes[5], f6 = lanes[6], f7 = lanes[7]
         b0 = Lanes(f0.pointee.b0, f1.pointee.b0, f2.pointee.b0, f3.pointee.b0, f4.pointee.b0, f5.pointee.b0, f6.pointee.b0, f7.pointee.b0)
@@ -102,7 +150,7 @@ public struct LowPassFilterLanes: Sendable {
     /// Writes every lane's state back to the filter it came from, flushing denormals.
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
-    public func store(into lanes: UnsafePointer<UnsafeMutablePointer<LowPassFilter>>) {
+    public func store(into lanes: UnsafePointer<UnsafeMutablePointer<VoiceFilter>>) {
         for lane in 0..<Lanes.scalarCount {
             lanes[lane].pointee.z1 = z1[lane]
             lanes[lane].pointee.z2 = z2[lane]

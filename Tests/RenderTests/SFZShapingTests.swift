@@ -1,0 +1,234 @@
+import AudioFile
+import Engine
+import Foundation
+import MIDI
+import Render
+import SampleSet
+import TestSupport
+import XCTest
+
+/// SFZ opcodes that shape a note once it is chosen, each held to a known answer: every filter type
+/// against its formula, envelopes stage by stage to within one control period, the start delay,
+/// velocity curves and envelope times, key and velocity crossfades, controller ranges, and the
+/// filter and pitch envelopes.
+extension SFZTests {
+    /// A control period: envelopes are evaluated at its ends and ramped across it.
+    var controlPeriod: Int { RenderQuantum.frameCount }
+
+    /// Writes a mono file holding `value` in every frame, `seconds` long.
+    func writeConstant(_ path: String, value: Float = 0.5, seconds: Double = 2) throws {
+        let writer = try AudioFileWriter(path: path, sampleRate: Int(rate), channelCount: 1)
+        try writer.write([Float](repeating: value, count: Int(seconds * rate)))
+        try writer.close()
+    }
+
+    /// The left channel of `messages` through a dry engine playing the instrument `text` (written
+    /// into `folder` under a name of its own).
+    func render(_ text: String, in folder: TemporaryFolder, _ messages: [(FrameTime, MIDIMessage)], frames: Int) throws -> [Float] {
+        let path = folder.file("i\(abs(text.hashValue)).sfz")
+        try write(text, to: path)
+        XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, [], text)
+        return try render(path, messages, frames: frames)
+    }
+
+    // MARK: Filters
+
+    /// Every `fil_type` played: a sine's level through the filter against the same sine unfiltered,
+    /// within 0.5 dB of the analogue prototype at the frequency the bilinear transform maps it to
+    /// (the RBJ cookbook's two-pole filters at Q = `resonance` as a linear gain, the one-pole at
+    /// its −3 dB cutoff), and the passband at unity whatever the resonance.
+    func testEveryFilterTypeFollowsItsFormula() throws {
+        let folder = try TemporaryFolder(self)
+        let cutoff = 1_000.0
+        let frequencies = [125.0, 500, 800, 1_250, 2_000, 8_000]
+        for frequency in frequencies { try writeSine(folder.file("s\(Int(frequency)).wav"), frequency: frequency, seconds: 0.5) }
+        func level(_ frequency: Double, _ opcodes: String) throws -> Double {
+            let left = try render("<region> sample=s\(Int(frequency)).wav key=69 \(opcodes)", in: folder,
+                                  [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 19_200)
+            return decibels(SignalAnalysis.rms(left[9_600 ..< 19_200]))
+        }
+        /// |H| in dB of the analogue prototype at the prewarped frequency ratio.
+        func formula(_ type: String, _ frequency: Double, q: Double) -> Double {
+            let r = tan(Double.pi * frequency / rate) / tan(Double.pi * cutoff / rate)
+            let twoPole = pow(1 - r * r, 2) + pow(r / q, 2)
+            let power: Double = switch type {
+            case "lpf_1p": 1 / (1 + r * r)
+            case "hpf_1p": r * r / (1 + r * r)
+            case "lpf_2p": 1 / twoPole
+            case "hpf_2p": pow(r, 4) / twoPole
+            case "bpf_2p": pow(r / q, 2) / twoPole
+            default: pow(1 - r * r, 2) / twoPole  // brf_2p
+            }
+            return 10 * log10(power)
+        }
+        for type in ["lpf_1p", "hpf_1p", "lpf_2p", "hpf_2p", "bpf_2p", "brf_2p"] {
+            for resonance in type.hasSuffix("1p") ? [0.0] : [0.0, 6] {
+                for frequency in frequencies {
+                    let expected = formula(type, frequency, q: pow(10, resonance / 20))
+                    // Far down a skirt the measure is the rounding of the samples, not the filter.
+                    guard expected > -40 else { continue }
+                    let measured = try level(frequency, "fil_type=\(type) cutoff=\(cutoff) resonance=\(resonance)") - level(frequency, "")
+                    XCTAssertEqual(measured, expected, accuracy: 0.5, "\(type), resonance \(resonance) dB, \(frequency) Hz")
+                }
+            }
+        }
+        // The filter types SFZ names but the voice does not have play unfiltered, and say so.
+        let path = folder.file("peq.sfz")
+        try write("<region> sample=s125.wav key=69 fil_type=pkf_2p cutoff=100", to: path)
+        XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, ["not played yet: fil_type=pkf_2p (played unfiltered) (1 region)"])
+    }
+
+    /// `volume` above 0 dB boosts (SF2's attenuation stops at 0; SFZ's does not).
+    func testVolumeAboveZeroBoosts() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.5)
+        func level(_ opcodes: String) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=a.wav key=69 \(opcodes)", in: folder,
+                                                   [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 19_200)[9_600 ..< 19_200]))
+        }
+        XCTAssertEqual(try level("volume=6") - level(""), 6, accuracy: 0.05)
+    }
+
+    // MARK: Envelopes
+
+    /// The amplitude envelope of a constant sample, stage by stage: each boundary within one control
+    /// period of its time, and the levels between as the envelope's law says (attack a straight
+    /// line, decay and release 100 dB per `ampeg_decay`/`ampeg_release` seconds).
+    func testEnvelopeStagesLandWithinOneControlPeriod() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"))
+        let release = 36_000
+        func envelope(_ opcodes: String, velocity: UInt8 = 127) throws -> [Float] {
+            let plain = try render("<region> sample=dc.wav key=60 pitch_keytrack=0", in: folder,
+                                   [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 4_800)
+            let full = plain[2_400]
+            return try render("<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                              [(0, .noteOn(channel: 0, key: 60, velocity: velocity)), (FrameTime(release), .noteOff(channel: 0, key: 60, velocity: 0))],
+                              frames: 60_000).map { $0 / full }
+        }
+        func firstFrame(_ values: [Float], from start: Int = 0, where test: (Float) -> Bool) -> Int {
+            (start..<values.count).first { test(values[$0]) } ?? values.count
+        }
+        let shape = "ampeg_delay=0.1 ampeg_attack=0.2 ampeg_hold=0.1 ampeg_decay=1 ampeg_sustain=50 ampeg_release=1"
+        let env = try envelope(shape)
+        let delayEnd = 4_800, attackEnd = delayEnd + 9_600, holdEnd = attackEnd + 4_800
+        // Decay: 6.02 dB of the 100 dB a second covers.
+        let decayEnd = holdEnd + Int(20 * log10(2.0) / 100 * rate)
+        XCTAssertEqual(Double(firstFrame(env) { $0 > 1e-4 }), Double(delayEnd), accuracy: Double(controlPeriod), "delay")
+        XCTAssertEqual(Double(env[delayEnd + 4_800]), 0.5, accuracy: 0.01, "halfway up the attack: half the level")
+        XCTAssertEqual(Double(firstFrame(env) { $0 > 0.999 }), Double(attackEnd), accuracy: Double(controlPeriod), "attack")
+        XCTAssertEqual(Double(firstFrame(env, from: attackEnd) { $0 < 0.999 }), Double(holdEnd), accuracy: Double(controlPeriod), "hold")
+        XCTAssertEqual(Double(firstFrame(env, from: holdEnd) { $0 < 0.5005 }), Double(decayEnd), accuracy: Double(controlPeriod), "decay")
+        XCTAssertEqual(Double(env[30_000]), 0.5, accuracy: 0.001, "sustain")
+        // Release: 20 dB down 0.2 s after the note-off.
+        XCTAssertEqual(Double(env[release + 9_600]), 0.05, accuracy: 0.001, "release")
+        print("envelope: delay ends \(firstFrame(env) { $0 > 1e-4 }) (\(delayEnd)), attack \(firstFrame(env) { $0 > 0.999 }) (\(attackEnd)), decay \(firstFrame(env, from: holdEnd) { $0 < 0.5005 }) (\(decayEnd))")
+
+        // `delay` holds the whole region back (its envelope with it), at most a control period late.
+        let delayed = try envelope(shape + " delay=0.05")
+        let shift = firstFrame(delayed) { $0 > 1e-4 } - firstFrame(env) { $0 > 1e-4 }
+        XCTAssertGreaterThanOrEqual(shift, 2_400)
+        XCTAssertLessThan(shift, 2_400 + controlPeriod)
+        // A note released before its delay is over never sounds.
+        let early = try render("<region> sample=dc.wav key=60 delay=0.5", in: folder,
+                               [(0, .noteOn(channel: 0, key: 60, velocity: 127)), (4_800, .noteOff(channel: 0, key: 60, velocity: 0))], frames: 48_000)
+        XCTAssertEqual(early.map(abs).max(), 0)
+
+        // ampeg_vel2attack: velocity 127 adds all of it, velocity 64 about half.
+        let attackAt = { (velocity: UInt8) throws -> Int in
+            firstFrame(try envelope("ampeg_attack=0.2 ampeg_vel2attack=-0.1", velocity: velocity)) { $0 > 0.999 }
+        }
+        XCTAssertEqual(Double(try attackAt(127)), 0.1 * rate, accuracy: Double(controlPeriod))
+        XCTAssertEqual(Double(try attackAt(64)), (0.2 - 0.1 * 64 / 127) * rate, accuracy: Double(controlPeriod))
+        // ampeg_vel2sustain: velocity 127 lowers the sustain by all of it.
+        XCTAssertEqual(Double(try envelope("ampeg_decay=0.1 ampeg_sustain=80 ampeg_vel2sustain=-40")[30_000]), 0.4, accuracy: 0.002)
+    }
+
+    /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.
+    func testPitchAndFilterEnvelopesMoveByTheirDepth() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        try writeSine(folder.file("b.wav"), frequency: 2_000, seconds: 1)
+        let on: [(FrameTime, MIDIMessage)] = [(0, .noteOn(channel: 0, key: 69, velocity: 127))]
+        let raised = try render("<region> sample=a.wav key=69 pitcheg_depth=1200 pitcheg_sustain=100", in: folder, on, frames: 24_000)
+        XCTAssertEqual(pitch(raised, at: 9_600), 880, "an octave up while the envelope sustains at full depth")
+        let settled = try render("<region> sample=a.wav key=69 pitcheg_depth=1200 pitcheg_decay=0.1 pitcheg_sustain=0", in: folder, on, frames: 24_000)
+        XCTAssertEqual(pitch(settled, at: 9_600), 440, "back to pitch once it has decayed to 0")
+        func level(_ opcodes: String) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=b.wav key=69 \(opcodes)", in: folder, on, frames: 19_200)[9_600 ..< 19_200]))
+        }
+        let open = try level("")
+        XCTAssertLessThan(try level("cutoff=250") - open, -30, "a 2 kHz tone three octaves over the cutoff")
+        // Two octaves up from 500 Hz: the cutoff reaches the tone (Q 1: 0 dB there).
+        XCTAssertEqual(try level("cutoff=500 fileg_depth=2400 fileg_sustain=100") - open, 0, accuracy: 0.5)
+    }
+
+    // MARK: Velocity and crossfades
+
+    /// `amp_velcurve_N`: the level follows the points, straight lines between them.
+    func testVelocityCurvePointsSetTheLevel() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.5)
+        func level(_ velocity: UInt8, _ opcodes: String) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=a.wav key=69 \(opcodes)", in: folder,
+                                                   [(0, .noteOn(channel: 0, key: 69, velocity: velocity))], frames: 19_200)[9_600 ..< 19_200]))
+        }
+        let curve = "amp_velcurve_64=0.25 amp_veltrack=100"
+        let full = try level(127, curve)
+        XCTAssertEqual(full, try level(127, ""), accuracy: 0.01, "velocity 127: the curve's 1, full level")
+        XCTAssertEqual(try level(64, curve) - full, 20 * log10(0.25), accuracy: 0.05)
+        XCTAssertEqual(try level(32, curve) - full, 20 * log10(0.125), accuracy: 0.05, "halfway from 0 to 0.25")
+        XCTAssertEqual(try level(96, curve) - full, 20 * log10(0.25 + 0.75 * 32 / 63), accuracy: 0.05)
+    }
+
+    /// `xfin_*`/`xfout_*`: a layer fades out over a key range while the next fades in, at −3 dB
+    /// each halfway with the power curve and −6 dB with the gain curve; velocity likewise.
+    func testKeyAndVelocityCrossfadesHandOverBetweenLayers() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.5)
+        func level(key: UInt8 = 66, velocity: UInt8 = 127, _ opcodes: String) throws -> Double? {
+            let left = try render("<region> sample=a.wav lokey=60 hikey=72 pitch_keycenter=66 amp_veltrack=0 \(opcodes)", in: folder,
+                                  [(0, .noteOn(channel: 0, key: key, velocity: velocity))], frames: 19_200)
+            let rms = SignalAnalysis.rms(left[9_600 ..< 19_200])
+            return rms > 0 ? decibels(rms) : nil
+        }
+        // Each against the same key without a crossfade: the key moves the pitch.
+        func full(_ key: UInt8) throws -> Double { try XCTUnwrap(try level(key: key, "")) }
+        let fadingOut = "xfout_lokey=64 xfout_hikey=68", fadingIn = "xfin_lokey=64 xfin_hikey=68"
+        XCTAssertEqual(try XCTUnwrap(try level(key: 64, fadingOut)), try full(64), accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(try level(key: 66, fadingOut)) - full(66), -3.01, accuracy: 0.05)
+        XCTAssertNil(try level(key: 68, fadingOut), "faded out at the top of the range")
+        XCTAssertNil(try level(key: 64, fadingIn), "not yet faded in at the bottom")
+        XCTAssertEqual(try XCTUnwrap(try level(key: 66, fadingIn)) - full(66), -3.01, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(try level(key: 70, fadingIn)), try full(70), accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(try level(key: 66, fadingIn + " xf_keycurve=gain")) - full(66), -6.02, accuracy: 0.05)
+        let full = try full(66)
+        // Velocity: in over 32-96, so 64 is halfway; under 32 silent.
+        XCTAssertEqual(try XCTUnwrap(try level(velocity: 64, "xfin_lovel=32 xfin_hivel=96")) - full, -3.01, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(try level(velocity: 64, "xfin_lovel=32 xfin_hivel=96 xf_velcurve=gain")) - full, -6.02, accuracy: 0.05)
+        XCTAssertNil(try level(velocity: 20, "xfin_lovel=32 xfin_hivel=96"))
+        XCTAssertNil(try level(velocity: 100, "xfout_lovel=32 xfout_hivel=96"), "past the fade-out: silent")
+    }
+
+    // MARK: Controllers
+
+    /// `loccN`/`hiccN`: the controller's value at the note-on picks the region. (The mod wheel
+    /// moved here adds no vibrato: SF2's default for it is not an SFZ region's.)
+    func testControllerRangesPickTheRegionAtTheNoteOn() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        try writeSine(folder.file("b.wav"), frequency: 550, seconds: 1)
+        let text = """
+            <region> sample=a.wav key=69 hicc1=63
+            <region> sample=b.wav key=69 pitch_keycenter=69 locc1=64 locc11=100
+            """
+        func pitchAfter(modulation: UInt8, expression: UInt8 = 127) throws -> Int {
+            pitch(try render(text, in: folder, [(0, .controlChange(channel: 0, controller: 1, value: modulation)),
+                                                (0, .controlChange(channel: 0, controller: 11, value: expression)),
+                                                (64, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 12_000), at: 4_800)
+        }
+        XCTAssertEqual(try pitchAfter(modulation: 0), 440)
+        XCTAssertEqual(try pitchAfter(modulation: 127), 550)
+        XCTAssertEqual(try pitchAfter(modulation: 127, expression: 50), 0, "the second condition fails: no region plays")
+    }
+}
