@@ -157,6 +157,11 @@ struct Sampler {
                                curves: layout.pointee.curves.baseAddress, voiceCount: 0)
         bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
+        for entry in layout.pointee.initialControllers {
+            for channel in 0..<MIDILimits.channelCount {
+                controlChange(channel: UInt8(channel), controller: UInt8(entry >> 8), value: UInt8(entry & 0xFF))
+            }
+        }
         return true
     }
 
@@ -251,6 +256,9 @@ struct Sampler {
             level -= 10 * amplitudeToDecibels(gain)
         }
         if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel, sparing: firstSerial) }
+        if region.pointee.notePolyphony != 0 || region.pointee.polyphony != 0 {
+            makeRoom(for: region, channel: channel, key: key, sparing: firstSerial)
+        }
         // A voice taken (free or stolen, and a stolen one's fade) changes who sounds.
         listIsStale = true
         let acquired = pool.acquire(sampleRate: sampleRate)
@@ -263,6 +271,7 @@ struct Sampler {
         voice.pointee.bankSlot = bankSlots.current
         voice.pointee.isPercussion = state.pointee.isPercussion
         voice.pointee.noteOnFrame = now
+        voice.pointee.startSerial = firstSerial
         voice.pointee.heldReleaseFrame = .max
         voice.pointee.isCaughtBySostenuto = false
         voice.pointee.isHeldBySostenuto = false
@@ -677,6 +686,40 @@ struct Sampler {
         for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
             && pool.voices[index].offBy == exclusiveClass && pool.voices[index].noteSerial < firstSerial {
             if pool.voices[index].cutOffByRelease { pool.release(index) } else { pool.fadeOut(index, sampleRate: sampleRate) }
+        }
+    }
+
+    /// Ends the oldest notes of `region`'s polyphony group on `channel` (its key's alone for
+    /// `notePolyphony`) while as many sound as it allows, as sfizz steals within a group: a note is
+    /// the voices one start made (`startSerial`), counted once; voices already fading out do not
+    /// count; the start under way (serial `firstSerial` on) is spared.
+    @_noAllocation @_noLocks
+    mutating func makeRoom(for region: UnsafePointer<SamplerRegion>, channel: UInt8, key: UInt8, sparing firstSerial: UInt64) {
+        let group = region.pointee.exclusiveClass
+        let noteLimit = Int(region.pointee.notePolyphony), groupLimit = Int(region.pointee.polyphony)
+        while true {
+            var notes = 0, groupNotes = 0
+            var oldestNote = UInt64.max, oldestGroup = UInt64.max
+            for index in pool.activeIndices {
+                let voice = pool.voices + index
+                guard voice.pointee.isActive, voice.pointee.channel == channel, voice.pointee.fadeStep >= 0,
+                      voice.pointee.startSerial < firstSerial, let other = voice.pointee.region,
+                      group != 0 ? other.pointee.exclusiveClass == group : other == region else { continue }
+                let counted = !other.pointee.isStereoCompanion
+                if counted { groupNotes += 1 }
+                oldestGroup = min(oldestGroup, voice.pointee.startSerial)
+                if voice.pointee.key == key {
+                    if counted { notes += 1 }
+                    oldestNote = min(oldestNote, voice.pointee.startSerial)
+                }
+            }
+            let ending: UInt64
+            if noteLimit > 0 && notes >= noteLimit { ending = oldestNote }
+            else if groupLimit > 0 && groupNotes >= groupLimit { ending = oldestGroup }
+            else { return }
+            for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].startSerial == ending {
+                pool.fadeOut(index, sampleRate: sampleRate)
+            }
         }
     }
 

@@ -103,7 +103,8 @@ public enum SFZLoader {
         if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
         preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
         let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name],
-                              modulators: modulators, curves: curves)
+                              modulators: modulators, curves: curves,
+                              initialControllers: plan.initialControllers.map { UInt16($0.controller) << 8 | UInt16($0.value) })
         bank.loadWarnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
         return bank
     }

@@ -54,6 +54,8 @@ struct SFZPlan {
         var highChannel: UInt8 = 15
         var releaseDecayDecibelsPerSecond: Double = 0
         var crossfade = SamplerRegion.Crossfade()
+        var notePolyphony: UInt8 = 0
+        var polyphony: UInt16 = 0
         var firstControllerRange = SamplerRegion.ControllerRange.any
         var secondControllerRange = SamplerRegion.ControllerRange.any
         /// `amp_velcurve_N`: the gain of each velocity, `SampleBank.Layout.curveLength` of them.
@@ -132,6 +134,9 @@ struct SFZPlan {
             region.highChannel = highChannel
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
             region.crossfade = crossfade
+            region.notePolyphony = notePolyphony
+            region.polyphony = polyphony
+            region.isStereoCompanion = side > 0
             region.firstControllerRange = firstControllerRange
             region.secondControllerRange = secondControllerRange
             return region
@@ -147,6 +152,8 @@ struct SFZPlan {
     private(set) var defaultKeyswitch: UInt8? = nil
     private(set) var controllerLabels: [Int: String] = [:]
     private(set) var keyLabels: [Int: String] = [:]
+    /// `set_ccN` of the `<control>` header: controller, value.
+    private(set) var initialControllers: [(controller: UInt8, value: UInt8)] = []
 
     /// The `fil_type`s played, and the voice filter each is; a state-variable design (`_sv`) has
     /// the same response as its biquad.
@@ -176,14 +183,14 @@ struct SFZPlan {
         "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
         "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
         "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
-        "pitcheg_release", "pitcheg_depth",
+        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
-    static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc"]
+    static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc"]
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "note_polyphony", "polyphony", "amplitude_oncc", "set_cc", "width", "position", "amp_keytrack",
+        "set_cc", "width", "position", "amp_keytrack",
         "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
         "fileg_", "pitcheg_", "delay_",
     ]
@@ -210,7 +217,11 @@ struct SFZPlan {
         for (opcode, value) in sfz.control {
             if opcode.hasPrefix("label_cc"), let number = Int(opcode.dropFirst("label_cc".count)) { controllerLabels[number] = value.text }
             if opcode.hasPrefix("label_key"), let number = Int(opcode.dropFirst("label_key".count)) { keyLabels[number] = value.text }
+            if opcode.hasPrefix("set_cc"), let number = Int(opcode.dropFirst("set_cc".count)), (0...127).contains(number) {
+                initialControllers.append((UInt8(number), UInt8(try Self.integer(value, opcode, in: 0...127))))
+            }
         }
+        initialControllers.sort { $0.controller < $1.controller }
 
         var unknown: [String: Int] = [:]
         var notPlayed: [String: Int] = [:]
@@ -360,6 +371,8 @@ struct SFZPlan {
         try readCrossfade(opcodes, into: &planned.crossfade)
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
+        if let value = opcodes["note_polyphony"] { planned.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
+        if let value = opcodes["polyphony"] { planned.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
@@ -517,6 +530,15 @@ struct SFZPlan {
             case "volume_oncc":
                 let decibels = Float(try number(value, name, in: -144...48))
                 planned.modulators.append(SamplerModulator(source: source, destination: .initialAttenuation, amount: -10 * decibels * fullScale))
+            case "amplitude_oncc":
+                // The controller scales the amplitude from silence at 0 to the percentage at 127:
+                // SF2's concave attenuation curve at half CC7's amount is 20·log10 of the value
+                // (to 48 dB down at 0, where that curve stops).
+                let percent = try number(value, name, in: 0...100)
+                guard percent > 0 else { continue }
+                planned.modulators.append(SamplerModulator(source: ModulatorSource(controller: UInt8(controller), curve: .concave, negative: true),
+                                                           destination: .initialAttenuation, amount: 480))
+                planned.gainDecibels += 20 * log10(percent / 100)
             case "pan_oncc":
                 let percent = Float(try number(value, name, in: -200...200))
                 planned.modulators.append(SamplerModulator(source: source, destination: .pan, amount: 5 * percent * fullScale))

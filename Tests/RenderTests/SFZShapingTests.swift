@@ -231,4 +231,68 @@ extension SFZTests {
         XCTAssertEqual(try pitchAfter(modulation: 127), 550)
         XCTAssertEqual(try pitchAfter(modulation: 127, expression: 50), 0, "the second condition fails: no region plays")
     }
+
+    /// `amplitude_onccN`: the controller scales the amplitude by its value over 127.
+    func testAmplitudeFollowsItsController() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.5)
+        func level(_ value: UInt8, _ opcodes: String) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=a.wav key=69 \(opcodes)", in: folder,
+                                                   [(0, .controlChange(channel: 0, controller: 20, value: value)),
+                                                    (0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 19_200)[9_600 ..< 19_200]))
+        }
+        let full = try level(0, "")
+        XCTAssertEqual(try level(127, "amplitude_oncc20=100") - full, 0, accuracy: 0.05)
+        XCTAssertEqual(try level(64, "amplitude_oncc20=100") - full, 20 * log10(64.0 / 127), accuracy: 0.05)
+        XCTAssertEqual(try level(127, "amplitude_oncc20=50") - full, 20 * log10(0.5), accuracy: 0.05)
+        XCTAssertLessThan(try level(0, "amplitude_oncc20=100") - full, -45, "nearly silent at 0")
+    }
+
+    /// `set_ccN` in `<control>`: the controllers start where the instrument says.
+    func testSetCCStartsTheControllers() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        try writeSine(folder.file("b.wav"), frequency: 550, seconds: 1)
+        let text = """
+            <control> set_cc1=100
+            <region> sample=a.wav key=69 hicc1=63
+            <region> sample=b.wav key=69 locc1=64
+            """
+        XCTAssertEqual(pitch(try render(text, in: folder, [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 12_000), at: 4_800), 550)
+        XCTAssertEqual(pitch(try render(text, in: folder, [(0, .controlChange(channel: 0, controller: 1, value: 0)),
+                                                           (0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 12_000), at: 4_800), 440,
+                       "a song's own controller moves it from there")
+    }
+
+    /// `note_polyphony` ends the oldest notes of a key beyond it (a stereo sample's two voices
+    /// counted as one note); `polyphony` the oldest of a group.
+    func testNoteAndGroupPolyphonyEndTheOldestNotes() throws {
+        let folder = try TemporaryFolder(self)
+        // A stereo sample: one note is two voices.
+        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
+        try writer.write((0..<48_000).flatMap { frame -> [Float] in
+            let value = 0.25 * Float(sin(2 * Double.pi * 440 * Double(frame) / rate))
+            return [value, value]
+        })
+        try writer.close()
+        /// Voices sounding after `notes` note-ons of `keys` (every 0.1 s, each held).
+        func voices(_ opcodes: String, keys: [UInt8]) throws -> Int {
+            let path = folder.file("p\(abs(opcodes.hashValue)).sfz")
+            try write("<region> sample=stereo.wav lokey=60 hikey=72 loop_mode=loop_continuous \(opcodes)", to: path)
+            let engine = try engine(path)
+            for (index, key) in keys.enumerated() {
+                engine.send(midi: .noteOn(channel: 0, key: key, velocity: 127), at: FrameTime(index * 4_800))
+                // A key played again releases its old note, which rings on in its release.
+                engine.send(midi: .noteOff(channel: 0, key: key, velocity: 0), at: FrameTime(index * 4_800 + 2_400))
+            }
+            _ = engine.renderOffline(frameCount: keys.count * 4_800 + 1_200, blockFrameCount: 256)
+            return engine.renderer.statistics.activeVoices
+        }
+        let ringing = "ampeg_release=10"
+        XCTAssertEqual(try voices(ringing, keys: [60, 60, 60, 60]), 8, "four notes of two voices, each ringing in its release")
+        XCTAssertEqual(try voices(ringing + " note_polyphony=2", keys: [60, 60, 60, 60]), 4, "two notes of the key")
+        XCTAssertEqual(try voices(ringing + " note_polyphony=2", keys: [60, 61, 62, 60]), 8, "other keys do not count")
+        XCTAssertEqual(try voices(ringing + " polyphony=3", keys: [60, 61, 62, 63, 64]), 6, "three notes of the region")
+        XCTAssertEqual(try voices(ringing + " group=5 polyphony=1", keys: [60, 61]), 2, "one note of the group")
+    }
 }

@@ -114,6 +114,10 @@ public final class SampleBank: @unchecked Sendable {
     /// name by index (`SamplerRegion.velocityCurve`); empty when no region has one.
     /// - Thread: any.
     public let curves: UnsafeBufferPointer<Float>
+    /// Controller values the bank sets on every channel when it is installed (SFZ `set_ccN`): each
+    /// entry the controller number in its high byte and the value in its low one.
+    /// - Thread: any.
+    public let initialControllers: UnsafeBufferPointer<UInt16>
     /// Names of the presets, parallel to `presets` (control thread only).
     /// - Thread: any.
     public let presetNames: [String]
@@ -138,6 +142,8 @@ public final class SampleBank: @unchecked Sendable {
         public let modulators: UnsafeBufferPointer<SamplerModulator>
         /// - Thread: any.
         public let curves: UnsafeBufferPointer<Float>
+        /// - Thread: any.
+        public let initialControllers: UnsafeBufferPointer<UInt16>
         /// Entries of one curve in `curves`: one per velocity.
         /// - Thread: any.
         @inlinable public static var curveLength: Int { @_noAllocation @_noLocks get { 128 } }
@@ -159,9 +165,11 @@ public final class SampleBank: @unchecked Sendable {
     /// tests and small banks, where a second copy of the pool costs nothing worth avoiding.
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
-                            modulators: [SamplerModulator] = SamplerModulator.defaults, curves: [Float] = []) {
+                            modulators: [SamplerModulator] = SamplerModulator.defaults, curves: [Float] = [],
+                            initialControllers: [UInt16] = []) {
         self.init(name: name, takingSamples: SamplePool.copying(samples),
-                  regions: regions, presets: presets, presetNames: presetNames, modulators: modulators, curves: curves)
+                  regions: regions, presets: presets, presetNames: presetNames, modulators: modulators, curves: curves,
+                  initialControllers: initialControllers)
     }
 
     /// Takes over `samples` as the bank's pool, and copies `regions` into a buffer of its own, then
@@ -169,9 +177,9 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, takingSamples samples: SamplePool, regions: [SamplerRegion],
                             presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                            curves: [Float] = []) {
+                            curves: [Float] = [], initialControllers: [UInt16] = []) {
         self.init(name: name, takingSamples: samples, takingRegions: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(regions)),
-                  presets: presets, presetNames: presetNames, modulators: modulators, curves: curves)
+                  presets: presets, presetNames: presetNames, modulators: modulators, curves: curves, initialControllers: initialControllers)
     }
 
     /// Takes over `samples` as the bank's pool and `regions` as its region table, without copying
@@ -191,7 +199,7 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public init(name: String, takingSamples samples: SamplePool, takingRegions regions: UnsafeMutableBufferPointer<SamplerRegion>,
                 presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                curves: [Float] = []) {
+                curves: [Float] = [], initialControllers: [UInt16] = []) {
         precondition(regions.baseAddress != nil, "the region table must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
@@ -242,10 +250,13 @@ public final class SampleBank: @unchecked Sendable {
         self.presetNames = presetNames
         self.modulators = UnsafeBufferPointer.copying(modulators)
         self.curves = UnsafeBufferPointer.copying(curves)
+        precondition(initialControllers.allSatisfy { $0 >> 8 < 128 && $0 & 0xFF < 128 }, "controller numbers and values 0-127")
+        self.initialControllers = UnsafeBufferPointer.copying(initialControllers)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
-                                   modulators: self.modulators, curves: self.curves))
+                                   modulators: self.modulators, curves: self.curves,
+                                   initialControllers: self.initialControllers))
         self.layout = UnsafePointer(layout)
     }
 
@@ -258,6 +269,7 @@ public final class SampleBank: @unchecked Sendable {
         keyRegions.deallocate()
         modulators.deallocate()
         curves.deallocate()
+        initialControllers.deallocate()
     }
 
     /// The index of the preset for `bank`/`program`, or nil.

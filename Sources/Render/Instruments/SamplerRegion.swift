@@ -116,6 +116,18 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// exclusive class, so voices of one class cut each other off). 0: none.
     /// - Thread: any.
     public var offBy: UInt16 = 0
+    /// Notes of the same key and polyphony group that may sound at once (SFZ `note_polyphony`); a
+    /// note beyond it takes the oldest one's place. 0: no limit.
+    /// - Thread: any.
+    public var notePolyphony: UInt8 = 0
+    /// Notes of the polyphony group that may sound at once (SFZ `polyphony`): the group is
+    /// `exclusiveClass` where it is not 0, else the region alone. 0: no limit.
+    /// - Thread: any.
+    public var polyphony: UInt16 = 0
+    /// The right channel of a stereo sample, started with its left (a region of its own in the
+    /// table): one note, not two, when polyphony is counted.
+    /// - Thread: any.
+    public var isStereoCompanion = false
     /// Whether a voice cut off releases through its envelope (SFZ `off_mode=normal`) rather than
     /// fading out in a few milliseconds (SF2, SFZ `off_mode=fast`).
     /// - Thread: any.

@@ -29,6 +29,9 @@ struct SamplerVoice {
     var key: UInt8 = 0
     /// Increases with every note-on: smaller is older.
     var noteSerial: UInt64 = 0
+    /// The serial of the first voice its note-on (or key release) started: the voices one start
+    /// made, a stereo sample's two or a layered region's, share it.
+    var startSerial: UInt64 = 0
     var bankSlot = 0
     /// The class whose start cuts this voice off (`SamplerRegion.offBy`), and how.
     var offBy: UInt16 = 0
