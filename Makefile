@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop clean
+.PHONY: all deps demo test test-fast build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
 
 all: build
 
@@ -63,6 +63,11 @@ fuzz: deps
 
 bench: release
 	.build/release/staccato-bench ring
+
+## The shipped piano as an SFZ instrument (samples/piano/piano.sfz): writes its samples out of the
+## shipped font (7.5 MB of WAV, kept out of the repository).
+piano:
+	python3 samples/piano/make-piano.py
 
 devices-start: deps
 	scripts/test-audio start

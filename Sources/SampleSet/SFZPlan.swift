@@ -609,8 +609,10 @@ struct SFZPlan {
         return key
     }
 
+    /// A time in seconds. SFZ gives 100 s as the range; a longer one (a font converted to SFZ may
+    /// carry one) plays as written, up to an hour.
     static func seconds(_ value: SFZText.Value?, _ opcode: String) throws(SampleSetError) -> Double? {
-        try value.map { value throws(SampleSetError) in try number(value, opcode, in: 0...100) }
+        try value.map { value throws(SampleSetError) in try number(value, opcode, in: 0...3_600) }
     }
 
     /// `path` with Windows' `\` between folders made `/`.
