@@ -55,6 +55,12 @@ struct SFZPlan {
         var releaseDecayDecibelsPerSecond: Double = 0
         var crossfade = SamplerRegion.Crossfade()
         var notePolyphony: UInt8 = 0
+        /// `pitchlfo_*` on SF2's vibrato LFO; `amplfo_*` and `fillfo_*` on its modulation LFO.
+        var vibratoLFO = SamplerRegion.LFO()
+        var vibratoLFOToPitchCents: Float = 0
+        var modulationLFO = SamplerRegion.LFO()
+        var modulationLFOToVolumeCentibels: Float = 0
+        var modulationLFOToCutoffCents: Float = 0
         var polyphony: UInt16 = 0
         var firstControllerRange = SamplerRegion.ControllerRange.any
         var secondControllerRange = SamplerRegion.ControllerRange.any
@@ -120,6 +126,7 @@ struct SFZPlan {
                 region.filterResonanceCentibels = centibels
                 region.attenuationCentibels -= centibels / 2
                 region.modulationEnvelopeToCutoffCents = modulationEnvelopeToCutoffCents
+                region.modulationLFOToCutoffCents = modulationLFOToCutoffCents
             }
             region.exclusiveClass = exclusiveClass
             region.offBy = offBy
@@ -135,6 +142,10 @@ struct SFZPlan {
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
             region.crossfade = crossfade
             region.notePolyphony = notePolyphony
+            region.vibratoLFO = vibratoLFO
+            region.vibratoLFOToPitchCents = vibratoLFOToPitchCents
+            region.modulationLFO = modulationLFO
+            region.modulationLFOToVolumeCentibels = modulationLFOToVolumeCentibels
             region.polyphony = polyphony
             region.isStereoCompanion = side > 0
             region.firstControllerRange = firstControllerRange
@@ -183,10 +194,13 @@ struct SFZPlan {
         "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
         "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
         "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
-        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony",
+        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down",
+        "pitchlfo_delay", "pitchlfo_freq", "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay",
+        "fillfo_freq", "fillfo_depth",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
-    static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc"]
+    static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
+                                      "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc"]
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
@@ -233,7 +247,9 @@ struct SFZPlan {
                 if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") || opcode.hasPrefix("amp_velcurve_") { continue }
                 if Self.controllerOpcode(opcode) != nil { continue }
                 if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
-                    notPlayed[known.hasSuffix("_") ? known + "*" : known, default: 0] += 1
+                    // A family some of whose opcodes play is named by the opcode that does not.
+                    let family = known.hasSuffix("_") && !Self.played.contains(where: { $0.hasPrefix(known) }) ? known + "*" : opcode
+                    notPlayed[known.hasSuffix("_") ? family : known, default: 0] += 1
                 } else {
                     unknown[opcode, default: 0] += 1
                 }
@@ -371,6 +387,7 @@ struct SFZPlan {
         try readCrossfade(opcodes, into: &planned.crossfade)
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
+        try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
         if let value = opcodes["note_polyphony"] { planned.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
         if let value = opcodes["polyphony"] { planned.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
@@ -500,6 +517,24 @@ struct SFZPlan {
                 planned.modulators[index].amount = 960 * track / 100
             }
         }
+        if let value = opcodes["amp_keytrack"] {
+            // gain × track dB a key from the centre: the key source adds track × key, the gain
+            // takes the centre off.
+            let track = try number(value, "amp_keytrack", in: -96...12)
+            let center = try opcodes["amp_keycenter"].map { value throws(SampleSetError) in Double(try key(value, "amp_keycenter")) } ?? 60
+            planned.modulators.append(SamplerModulator(source: ModulatorSource(.key), destination: .initialAttenuation, amount: Float(-10 * track * 128)))
+            planned.gainDecibels -= track * center
+        }
+        if opcodes["bend_up"] != nil || opcodes["bend_down"] != nil {
+            // The wheel's range in cents, in place of the channel's pitch-bend sensitivity.
+            let up = try opcodes["bend_up"].map { value throws(SampleSetError) in try number(value, "bend_up", in: -9_600...9_600) } ?? 200
+            let down = try opcodes["bend_down"].map { value throws(SampleSetError) in try number(value, "bend_down", in: -9_600...9_600) } ?? -200
+            if down != -up { notPlayed["bend_down other than -bend_up (the wheel bends ±bend_up)", default: 0] += 1 }
+            let wheel = SamplerModulator.defaults[SamplerModulator.defaults.count - 1]
+            for index in planned.modulators.indices where planned.modulators[index].isIdentical(to: wheel) {
+                planned.modulators[index] = SamplerModulator(source: wheel.source, destination: .fineTune, amount: Float(up) * 8_192 / 8_191)
+            }
+        }
         if let value = opcodes["pitch_veltrack"] {
             planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity), destination: .fineTune,
                                                        amount: Float(try number(value, "pitch_veltrack", in: -9_600...9_600)) * fullScale))
@@ -539,6 +574,15 @@ struct SFZPlan {
                 planned.modulators.append(SamplerModulator(source: ModulatorSource(controller: UInt8(controller), curve: .concave, negative: true),
                                                            destination: .initialAttenuation, amount: 480))
                 planned.gainDecibels += 20 * log10(percent / 100)
+            case "pitchlfo_depthcc":
+                let cents = Float(try number(value, name, in: -12_000...12_000))
+                planned.modulators.append(SamplerModulator(source: source, destination: .vibLfoToPitch, amount: cents * fullScale))
+            case "amplfo_depthcc":
+                let decibels = Float(try number(value, name, in: -96...96))
+                planned.modulators.append(SamplerModulator(source: source, destination: .modLfoToVolume, amount: -10 * decibels * fullScale))
+            case "fillfo_depthcc":
+                let cents = Float(try number(value, name, in: -12_000...12_000))
+                if filtered { planned.modulators.append(SamplerModulator(source: source, destination: .modLfoToFilterFc, amount: cents * fullScale)) }
             case "pan_oncc":
                 let percent = Float(try number(value, name, in: -200...200))
                 planned.modulators.append(SamplerModulator(source: source, destination: .pan, amount: 5 * percent * fullScale))
@@ -549,6 +593,33 @@ struct SFZPlan {
                 let cents = Float(try number(value, name, in: -9_600...9_600))
                 planned.modulators.append(SamplerModulator(source: source, destination: .fineTune, amount: cents * fullScale))
             }
+        }
+    }
+
+    /// SFZ 1's LFOs on SF2's two: `pitchlfo_*` (vibrato) on the vibrato LFO, `amplfo_*` (tremolo)
+    /// and `fillfo_*` on the modulation LFO, whose one rate and delay are the tremolo's when a
+    /// region names both with different ones. SF2's LFOs are triangles where SFZ's are sines: the
+    /// same depth and rate, a slightly different shape.
+    static func readLFOs(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+                         notPlayed: inout [String: Int]) throws(SampleSetError) {
+        /// The LFO `prefix` names (still, as SFZ's default rate is 0 Hz) and its depth.
+        func lfo(_ prefix: String) throws(SampleSetError) -> (lfo: SamplerRegion.LFO, depth: Double) {
+            var lfo = SamplerRegion.LFO()
+            lfo.delay = try seconds(opcodes[prefix + "delay"], prefix + "delay") ?? 0
+            lfo.frequency = try opcodes[prefix + "freq"].map { value throws(SampleSetError) in try number(value, prefix + "freq", in: 0...100) } ?? 0
+            let depth = try opcodes[prefix + "depth"].map { value throws(SampleSetError) in try number(value, prefix + "depth", in: -12_000...12_000) } ?? 0
+            return (lfo, depth)
+        }
+        let vibrato = try lfo("pitchlfo_"), tremolo = try lfo("amplfo_"), wah = try lfo("fillfo_")
+        planned.vibratoLFO = vibrato.lfo
+        planned.vibratoLFOToPitchCents = Float(vibrato.depth)
+        // A positive depth raises the level at the LFO's peak; SF2's amount lowers it there.
+        planned.modulationLFOToVolumeCentibels = Float(-10 * tremolo.depth)
+        planned.modulationLFOToCutoffCents = Float(wah.depth)
+        let tremoloNamed = opcodes.keys.contains { $0.hasPrefix("amplfo_") }, wahNamed = opcodes.keys.contains { $0.hasPrefix("fillfo_") }
+        planned.modulationLFO = tremoloNamed || !wahNamed ? tremolo.lfo : wah.lfo
+        if tremoloNamed, wahNamed, tremolo.lfo != wah.lfo {
+            notPlayed["fillfo_ rate or delay other than amplfo_'s (the filter follows the tremolo's)", default: 0] += 1
         }
     }
 

@@ -295,4 +295,65 @@ extension SFZTests {
         XCTAssertEqual(try voices(ringing + " polyphony=3", keys: [60, 61, 62, 63, 64]), 6, "three notes of the region")
         XCTAssertEqual(try voices(ringing + " group=5 polyphony=1", keys: [60, 61]), 2, "one note of the group")
     }
+
+    // MARK: LFOs, key tracking, the wheel
+
+    /// `pitchlfo_*` swings the pitch by its depth at its rate, `amplfo_*` the level, and
+    /// `pitchlfo_depthccN` brings the vibrato in with the controller; an SFZ region with none has
+    /// no vibrato, whatever the mod wheel says.
+    func testLFOsSwingPitchAndLevelByTheirDepth() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 2)
+        try writeConstant(folder.file("dc.wav"))
+        func pitches(_ opcodes: String, modulation: UInt8 = 0) throws -> (low: Int, high: Int) {
+            let left = try render("<region> sample=a.wav key=69 \(opcodes)", in: folder,
+                                  [(0, .controlChange(channel: 0, controller: 1, value: modulation)),
+                                   (0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 72_000)
+            // Half-period windows of 1/16 s over 1.2 s: the lowest and highest pitch seen.
+            let found = stride(from: 4_800, to: 62_400, by: 1_500).map { pitchOf(left[$0 ..< $0 + 1_500]) }
+            return (found.min()!, found.max()!)
+        }
+        let still = try pitches("", modulation: 127)
+        XCTAssertEqual(still.low, 440, accuracy: 2)
+        XCTAssertEqual(still.high, 440, accuracy: 2, "the mod wheel alone: no vibrato")
+        let vibrato = try pitches("pitchlfo_freq=2 pitchlfo_depth=100")
+        XCTAssertEqual(Double(vibrato.low), 440 / pow(2, 1.0 / 12), accuracy: 4, "a semitone down at the trough")
+        XCTAssertEqual(Double(vibrato.high), 440 * pow(2, 1.0 / 12), accuracy: 4, "a semitone up at the peak")
+        let wheel = try pitches("pitchlfo_freq=2 pitchlfo_depthcc1=100", modulation: 127)
+        XCTAssertEqual(Double(wheel.high), 440 * pow(2, 1.0 / 12), accuracy: 4, "the wheel's full depth")
+        XCTAssertEqual(try pitches("pitchlfo_freq=2 pitchlfo_depthcc1=100", modulation: 0).high, 440, accuracy: 2)
+
+        let tremolo = try render("<region> sample=dc.wav key=60 pitch_keytrack=0 amplfo_freq=2 amplfo_depth=6", in: folder,
+                                 [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 48_000)
+        let plain = try render("<region> sample=dc.wav key=60 pitch_keytrack=0", in: folder,
+                               [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 4_800)[2_400]
+        let levels = tremolo[4_800 ..< 48_000].map { decibels($0 / plain) }
+        XCTAssertEqual(levels.max()!, 6, accuracy: 0.1)
+        XCTAssertEqual(levels.min()!, -6, accuracy: 0.1)
+    }
+
+    /// The pitch of `samples`, rounded to the hertz.
+    func pitchOf(_ samples: ArraySlice<Float>) -> Int {
+        Int((SignalAnalysis.frequency(of: samples, sampleRate: rate) ?? 0).rounded())
+    }
+
+    /// `amp_keytrack` changes the level by its decibels a key from `amp_keycenter`; `bend_up` sets
+    /// how far the wheel bends, whatever the channel's bend range.
+    func testKeyTrackingAndTheWheelsRange() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.5)
+        func level(_ key: UInt8, _ opcodes: String) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=a.wav lokey=0 hikey=127 pitch_keycenter=69 \(opcodes)", in: folder,
+                                                   [(0, .noteOn(channel: 0, key: key, velocity: 127))], frames: 19_200)[9_600 ..< 19_200]))
+        }
+        XCTAssertEqual(try level(72, "amp_keytrack=-1 amp_keycenter=69") - level(72, ""), -3, accuracy: 0.05)
+        XCTAssertEqual(try level(66, "amp_keytrack=-1 amp_keycenter=69") - level(66, ""), 3, accuracy: 0.05)
+        func bent(_ opcodes: String) throws -> Int {
+            pitch(try render("<region> sample=a.wav key=69 \(opcodes)", in: folder,
+                             [(0, .pitchBend(channel: 0, value: 16_383)), (0, .noteOn(channel: 0, key: 69, velocity: 127))],
+                             frames: 12_000), at: 4_800)
+        }
+        XCTAssertEqual(Double(try bent("")), 440 * pow(2, 2.0 / 12), accuracy: 1, "the channel's two semitones")
+        XCTAssertEqual(Double(try bent("bend_up=1200 bend_down=-1200")), 880, accuracy: 1)
+    }
 }
