@@ -19,6 +19,8 @@ struct SFZPlan {
         var lowVelocity: UInt8 = 0
         var highVelocity: UInt8 = 127
         var rootKey: Double = 60
+        /// `pitch_keycenter=sample`: the sample file's unity note (`SamplerChunk`), else 60.
+        var rootKeyFromSample = false
         var centsPerKey: Double = 100
         var tuneCents: Double = 0
         var gainDecibels: Double = 0
@@ -91,17 +93,17 @@ struct SFZPlan {
             region.loopEnd = region.end
             // SFZ: loop points given and no mode loop continuously, and so does a sample whose
             // file carries a loop; nothing releases a release-triggered voice, so it never loops.
-            var mode = loopMode ?? (loopStart != nil || loopEnd != nil || channel.sourceLoop != nil ? .continuous : .none)
+            var mode = loopMode ?? (loopStart != nil || loopEnd != nil || channel.samplerChunk?.loop != nil ? .continuous : .none)
             if trigger.isRelease, mode == .continuous || mode == .untilRelease { mode = .none }
             region.loopMode = mode
             if mode == .continuous || mode == .untilRelease {
-                let start = min(max(loopStart ?? channel.sourceLoop?.start ?? offset, offset), lastFrame)
-                let end = min(max(loopEnd ?? channel.sourceLoop?.end ?? lastFrame, start), lastFrame)
+                let start = min(max(loopStart ?? channel.samplerChunk?.loop?.start ?? offset, offset), lastFrame)
+                let end = min(max(loopEnd ?? channel.samplerChunk?.loop?.end ?? lastFrame, start), lastFrame)
                 region.loopStart = channel.start + placed(start)
                 region.loopEnd = max(region.loopStart, channel.start + placed(end + 1))
             }
             region.sampleRate = sampleRate
-            region.rootKey = rootKey
+            region.rootKey = rootKeyFromSample ? Double(channel.samplerChunk?.unityNote ?? 60) : rootKey
             region.centsPerKey = centsPerKey
             region.tuneCents = tuneCents
             // Centibels: ten to the decibel, opposite sign.
@@ -305,7 +307,9 @@ struct SFZPlan {
         }
         if let value = opcodes["lokey"] { planned.lowKey = try key(value, "lokey") }
         if let value = opcodes["hikey"] { planned.highKey = try key(value, "hikey") }
-        if let value = opcodes["pitch_keycenter"], value.text != "sample" { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
+        if let value = opcodes["pitch_keycenter"] {
+            if value.text == "sample" { planned.rootKeyFromSample = true } else { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
+        }
         if let value = opcodes["lovel"] { planned.lowVelocity = UInt8(try integer(value, "lovel", in: 0...127)) }
         if let value = opcodes["hivel"] { planned.highVelocity = UInt8(try integer(value, "hivel", in: 0...127)) }
         if let value = opcodes["pitch_keytrack"] { planned.centsPerKey = try number(value, "pitch_keytrack", in: -1_200...1_200) }

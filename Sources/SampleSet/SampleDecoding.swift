@@ -20,8 +20,8 @@ enum SampleDecoding {
         /// Its length and rate in the file, before resampling (loop points are in those frames).
         var sourceFrameCount: Int
         var sourceRate: Double
-        /// The loop the file carries (`SampleFileLoop`), in its frames.
-        var sourceLoop: SampleFileLoop?
+        /// What the file tells samplers (`SamplerChunk`): its unity note and loop, in its frames.
+        var samplerChunk: SamplerChunk?
     }
 
     /// Decodes `files` and resamples them to `sampleRate`, each file on whichever core is free,
@@ -108,9 +108,9 @@ enum SampleDecoding {
         } else {
             channels = (0..<2).map { channel in (0..<audio.frameCount).map { audio.samples[2 * $0 + channel] } }
         }
-        let loop = SampleFileLoop.read(path: path)
+        let chunk = SamplerChunk.read(path: path)
         return channels.map { Channel(frames: resampler.convert($0), sourceFrameCount: audio.frameCount, sourceRate: Double(audio.sampleRate),
-                                      sourceLoop: loop) }
+                                      samplerChunk: chunk) }
     }
 }
 
@@ -126,13 +126,13 @@ struct SamplePoolBuilder {
         var frameCount: Int
         var sourceFrameCount: Int
         var sourceRate: Double
-        var sourceLoop: SampleFileLoop?
+        var samplerChunk: SamplerChunk?
     }
 
     /// Appends `channel` and the guard frames after it.
     mutating func append(_ channel: SampleDecoding.Channel) -> Placed {
         let placed = Placed(start: frames.count, frameCount: channel.frames.count,
-                            sourceFrameCount: channel.sourceFrameCount, sourceRate: channel.sourceRate, sourceLoop: channel.sourceLoop)
+                            sourceFrameCount: channel.sourceFrameCount, sourceRate: channel.sourceRate, samplerChunk: channel.samplerChunk)
         frames += channel.frames
         frames += repeatElement(0, count: SampleBank.guardFrameCount)
         return placed

@@ -356,4 +356,16 @@ extension SFZTests {
         XCTAssertEqual(Double(try bent("")), 440 * pow(2, 2.0 / 12), accuracy: 1, "the channel's two semitones")
         XCTAssertEqual(Double(try bent("bend_up=1200 bend_down=-1200")), 880, accuracy: 1)
     }
+
+    /// `pitch_keycenter=sample`: the key the file's `smpl` chunk names (69 here) plays the sample
+    /// at its own pitch; a file with no chunk plays at 60.
+    func testPitchKeycenterSampleIsTheFilesUnityNote() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        try writeSine(folder.file("plain.wav"), seconds: 1)
+        try addSmplLoop(to: folder.file("a.wav"), start: 0, end: 47_999)
+        let on = { (key: UInt8) -> [(FrameTime, MIDIMessage)] in [(0, .noteOn(channel: 0, key: key, velocity: 127))] }
+        XCTAssertEqual(pitch(try render("<region> sample=a.wav pitch_keycenter=sample", in: folder, on(81), frames: 12_000), at: 4_800), 880)
+        XCTAssertEqual(pitch(try render("<region> sample=plain.wav pitch_keycenter=sample", in: folder, on(72), frames: 12_000), at: 4_800), 880)
+    }
 }

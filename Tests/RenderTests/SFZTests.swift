@@ -408,7 +408,7 @@ final class SFZTests: XCTestCase {
         try writer.close()
         // A loop of 1,200 frames holds 11 whole cycles of 440 Hz: seamless.
         try addSmplLoop(to: folder.file("looped.wav"), start: 12_000, end: 13_199)
-        XCTAssertEqual(SampleFileLoop.read(path: folder.file("looped.wav")), SampleFileLoop(start: 12_000, end: 13_199))
+        XCTAssertEqual(SamplerChunk.read(path: folder.file("looped.wav"))?.loop, SamplerChunk.Loop(start: 12_000, end: 13_199))
         for (line, loops) in [("", true), ("loop_mode=no_loop", false), ("loop_mode=loop_sustain", true)] {
             try write("<region> sample=looped.wav key=69 \(line)", to: folder.file("loop.sfz"))
             let bank = try SFZLoader.load(path: folder.file("loop.sfz"), sampleRate: rate)
@@ -435,10 +435,10 @@ final class SFZTests: XCTestCase {
         bytes += [0x80 | 2, 0, UInt8(application.count >> 8), UInt8(application.count & 0xFF)] + application
         let folder = try TemporaryFolder(self)
         try Data(bytes).write(to: URL(fileURLWithPath: folder.file("loop.flac")))
-        XCTAssertEqual(SampleFileLoop.read(path: folder.file("loop.flac")), SampleFileLoop(start: 4_000, end: 7_999))
+        XCTAssertEqual(SamplerChunk.read(path: folder.file("loop.flac"))?.loop, SamplerChunk.Loop(start: 4_000, end: 7_999))
         // Damaged: the block runs past the end of the file.
         try Data(bytes.prefix(60)).write(to: URL(fileURLWithPath: folder.file("short.flac")))
-        XCTAssertNil(SampleFileLoop.read(path: folder.file("short.flac")))
+        XCTAssertNil(SamplerChunk.read(path: folder.file("short.flac")))
     }
 
     func testWhatDoesNotPlayYetIsSaidOnceAndPicked() throws {

@@ -20,7 +20,7 @@ enum FuzzTarget: String, CaseIterable {
     /// SFZ text through `SFZLoader.check`: headers, comments, `#define`, every opcode's value, the
     /// choices the loader makes (no file is opened).
     case sfz
-    /// A sample file's loop (`SampleFileLoop.find`): a WAV's chunks, a FLAC's metadata blocks and
+    /// A sample file's loop (`SamplerChunk.find`): a WAV's chunks, a FLAC's metadata blocks and
     /// the RIFF chunks inside them.
     case sampleLoop = "sample-loop"
 
@@ -52,7 +52,7 @@ enum FuzzTarget: String, CaseIterable {
         case .sfz:
             _ = try? SFZLoader.check(text: String(decoding: bytes, as: UTF8.self), path: "fuzz.sfz")
         case .sampleLoop:
-            _ = SampleFileLoop.find(inFile: UnsafeRawBufferPointer(bytes))
+            _ = SamplerChunk.find(inFile: UnsafeRawBufferPointer(bytes))
         }
     }
 
