@@ -14,57 +14,15 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'scripts'))
+from sf2_hydra import INSTRUMENT, KEY_RANGE, SAMPLE_ID, VEL_RANGE, hydra, signed, span, zones  # noqa: E402
+
 FONT = os.path.join(HERE, '..', '..', 'soundfonts', 'FluidR3_GM_piano_xylo.sf2')
 PRESET = b'Yamaha Grand Piano'
 # FluidSynth scales initialAttenuation by 0.4 (as the EMU hardware did); so does Staccato's SF2 loader.
 ATTENUATION_SCALE = 0.4
-
-
-def chunks(data, offset, end):
-    while offset + 8 <= end:
-        tag, size = data[offset:offset + 4], struct.unpack('<I', data[offset + 4:offset + 8])[0]
-        yield tag, offset + 8, size
-        offset += 8 + size + (size & 1)
-
-
-def read_font(path):
-    data = open(path, 'rb').read()
-    tables, samples = {}, None
-    for tag, offset, size in chunks(data, 12, len(data)):
-        if tag != b'LIST':
-            continue
-        kind = data[offset:offset + 4]
-        for inner, start, length in chunks(data, offset + 4, offset + size):
-            if kind == b'pdta':
-                tables[inner.decode()] = data[start:start + length]
-            elif kind == b'sdta' and inner == b'smpl':
-                samples = data[start:start + length]
-
-    def records(name, layout):
-        width = struct.calcsize(layout)
-        table = tables[name]
-        return [struct.unpack(layout, table[i:i + width]) for i in range(0, len(table), width)]
-
-    return {
-        'phdr': records('phdr', '<20sHHHIII'), 'pbag': records('pbag', '<HH'), 'pgen': records('pgen', '<HH'),
-        'inst': records('inst', '<20sH'), 'ibag': records('ibag', '<HH'), 'igen': records('igen', '<HH'),
-        'shdr': records('shdr', '<20sIIIIIBbHH'), 'samples': samples,
-    }
-
-
-def signed(value):
-    return value - 0x10000 if value >= 0x8000 else value
-
-
-def zones(font, bags, gens, first, last):
-    """Each zone's generators (operator -> amount, ranges as (low, high)), the global zone first."""
-    result = []
-    for bag in range(first, last):
-        zone = {}
-        for operator, amount in gens[bags[bag][0]:bags[bag + 1][0]]:
-            zone[operator] = (amount & 0xFF, amount >> 8) if operator in (43, 44) else amount
-        result.append(zone)
-    return result
+PAN, ATTACK, HOLD, DECAY, SUSTAIN, RELEASE = 17, 34, 35, 36, 37, 38
+CUTOFF, MOD_ENV_TO_CUTOFF, MOD_ENV_RELEASE, ATTENUATION, ROOT_KEY = 8, 11, 30, 48, 58
 
 
 def seconds(timecents):
@@ -99,59 +57,50 @@ def write_wav(path, left, right, rate, loop_start, loop_end):
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else HERE
     os.makedirs(os.path.join(folder, 'wav'), exist_ok=True)
-    font = read_font(FONT)
-    phdr, shdr, pcm = font['phdr'], font['shdr'], font['samples']
+    font = hydra(FONT)
+    phdr, inst, shdr, pcm = font['phdr'], font['inst'], font['shdr'], font['smpl']
     index = next(i for i, p in enumerate(phdr) if p[0].split(b'\0')[0] == PRESET)
-    preset = zones(font, font['pbag'], font['pgen'], phdr[index][3], phdr[index + 1][3])
-    preset_global = preset[0] if 41 not in preset[0] else {}
-    layers = [zone for zone in preset if 41 in zone]
-    instrument_index = layers[0][41]
-    inst = font['inst']
-    instrument = zones(font, font['ibag'], font['igen'], inst[instrument_index][1], inst[instrument_index + 1][1])
-    instrument_global = instrument[0] if 53 not in instrument[0] else {}
+    preset_global, layers = zones(font['pbag'], font['pgen'], phdr[index][3], phdr[index + 1][3], INSTRUMENT)
+    instrument = layers[0][INSTRUMENT]
+    instrument_global, key_zones = zones(font['ibag'], font['igen'], inst[instrument][1], inst[instrument + 1][1], SAMPLE_ID)
     pairs = {}
-    for zone in instrument:
-        if 53 not in zone:
-            continue
+    for zone in key_zones:
         merged = {**instrument_global, **zone}
-        pairs.setdefault(merged[43], []).append(merged)
+        pairs.setdefault(span(merged, KEY_RANGE), []).append(merged)
 
     def pcm16(header):
         start, end = header[1], header[2]
         return struct.unpack(f'<{end - start}h', pcm[2 * start:2 * end])
 
-    def generator(zone, operator, default):
-        return signed(zone[operator]) if operator in zone else default
-
     zone_lines = ['// The key zones of one velocity layer: each a stereo sample, looped where the font loops it,',
                   '// its hold and decay as the font times them. Included by piano.sfz once a layer.']
     for (low, high), pair in sorted(pairs.items()):
-        left = next(z for z in pair if generator(z, 17, 0) < 0)
-        right = next(z for z in pair if generator(z, 17, 0) > 0)
-        lh, rh = shdr[left[53]], shdr[right[53]]
+        left = next(z for z in pair if signed(z, PAN, 0) < 0)
+        right = next(z for z in pair if signed(z, PAN, 0) > 0)
+        lh, rh = shdr[left[SAMPLE_ID]], shdr[right[SAMPLE_ID]]
         name = lh[0].split(b'\0')[0].decode().replace('(L)', '').replace(' ', '_').replace('#', 's')
         loop_start, loop_end = lh[3] - lh[1], lh[4] - lh[1]
         write_wav(os.path.join(folder, 'wav', name + '.wav'), pcm16(lh), pcm16(rh), lh[5], loop_start, loop_end)
-        root = generator(left, 58, lh[6])
-        hold = seconds(generator(left, 35, -12000))
-        decay = seconds(generator(left, 36, -12000))
-        sustain = 10 ** (-generator(left, 37, 0) / 200) * 100
+        root = signed(left, ROOT_KEY, lh[6])
+        hold = seconds(signed(left, HOLD, -12000))
+        decay = seconds(signed(left, DECAY, -12000))
+        sustain = 10 ** (-signed(left, SUSTAIN, 0) / 200) * 100
         zone_lines.append(f'<group> lokey={low} hikey={high} pitch_keycenter={root} ampeg_hold={number(hold)} '
                           f'ampeg_decay={number(decay)} ampeg_sustain={number(sustain)}')
         zone_lines.append(f'<region> sample=wav/{name}.wav')
 
     # The instrument's global zone: attack, the filter and its envelope (the modulation envelope
     # at full depth while the key is held, releasing over its release time), the level.
-    attack = seconds(generator(instrument_global, 34, -12000))
-    cutoff = hertz(generator(instrument_global, 8, 13500))
-    filter_depth = generator(instrument_global, 11, 0)
-    filter_release = seconds(generator(instrument_global, 30, -12000))
-    attenuation = (generator(preset_global, 48, 0) + generator(instrument_global, 48, 0)) * ATTENUATION_SCALE
-    release_base = generator(instrument_global, 38, -12000)
+    attack = seconds(signed(instrument_global, ATTACK, -12000))
+    cutoff = hertz(signed(instrument_global, CUTOFF, 13500))
+    filter_depth = signed(instrument_global, MOD_ENV_TO_CUTOFF, 0)
+    filter_release = seconds(signed(instrument_global, MOD_ENV_RELEASE, -12000))
+    attenuation = (signed(preset_global, ATTENUATION, 0) + signed(instrument_global, ATTENUATION, 0)) * ATTENUATION_SCALE
+    release_base = signed(instrument_global, RELEASE, -12000)
     lines = [
         '// The Yamaha Grand of the shipped FluidR3_GM_piano_xylo.sf2 (MIT, Frank Wen; see',
         '// soundfonts/FluidR3_GM_piano_xylo.sf2.LICENSE), written as SFZ by make-piano.py, which also',
-        '// writes its samples (wav/). Nine velocity layers of 27 stereo key zones; each layer releases',
+        '// writes its samples (wav/). Nine velocity layers of 20 stereo key zones; each layer releases',
         '// for its own time, as the font has it.',
         '<control>',
         'label_cc64=sustain pedal',
@@ -163,9 +112,9 @@ def main():
         f'fileg_release={number(filter_release)}',
         '',
     ]
-    for layer in sorted(layers, key=lambda z: -z[44][0]):
-        low, high = layer[44]
-        release = seconds(release_base + generator(layer, 38, 0))
+    for layer in sorted(layers, key=lambda zone: -span(zone, VEL_RANGE)[0]):
+        low, high = span(layer, VEL_RANGE)
+        release = seconds(release_base + signed(layer, RELEASE, 0))
         lines.append(f'<master> lovel={low} hivel={high} ampeg_release={number(release)}')
         lines.append('#include "zones.sfz"')
     with open(os.path.join(folder, 'piano.sfz'), 'w') as file:

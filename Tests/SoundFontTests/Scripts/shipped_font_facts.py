@@ -7,48 +7,14 @@ velocity 100 plays.
 
     python3 Tests/SoundFontTests/Scripts/shipped_font_facts.py soundfonts/*.sf2
 """
+import os
 import struct
 import sys
 
-KEY_RANGE, VEL_RANGE, INSTRUMENT, SAMPLE_ID = 43, 44, 41, 53
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from sf2_hydra import INSTRUMENT, KEY_RANGE, SAMPLE_ID, VEL_RANGE, hydra, span, zones  # noqa: E402
+
 PAN, SAMPLE_MODES, ROOT_KEY, EXCLUSIVE_CLASS = 17, 54, 58, 57
-
-
-def chunks(data, start, end):
-    while start + 8 <= end:
-        tag, size = data[start:start + 4].decode("latin-1"), struct.unpack_from("<I", data, start + 4)[0]
-        yield tag, start + 8, size
-        start += 8 + size + (size & 1)
-
-
-def hydra(path):
-    data = open(path, "rb").read()
-    tables, sample_data = {}, None
-    for tag, start, size in chunks(data, 12, len(data)):
-        kind = data[start:start + 4]
-        for sub, sub_start, sub_size in chunks(data, start + 4, start + size):
-            if kind == b"pdta":
-                tables[sub] = data[sub_start:sub_start + sub_size]
-            elif kind == b"sdta" and sub == "smpl":
-                sample_data = data[sub_start:sub_start + sub_size]
-    def records(name, fmt):
-        size = struct.calcsize(fmt)
-        return [struct.unpack_from(fmt, tables[name], offset) for offset in range(0, len(tables[name]), size)]
-    return {"phdr": records("phdr", "<20sHHHIII"), "pbag": records("pbag", "<HH"), "pgen": records("pgen", "<HH"),
-            "inst": records("inst", "<20sH"), "ibag": records("ibag", "<HH"), "igen": records("igen", "<HH"),
-            "shdr": records("shdr", "<20sIIIIIbbHH"), "smpl": sample_data}
-
-
-def zones(bags, gens, first, last, link):
-    """Each zone's generators as a dict; the first zone is global when it lacks the link generator."""
-    result = [{gens[g][0]: gens[g][1] for g in range(bags[b][0], bags[b + 1][0])} for b in range(first, last)]
-    global_zone = result.pop(0) if result and link not in result[0] else {}
-    return global_zone, result
-
-
-def span(generators, operator):
-    value = generators.get(operator, 127 << 8)
-    return value & 0xFF, value >> 8
 
 
 def facts(path):
