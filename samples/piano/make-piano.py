@@ -6,7 +6,7 @@
 
 Writes FOLDER/piano.sfz, FOLDER/zones.sfz and FOLDER/wav/*.wav: one stereo 16-bit WAV per key zone
 (the font's left and right samples side by side, at their own 32 kHz, with the loop in a `smpl`
-chunk), nine velocity layers (<master>) of 27 key zones (<group>), and every value the font gives
+chunk), nine velocity layers (<master>) of 20 key zones (<group>), and every value the font gives
 the preset: envelope times, the filter and its envelope, the level. Only the standard library.
 """
 import os
