@@ -81,6 +81,10 @@ struct Sampler {
     var soundingQuantumCount = 0
     var peakVoiceCount = 0
     var noteOnCount = 0
+    /// `percussionChannelGain()`'s last value, and the percussion channel's controller serial then
+    /// (none yet: a serial it cannot have).
+    var percussionGain: Float = 1
+    var percussionGainSerial = UInt32.max
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
 
@@ -200,12 +204,8 @@ struct Sampler {
         // Whether another key of the channel is down: looked up once, for the first region that asks.
         var otherKeysDown: Bool? = nil
         for candidate in candidates {
-            // The velocity range sits beside the region's index: the regions of the other layers
-            // are never read.
-            guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
-            let region = regions + Int(keyRegions[2 * candidate])
-            guard region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random,
-                                         controllers: state.pointee.controllers) else { continue }
+            guard let region = answeringRegion(candidate, regions: regions, keyRegions: keyRegions, velocity: velocity,
+                                               channel: channel, state: state, noteCount: noteCount, random: random) else { continue }
             switch region.pointee.trigger {
             case .attack: break
             case .release:
@@ -239,6 +239,21 @@ struct Sampler {
               let keyRegions = slot.pointee.keyRegions, presetIndex < slot.pointee.presets.count else { return nil }
         let keyEntry = presetIndex * MIDILimits.keyCount + Int(key)
         return (slot, regions, keyRegions, Int(keyRegionStarts[keyEntry]) ..< Int(keyRegionStarts[keyEntry + 1]))
+    }
+
+    /// The region of entry `candidate` of a key's table (`regionsOfKey`) when it answers a note of
+    /// `velocity` on `channel` with its `noteCount` and `random` number, else nil: first the
+    /// velocity range, which sits beside the region's index (the regions of the other layers are
+    /// never read), then `SamplerRegion.answers`.
+    @_noAllocation @_noLocks
+    func answeringRegion(_ candidate: Int, regions: UnsafePointer<SamplerRegion>, keyRegions: UnsafePointer<Int32>, velocity: UInt8,
+                         channel: UInt8, state: UnsafeMutablePointer<ChannelState>, noteCount: UInt32, random: Float)
+        -> UnsafePointer<SamplerRegion>? {
+        guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { return nil }
+        let region = regions + Int(keyRegions[2 * candidate])
+        guard region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: noteCount, random: random,
+                                     controllers: state.pointee.controllers) else { return nil }
+        return region
     }
 
     /// Starts a voice of `region` (in the current bank, `slot`) for `key` on `channel`, cutting off
@@ -321,14 +336,13 @@ struct Sampler {
         let heldSeconds = Float(Double(now &- memory.pointee.noteOnFrame) / sampleRate)
         let firstSerial = pool.nextSerial
         for candidate in candidates {
-            guard SampleBank.Layout.velocity(velocity, isIn: keyRegions[2 * candidate + 1]) else { continue }
-            let region = regions + Int(keyRegions[2 * candidate])
+            guard let region = answeringRegion(candidate, regions: regions, keyRegions: keyRegions, velocity: velocity, channel: channel,
+                                               state: state, noteCount: memory.pointee.noteOnCount &- 1, random: memory.pointee.random)
+            else { continue }
             let trigger = region.pointee.trigger
             var isKeyRelease = false
             if case .releaseKey = trigger { isKeyRelease = true }
-            guard trigger.isRelease, keyRelease == isKeyRelease,
-                  region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: memory.pointee.noteOnCount &- 1,
-                                         random: memory.pointee.random, controllers: state.pointee.controllers) else { continue }
+            guard trigger.isRelease, keyRelease == isKeyRelease else { continue }
             startVoice(region: region, slot: slot, key: key, velocity: velocity, channel: channel, state: state, sparing: firstSerial,
                        attenuationOffsetCentibels: region.pointee.releaseDecayCentibelsPerSecond * heldSeconds)
         }
@@ -725,12 +739,16 @@ struct Sampler {
 
     /// The level the percussion channel's volume and expression give (CC7, CC11), through SF2's
     /// default modulators for them, as the sampler's own voices take it: what the drum player
-    /// scales its hits by.
+    /// scales its hits by. Evaluated again only when the channel's controllers have moved.
     @_noAllocation @_noLocks
-    func percussionChannelGain() -> Float {
-        let sources = channels[Int(GeneralMIDI.percussionChannel)].modulatorSources(key: 60, velocity: 127, pressedKey: 60)
+    mutating func percussionChannelGain() -> Float {
+        let channel = channels + Int(GeneralMIDI.percussionChannel)
+        guard channel.pointee.controllerSerial != percussionGainSerial else { return percussionGain }
+        percussionGainSerial = channel.pointee.controllerSerial
+        let sources = channel.pointee.modulatorSources(key: 60, velocity: 127, pressedKey: 60)
         let centibels = SamplerModulator.channelVolume.value(sources) + SamplerModulator.channelExpression.value(sources)
-        return centibelsToAmplitude(min(max(centibels, 0), 1_440))
+        percussionGain = centibelsToAmplitude(min(max(centibels, 0), 1_440))
+        return percussionGain
     }
 
     /// Picks the channel's preset in the current bank, falling back as `SampleBank.Preset.index`
