@@ -56,7 +56,7 @@ struct SamplerVoice {
     /// `isActive`, as the voice ends; the fields below are what rendering writes. Apart, the audio
     /// thread's scans do not take lines from a worker's cache, nor a worker's writes from the audio
     /// thread's (`VoiceLayoutTests` holds the layout to it).
-    private var controlLinePadding: (UInt64, UInt64) = (0, 0)
+    private var controlLinePadding: UInt64 = 0
 
     // Sample playback
     var samples: SampleFrames? = nil
@@ -101,7 +101,7 @@ struct SamplerVoice {
     /// Linear fade for stolen / stopped voices: 1 normally; steps to 0 when `fadeStep` < 0.
     var fadeGain: Float = 1
     /// Frames left before the region starts (SFZ `delay`); counted down a control block at a time.
-    var waitingFrames = 0
+    var waitingFrames: Int32 = 0
     var fadeStep: Float = 0
 
     // Modulation
@@ -133,9 +133,8 @@ struct SamplerVoice {
     var cutoffCents: Float = 13_500
     var filterQ = VoiceFilter.butterworthQ
     var filterPassbandGain: Float = 1
-    /// Rounds the voice up to whole cache lines, so the next voice's first line (`controlLinePadding`)
-    /// starts on a line of its own.
-    private var tailPadding: (UInt64, UInt64) = (0, 0)
+    // The fields end on a whole cache line (nine), so the next voice's first line starts on a line
+    // of its own; a field added or removed must keep that (`VoiceLayoutTests`), with padding here.
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
@@ -202,7 +201,7 @@ struct SamplerVoice {
         fadeStep = 0
 
         // Timing is fixed at note-on: modulators move it only here (SF2 units: timecents, cB, 0.1 %).
-        waitingFrames = Int(region.startDelaySeconds * engineRate)
+        waitingFrames = Int32(min(region.startDelaySeconds * engineRate, Double(Int32.max)))
         let volume = region.volumeEnvelope.adding(region.volumeEnvelopeVelocity, times: Double(playedVelocity) / 127)
         volumeEnvelope.start(
             delay: modulatedSeconds(volume.delay, timecents: sums.volEnvDelay),
@@ -321,7 +320,7 @@ struct SamplerVoice {
         block = ControlBlock()
         guard let samples else { return }
         if waitingFrames > 0 {
-            waitingFrames -= frameCount
+            waitingFrames -= Int32(frameCount)
             block.isWaiting = true
             return
         }
