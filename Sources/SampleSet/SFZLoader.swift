@@ -80,6 +80,8 @@ public enum SFZLoader {
         // One copy of each distinct velocity curve.
         var curves: [Float] = []
         var curveIndices: [[Float]: Int32] = [:]
+        // Each built region, and the programs its planned region plays on (nil: every one).
+        var programsOfRegion: [ClosedRange<UInt8>?] = []
         for planned in plan.regions {
             let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
             if listStarts[planned.modulators] == nil {
@@ -97,12 +99,26 @@ public enum SFZLoader {
                     if curveIndices[curve] == nil { curveIndices[curve] = region.velocityCurve; curves += curve }
                 }
                 regions.append(region)
+                programsOfRegion.append(planned.programs)
             }
         }
-        var preset = SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: regions.count)
-        if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
-        preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
-        let bank = SampleBank(name: path, samples: pool.frames, regions: regions, presets: [preset], presetNames: [plan.name],
+        // `loprog`/`hiprog`: a preset (bank 0) for each program a region names, holding the regions
+        // that play on it (those that name none play on all); with none named, one preset,
+        // program 0, which every program falls back to.
+        let named = Set(programsOfRegion.compactMap { $0 }.flatMap { Array($0) }).sorted()
+        var presets: [SampleBank.Preset] = [], presetRegions: [SamplerRegion] = [], presetNames: [String] = []
+        for program in named.isEmpty ? [0] : named {
+            var preset = SampleBank.Preset(bank: 0, program: program, firstRegion: presetRegions.count, regionCount: 0)
+            for (region, programs) in zip(regions, programsOfRegion) where programs?.contains(program) ?? true {
+                presetRegions.append(region)
+                preset.regionCount += 1
+            }
+            if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
+            preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
+            presets.append(preset)
+            presetNames.append(named.isEmpty ? plan.name : "\(plan.name) (program \(program))")
+        }
+        let bank = SampleBank(name: path, samples: pool.frames, regions: presetRegions, presets: presets, presetNames: presetNames,
                               modulators: modulators, curves: curves,
                               initialControllers: plan.initialControllers.map { UInt16($0.controller) << 8 | UInt16($0.value) })
         bank.loadWarnings = plan.warnings + damaged.map { "\($0); its regions are left out" }

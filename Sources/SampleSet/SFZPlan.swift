@@ -57,6 +57,8 @@ struct SFZPlan {
         var releaseDecayDecibelsPerSecond: Double = 0
         var crossfade = SamplerRegion.Crossfade()
         var notePolyphony: UInt8 = 0
+        /// `loprog`/`hiprog`: the MIDI programs the region plays on; nil for every one.
+        var programs: ClosedRange<UInt8>? = nil
         /// `pitchlfo_*` on SF2's vibrato LFO; `amplfo_*` and `fillfo_*` on its modulation LFO.
         var vibratoLFO = SamplerRegion.LFO()
         var vibratoLFOToPitchCents: Float = 0
@@ -196,7 +198,7 @@ struct SFZPlan {
         "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
         "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
         "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
-        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down",
+        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog",
         "pitchlfo_delay", "pitchlfo_freq", "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay",
         "fillfo_freq", "fillfo_depth",
     ]
@@ -392,6 +394,12 @@ struct SFZPlan {
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
+        if opcodes["loprog"] != nil || opcodes["hiprog"] != nil {
+            let low = try opcodes["loprog"].map { value throws(SampleSetError) in UInt8(try integer(value, "loprog", in: 0...127)) } ?? 0
+            let high = try opcodes["hiprog"].map { value throws(SampleSetError) in UInt8(try integer(value, "hiprog", in: 0...127)) } ?? 127
+            guard low <= high else { throw problem(opcodes["hiprog"] ?? opcodes["loprog"]!, "program range \(low)...\(high) is empty") }
+            planned.programs = low...high
+        }
         if let value = opcodes["note_polyphony"] { planned.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
         if let value = opcodes["polyphony"] { planned.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }

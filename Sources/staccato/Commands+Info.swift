@@ -222,6 +222,7 @@ enum InstrumentInfo {
                 "warnings": contents.warnings,
                 "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.frameCount, "loaded_sample_rate": rate,
                 "loaded_regions": bank.regions.count,
+                "programs": bank.presets.map { ["program": Int($0.program), "loaded_regions": $0.regionCount] },
             ])
             return
         }
@@ -231,6 +232,10 @@ enum InstrumentInfo {
             let file = URL(fileURLWithPath: region.sample).lastPathComponent
             print("  line \(region.line): keys \(noteName(region.keys.lowerBound))-\(noteName(region.keys.upperBound)), "
                   + "velocities \(region.velocities.lowerBound)-\(region.velocities.upperBound), root \(region.rootKey.formatted())  \(file)")
+        }
+        if bank.presets.count > 1 {
+            // loprog/hiprog: a program each.
+            print("programs: " + bank.presets.map { "\($0.program) (\($0.regionCount) voices' regions)" }.joined(separator: ", "))
         }
         if let keyswitches = contents.keyswitches { print("keyswitches: \(noteName(keyswitches.lowerBound))-\(noteName(keyswitches.upperBound))") }
         for (number, label) in contents.controllerLabels.sorted(by: { $0.key < $1.key }) { print("controller \(number): \(label)") }

@@ -368,4 +368,26 @@ extension SFZTests {
         XCTAssertEqual(pitch(try render("<region> sample=a.wav pitch_keycenter=sample", in: folder, on(81), frames: 12_000), at: 4_800), 880)
         XCTAssertEqual(pitch(try render("<region> sample=plain.wav pitch_keycenter=sample", in: folder, on(72), frames: 12_000), at: 4_800), 880)
     }
+
+    /// `loprog`/`hiprog`: a program change picks the regions; a region that names none plays on
+    /// every program, and a program no region names falls back to the first.
+    func testProgramRangesAreProgramsOfTheInstrument() throws {
+        let folder = try TemporaryFolder(self)
+        for (name, frequency) in [("a", 440.0), ("b", 550.0), ("c", 660.0)] { try writeSine(folder.file("\(name).wav"), frequency: frequency) }
+        let text = """
+            <region> sample=a.wav key=69 loprog=0 hiprog=0
+            <region> sample=b.wav key=69 pitch_keycenter=69 loprog=1 hiprog=2
+            <region> sample=c.wav key=71 pitch_keycenter=71
+            """
+        func played(program: UInt8, key: UInt8 = 69) throws -> Int {
+            pitch(try render(text, in: folder, [(0, .programChange(channel: 0, program: program)),
+                                                (0, .noteOn(channel: 0, key: key, velocity: 127))], frames: 12_000), at: 4_800)
+        }
+        XCTAssertEqual(try played(program: 0), 440)
+        XCTAssertEqual(try played(program: 2), 550)
+        XCTAssertEqual(try played(program: 1, key: 71), 660, "a region with no program range plays on every one")
+        XCTAssertEqual(try played(program: 40), 440, "an unnamed program falls back to the first")
+        let bank = try SFZLoader.load(path: folder.file("i\(abs(text.hashValue)).sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.presets.map(\.program), [0, 1, 2])
+    }
 }
