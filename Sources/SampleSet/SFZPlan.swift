@@ -40,6 +40,7 @@ struct SFZPlan {
         var modulationEnvelope = SamplerRegion.Envelope()
         var modulationEnvelopeToCutoffCents: Float = 0
         var modulationEnvelopeToPitchCents: Float = 0
+        var modulationEnvelopeVelocity = SamplerRegion.Envelope(zero: ())
         var cutoffHertz: Double? = nil
         var filterKind = VoiceFilter.Kind.lowPass2
         var resonanceDecibels: Double = 0
@@ -115,6 +116,7 @@ struct SFZPlan {
             region.volumeEnvelopeVelocity = envelopeVelocity
             region.startDelaySeconds = startDelaySeconds
             region.modulationEnvelope = modulationEnvelope
+            region.modulationEnvelopeVelocity = modulationEnvelopeVelocity
             region.modulationEnvelopeToPitchCents = modulationEnvelopeToPitchCents
             // SFZ's volume may boost; SF2's attenuation stops at 0.
             region.leastAttenuationCentibels = -480
@@ -198,7 +200,9 @@ struct SFZPlan {
         "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
         "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
         "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
-        "pitcheg_release", "pitcheg_depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog",
+        "pitcheg_release", "pitcheg_depth", "fileg_vel2delay", "fileg_vel2attack", "fileg_vel2hold", "fileg_vel2decay",
+        "fileg_vel2sustain", "fileg_vel2release", "fileg_vel2depth", "pitcheg_vel2delay", "pitcheg_vel2attack", "pitcheg_vel2hold",
+        "pitcheg_vel2decay", "pitcheg_vel2sustain", "pitcheg_vel2release", "pitcheg_vel2depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog",
         "pitchlfo_delay", "pitchlfo_freq", "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay",
         "fillfo_freq", "fillfo_depth",
     ]
@@ -448,6 +452,23 @@ struct SFZPlan {
         planned.modulationEnvelope.release = try seconds(opcodes[stages[5]], stages[5]) ?? 0
         planned.modulationEnvelopeToCutoffCents = Float(filterDepth)
         planned.modulationEnvelopeToPitchCents = Float(pitchDepth)
+        // The vel2 forms of the envelope read (its times in seconds and its sustain in percent at
+        // velocity 127), and each depth's velocity tracking as a modulator onto that depth.
+        let prefix = stages[0].hasPrefix("fileg") ? "fileg_vel2" : "pitcheg_vel2"
+        planned.modulationEnvelopeVelocity.delay = try velocitySeconds(opcodes[prefix + "delay"], prefix + "delay") ?? 0
+        planned.modulationEnvelopeVelocity.attack = try velocitySeconds(opcodes[prefix + "attack"], prefix + "attack") ?? 0
+        planned.modulationEnvelopeVelocity.hold = try velocitySeconds(opcodes[prefix + "hold"], prefix + "hold") ?? 0
+        planned.modulationEnvelopeVelocity.decay = try velocitySeconds(opcodes[prefix + "decay"], prefix + "decay") ?? 0
+        planned.modulationEnvelopeVelocity.release = try velocitySeconds(opcodes[prefix + "release"], prefix + "release") ?? 0
+        planned.modulationEnvelopeVelocity.sustainLevel = try opcodes[prefix + "sustain"].map { value throws(SampleSetError) in
+            try number(value, prefix + "sustain", in: -100...100) / 100
+        } ?? 0
+        let fullScale: Float = 128 / 127
+        for (opcode, destination) in [("fileg_vel2depth", ModulatorDestination.modEnvToFilterFc), ("pitcheg_vel2depth", .modEnvToPitch)] {
+            guard let value = opcodes[opcode] else { continue }
+            let cents = Float(try number(value, opcode, in: -12_000...12_000))
+            planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity), destination: destination, amount: cents * fullScale))
+        }
     }
 
     /// An `ampeg_vel2*` time: seconds added at velocity 127, which may shorten a stage.

@@ -161,6 +161,18 @@ extension SFZTests {
         XCTAssertLessThan(try level("cutoff=250") - open, -30, "a 2 kHz tone three octaves over the cutoff")
         // Two octaves up from 500 Hz: the cutoff reaches the tone (Q 1: 0 dB there).
         XCTAssertEqual(try level("cutoff=500 fileg_depth=2400 fileg_sustain=100") - open, 0, accuracy: 0.5)
+        // The vel2 forms: the depth by velocity, the sustain by velocity.
+        func level(_ opcodes: String, velocity: UInt8) throws -> Double {
+            decibels(SignalAnalysis.rms(try render("<region> sample=b.wav key=69 amp_veltrack=0 \(opcodes)", in: folder,
+                                                   [(0, .noteOn(channel: 0, key: 69, velocity: velocity))], frames: 19_200)[9_600 ..< 19_200]))
+        }
+        let byVelocity = "cutoff=500 fileg_vel2depth=2400 fileg_sustain=100"
+        XCTAssertEqual(try level(byVelocity, velocity: 127) - open, 0, accuracy: 0.5, "velocity 127: the whole depth")
+        XCTAssertLessThan(try level(byVelocity, velocity: 64) - open, -6, "velocity 64: about half the depth, the cutoff an octave under the tone")
+        let sustainByVelocity = "amp_veltrack=0 pitcheg_depth=1200 pitcheg_sustain=0 pitcheg_vel2sustain=100"
+        XCTAssertEqual(pitch(try render("<region> sample=a.wav key=69 \(sustainByVelocity)", in: folder, on, frames: 24_000), at: 9_600), 880)
+        XCTAssertEqual(pitch(try render("<region> sample=a.wav key=69 \(sustainByVelocity)", in: folder,
+                                        [(0, .noteOn(channel: 0, key: 69, velocity: 1))], frames: 24_000), at: 9_600), 440, accuracy: 5)
     }
 
     // MARK: Velocity and crossfades

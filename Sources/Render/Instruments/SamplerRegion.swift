@@ -152,6 +152,10 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var startDelaySeconds: Double = 0
     /// - Thread: any.
     public var modulationEnvelope = Envelope()
+    /// What velocity 127 adds to the modulation envelope's times and sustain level (SFZ
+    /// `fileg_vel2*`, `pitcheg_vel2*`), in proportion to the note's velocity; zero for SF2.
+    /// - Thread: any.
+    public var modulationEnvelopeVelocity = Envelope(zero: ())
     /// Pitch swing of the modulation envelope at its peak, in cents.
     /// - Thread: any.
     public var modulationEnvelopeToPitchCents: Float = 0

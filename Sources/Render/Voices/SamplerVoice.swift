@@ -211,7 +211,7 @@ struct SamplerVoice {
             sustainLevel: sums.volEnvSustain == 0 ? volume.sustainLevel
                 : min(1, volume.sustainLevel * Double(centibelsToAmplitude(max(-1_440, min(1_440, sums.volEnvSustain))))),
             release: modulatedSeconds(volume.release, timecents: sums.volEnvRelease), sampleRate: engineRate)
-        let modulation = region.modulationEnvelope
+        let modulation = region.modulationEnvelope.adding(region.modulationEnvelopeVelocity, times: Double(playedVelocity) / 127)
         modulationEnvelope.start(
             delay: modulatedSeconds(modulation.delay, timecents: sums.modEnvDelay),
             attack: modulatedSeconds(modulation.attack, timecents: sums.modEnvAttack),
