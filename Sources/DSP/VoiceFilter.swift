@@ -59,28 +59,33 @@ public struct VoiceFilter: Sendable {
         lastPassbandGain = passbandGain
         lastKind = kind.rawValue
         let turns = Double(clampedCutoff / sampleRate)
-        if kind.rawValue == Kind.lowPass1.rawValue || kind.rawValue == Kind.highPass1.rawValue {
-            // The analogue one-pole, bilinear with the cutoff prewarped: −3 dB exactly at the cutoff.
-            let warped = Float(sineOfTurns(turns / 2) / sineOfTurns(turns / 2 + 0.25))  // tan(π f / rate)
-            let pole = (warped - 1) / (warped + 1)
-            let isLowPass = kind.rawValue == Kind.lowPass1.rawValue
-            b0 = (isLowPass ? warped : 1) / (warped + 1) * passbandGain
-            b1 = isLowPass ? b0 : -b0
-            b2 = 0
-            a1 = pole
-            a2 = 0
-            return
+        switch kind {
+        case .lowPass1: setOnePole(lowPass: true, turns: turns, passbandGain: passbandGain)
+        case .highPass1: setOnePole(lowPass: false, turns: turns, passbandGain: passbandGain)
+        case .lowPass2, .highPass2, .bandPass2, .bandReject2: setTwoPole(kind, turns: turns, q: q, passbandGain: passbandGain)
         }
+    }
+
+    /// The analogue one-pole, bilinear with the cutoff (`turns` of the rate) prewarped: −3 dB
+    /// exactly at the cutoff.
+    @inlinable @_noAllocation @_noLocks
+    mutating func setOnePole(lowPass: Bool, turns: Double, passbandGain: Float) {
+        let warped = Float(sineOfTurns(turns / 2) / sineOfTurns(turns / 2 + 0.25))  // tan(π f / rate)
+        b0 = (lowPass ? warped : 1) / (warped + 1) * passbandGain
+        b1 = lowPass ? b0 : -b0
+        b2 = 0
+        a1 = (warped - 1) / (warped + 1)
+        a2 = 0
+    }
+
+    /// RBJ's two-pole `kind` at the cutoff (`turns` of the rate) and `q`.
+    @inlinable @_noAllocation @_noLocks
+    mutating func setTwoPole(_ kind: Kind, turns: Double, q: Float, passbandGain: Float) {
         let sine = Float(sineOfTurns(turns))
         let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
         let alpha = sine / (2 * max(q, 0.01))
         let a0 = 1 + alpha
         switch kind {
-        case .lowPass2, .lowPass1, .highPass1:
-            let feedForward = (1 - cosine) * passbandGain
-            b0 = feedForward * 0.5 / a0
-            b1 = feedForward / a0
-            b2 = b0
         case .highPass2:
             let feedForward = (1 + cosine) * passbandGain
             b0 = feedForward * 0.5 / a0
@@ -93,6 +98,11 @@ public struct VoiceFilter: Sendable {
         case .bandReject2:
             b0 = passbandGain / a0
             b1 = -2 * cosine * passbandGain / a0
+            b2 = b0
+        case .lowPass2, .lowPass1, .highPass1:  // the one-poles never come here
+            let feedForward = (1 - cosine) * passbandGain
+            b0 = feedForward * 0.5 / a0
+            b1 = feedForward / a0
             b2 = b0
         }
         a1 = -2 * cosine / a0

@@ -139,8 +139,8 @@ public enum SFZLoader {
     public static func contents(path: String) throws(SampleSetError) -> SFZContents {
         let plan = try SFZPlan(path: path)
         return SFZContents(name: plan.name, regions: plan.regions.map { planned in
-            SFZContents.Region(sample: planned.samplePath, keys: planned.lowKey...planned.highKey,
-                               velocities: planned.lowVelocity...planned.highVelocity, rootKey: planned.rootKey, line: planned.line)
+            SFZContents.Region(sample: planned.samplePath, keys: planned.template.lowKey...planned.template.highKey,
+                               velocities: planned.template.lowVelocity...planned.template.highVelocity, rootKey: planned.rootKey, line: planned.line)
         }, keyswitches: plan.keyswitches, controllerLabels: plan.controllerLabels, keyLabels: plan.keyLabels, warnings: plan.warnings)
     }
 }

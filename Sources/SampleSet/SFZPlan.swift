@@ -14,15 +14,13 @@ struct SFZPlan {
         var samplePath: String
         var file: String
         var line: Int
-        var lowKey: UInt8 = 0
-        var highKey: UInt8 = 127
-        var lowVelocity: UInt8 = 0
-        var highVelocity: UInt8 = 127
+        /// What the region copies as it is: every opcode read straight into the `SamplerRegion`
+        /// field it sets. `region(in:side:sampleRate:)` starts from it and adds what depends on
+        /// the sample (its place, its loop, its unity note), the level and the filter.
+        var template = SFZPlan.regionTemplate
         var rootKey: Double = 60
         /// `pitch_keycenter=sample`: the sample file's unity note (`SamplerChunk`), else 60.
         var rootKeyFromSample = false
-        var centsPerKey: Double = 100
-        var tuneCents: Double = 0
         var gainDecibels: Double = 0
         var pan: Double = 0
         /// Frames of the source file.
@@ -33,42 +31,14 @@ struct SFZPlan {
         var loopMode: SamplerRegion.LoopMode? = nil
         var loopStart: Int? = nil
         var loopEnd: Int? = nil
-        var envelope = SamplerRegion.Envelope()
-        var envelopeVelocity = SamplerRegion.Envelope(zero: ())
-        var startDelaySeconds: Double = 0
-        /// `fileg_*` or `pitcheg_*`: SF2's modulation envelope, which moves both.
-        var modulationEnvelope = SamplerRegion.Envelope()
         var modulationEnvelopeToCutoffCents: Float = 0
-        var modulationEnvelopeToPitchCents: Float = 0
-        var modulationEnvelopeVelocity = SamplerRegion.Envelope(zero: ())
         var cutoffHertz: Double? = nil
         var filterKind = VoiceFilter.Kind.lowPass2
         var resonanceDecibels: Double = 0
-        var exclusiveClass: UInt16 = 0
-        var offBy: UInt16 = 0
-        var cutOffByRelease = false
-        var keyswitch = SamplerRegion.anyKeyswitch
-        var sequenceLength: UInt8 = 1
-        var sequencePosition: UInt8 = 1
-        var lowRandom: Float = 0
-        var highRandom: Float = 1
-        var trigger = SamplerRegion.Trigger.attack
-        var lowChannel: UInt8 = 0
-        var highChannel: UInt8 = 15
         var releaseDecayDecibelsPerSecond: Double = 0
-        var crossfade = SamplerRegion.Crossfade()
-        var notePolyphony: UInt8 = 0
         /// `loprog`/`hiprog`: the MIDI programs the region plays on; nil for every one.
         var programs: ClosedRange<UInt8>? = nil
-        /// `pitchlfo_*` on SF2's vibrato LFO; `amplfo_*` and `fillfo_*` on its modulation LFO.
-        var vibratoLFO = SamplerRegion.LFO()
-        var vibratoLFOToPitchCents: Float = 0
-        var modulationLFO = SamplerRegion.LFO()
-        var modulationLFOToVolumeCentibels: Float = 0
         var modulationLFOToCutoffCents: Float = 0
-        var polyphony: UInt16 = 0
-        var firstControllerRange = SamplerRegion.ControllerRange.any
-        var secondControllerRange = SamplerRegion.ControllerRange.any
         /// `amp_velcurve_N`: the gain of each velocity, `SampleBank.Layout.curveLength` of them.
         var velocityCurve: [Float]? = nil
         /// The region's modulator list: `SFZPlan.baseModulators`, with the velocity and controller
@@ -79,11 +49,7 @@ struct SFZPlan {
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
         func region(in channel: SamplePoolBuilder.Placed, side: Float, sampleRate: Double) throws(SampleSetError) -> SamplerRegion {
-            var region = SamplerRegion()
-            region.lowKey = lowKey
-            region.highKey = highKey
-            region.lowVelocity = lowVelocity
-            region.highVelocity = highVelocity
+            var region = template
             let ratio = sampleRate / channel.sourceRate
             func placed(_ sourceFrame: Int) -> Int { min(channel.frameCount, Int((Double(sourceFrame) * ratio).rounded())) }
             guard offset < channel.sourceFrameCount else {
@@ -97,7 +63,7 @@ struct SFZPlan {
             // SFZ: loop points given and no mode loop continuously, and so does a sample whose
             // file carries a loop; nothing releases a release-triggered voice, so it never loops.
             var mode = loopMode ?? (loopStart != nil || loopEnd != nil || channel.samplerChunk?.loop != nil ? .continuous : .none)
-            if trigger.isRelease, mode == .continuous || mode == .untilRelease { mode = .none }
+            if template.trigger.isRelease, mode == .continuous || mode == .untilRelease { mode = .none }
             region.loopMode = mode
             if mode == .continuous || mode == .untilRelease {
                 let start = min(max(loopStart ?? channel.samplerChunk?.loop?.start ?? offset, offset), lastFrame)
@@ -107,19 +73,9 @@ struct SFZPlan {
             }
             region.sampleRate = sampleRate
             region.rootKey = rootKeyFromSample ? Double(channel.samplerChunk?.unityNote ?? 60) : rootKey
-            region.centsPerKey = centsPerKey
-            region.tuneCents = tuneCents
             // Centibels: ten to the decibel, opposite sign.
             region.attenuationCentibels = Float(-10 * gainDecibels)
             region.pan = max(-1, min(1, side + Float(pan / 100)))
-            region.volumeEnvelope = envelope
-            region.volumeEnvelopeVelocity = envelopeVelocity
-            region.startDelaySeconds = startDelaySeconds
-            region.modulationEnvelope = modulationEnvelope
-            region.modulationEnvelopeVelocity = modulationEnvelopeVelocity
-            region.modulationEnvelopeToPitchCents = modulationEnvelopeToPitchCents
-            // SFZ's volume may boost; SF2's attenuation stops at 0.
-            region.leastAttenuationCentibels = -480
             if let cutoffHertz {
                 region.filterKind = filterKind
                 region.filterCutoffCents = Float(1_200 * log2(max(cutoffHertz, 1) / 8.176))
@@ -134,28 +90,8 @@ struct SFZPlan {
                 region.modulationEnvelopeToCutoffCents = modulationEnvelopeToCutoffCents
                 region.modulationLFOToCutoffCents = modulationLFOToCutoffCents
             }
-            region.exclusiveClass = exclusiveClass
-            region.offBy = offBy
-            region.cutOffByRelease = cutOffByRelease
-            region.keyswitch = keyswitch
-            region.sequenceLength = sequenceLength
-            region.sequencePosition = sequencePosition
-            region.lowRandom = lowRandom
-            region.highRandom = highRandom
-            region.trigger = trigger
-            region.lowChannel = lowChannel
-            region.highChannel = highChannel
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
-            region.crossfade = crossfade
-            region.notePolyphony = notePolyphony
-            region.vibratoLFO = vibratoLFO
-            region.vibratoLFOToPitchCents = vibratoLFOToPitchCents
-            region.modulationLFO = modulationLFO
-            region.modulationLFOToVolumeCentibels = modulationLFOToVolumeCentibels
-            region.polyphony = polyphony
             region.isStereoCompanion = side > 0
-            region.firstControllerRange = firstControllerRange
-            region.secondControllerRange = secondControllerRange
             return region
         }
     }
@@ -171,6 +107,14 @@ struct SFZPlan {
     private(set) var keyLabels: [Int: String] = [:]
     /// `set_ccN` of the `<control>` header: controller, value.
     private(set) var initialControllers: [(controller: UInt8, value: UInt8)] = []
+
+    /// Where every SFZ region starts: SF2's defaults, but a `volume` may boost (SF2's attenuation
+    /// stops at 0).
+    static var regionTemplate: SamplerRegion {
+        var region = SamplerRegion()
+        region.leastAttenuationCentibels = -480
+        return region
+    }
 
     /// The `fil_type`s played, and the voice filter each is; a state-variable design (`_sv`) has
     /// the same response as its biquad.
@@ -191,20 +135,21 @@ struct SFZPlan {
     /// Opcodes this loader plays.
     static let played: Set<String> = [
         "sample", "default_path", "key", "lokey", "hikey", "pitch_keycenter", "lovel", "hivel", "offset", "end",
-        "loop_mode", "loopmode", "loop_start", "loopstart", "loop_end", "loopend", "transpose", "tune", "pitch_keytrack",
-        "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay", "ampeg_sustain",
-        "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger", "seq_length",
-        "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan", "hichan", "rt_decay",
-        "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter", "off_mode",
-        "xfin_lokey", "xfin_hikey", "xfout_lokey", "xfout_hikey", "xfin_lovel", "xfin_hivel", "xfout_lovel", "xfout_hivel",
-        "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold", "ampeg_vel2decay",
-        "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold", "fileg_decay", "fileg_sustain",
-        "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack", "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain",
-        "pitcheg_release", "pitcheg_depth", "fileg_vel2delay", "fileg_vel2attack", "fileg_vel2hold", "fileg_vel2decay",
-        "fileg_vel2sustain", "fileg_vel2release", "fileg_vel2depth", "pitcheg_vel2delay", "pitcheg_vel2attack", "pitcheg_vel2hold",
-        "pitcheg_vel2decay", "pitcheg_vel2sustain", "pitcheg_vel2release", "pitcheg_vel2depth", "note_polyphony", "polyphony", "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog",
-        "pitchlfo_delay", "pitchlfo_freq", "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay",
-        "fillfo_freq", "fillfo_depth",
+        "loop_mode", "loopmode", "loop_start", "loopstart", "loop_end", "loopend", "transpose", "tune",
+        "pitch_keytrack", "volume", "amplitude", "pan", "ampeg_delay", "ampeg_attack", "ampeg_hold", "ampeg_decay",
+        "ampeg_sustain", "ampeg_release", "fil_type", "filtype", "cutoff", "resonance", "group", "off_by", "trigger",
+        "seq_length", "seq_position", "lorand", "hirand", "sw_lokey", "sw_hikey", "sw_last", "sw_default", "lochan",
+        "hichan", "rt_decay", "amp_veltrack", "pitch_veltrack", "fil_veltrack", "fil_keytrack", "fil_keycenter",
+        "off_mode", "xfin_lokey", "xfin_hikey", "xfout_lokey", "xfout_hikey", "xfin_lovel", "xfin_hivel", "xfout_lovel",
+        "xfout_hivel", "xf_keycurve", "xf_velcurve", "delay", "ampeg_vel2delay", "ampeg_vel2attack", "ampeg_vel2hold",
+        "ampeg_vel2decay", "ampeg_vel2sustain", "ampeg_vel2release", "fileg_delay", "fileg_attack", "fileg_hold",
+        "fileg_decay", "fileg_sustain", "fileg_release", "fileg_depth", "pitcheg_delay", "pitcheg_attack",
+        "pitcheg_hold", "pitcheg_decay", "pitcheg_sustain", "pitcheg_release", "pitcheg_depth", "fileg_vel2delay",
+        "fileg_vel2attack", "fileg_vel2hold", "fileg_vel2decay", "fileg_vel2sustain", "fileg_vel2release",
+        "fileg_vel2depth", "pitcheg_vel2delay", "pitcheg_vel2attack", "pitcheg_vel2hold", "pitcheg_vel2decay",
+        "pitcheg_vel2sustain", "pitcheg_vel2release", "pitcheg_vel2depth", "note_polyphony", "polyphony",
+        "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
+        "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
@@ -212,9 +157,7 @@ struct SFZPlan {
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "set_cc", "width", "position", "amp_keytrack",
-        "amp_keycenter", "fil_keycenter", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "bend_up", "bend_down",
-        "fileg_", "pitcheg_", "delay_",
+        "set_cc", "width", "position", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "fileg_", "pitcheg_", "delay_",
     ]
 
     /// The instrument at `path`, its includes and samples found beside it.
@@ -285,7 +228,7 @@ struct SFZPlan {
         }
         // The articulation a channel starts with: the default one, else the lowest switch any
         // region answers to.
-        defaultKeyswitch = keyswitchDefault ?? regions.map(\.keyswitch).filter { $0 != SamplerRegion.anyKeyswitch }.min()
+        defaultKeyswitch = keyswitchDefault ?? regions.map(\.template.keyswitch).filter { $0 != SamplerRegion.anyKeyswitch }.min()
         guard !regions.isEmpty else {
             throw SampleSetError(path: path, reason: sfz.regions.isEmpty ? "no <region> in the file" : "no region that plays (\(skipped.keys.sorted().joined(separator: "; ")))")
         }
@@ -309,19 +252,19 @@ struct SFZPlan {
         var planned = PlannedRegion(samplePath: samplePath, file: region.file, line: region.line)
         if let key = opcodes["key"] {
             let value = try self.key(key, "key")
-            (planned.lowKey, planned.highKey, planned.rootKey) = (value, value, Double(value))
+            (planned.template.lowKey, planned.template.highKey, planned.rootKey) = (value, value, Double(value))
         }
-        if let value = opcodes["lokey"] { planned.lowKey = try key(value, "lokey") }
-        if let value = opcodes["hikey"] { planned.highKey = try key(value, "hikey") }
+        if let value = opcodes["lokey"] { planned.template.lowKey = try key(value, "lokey") }
+        if let value = opcodes["hikey"] { planned.template.highKey = try key(value, "hikey") }
         if let value = opcodes["pitch_keycenter"] {
             if value.text == "sample" { planned.rootKeyFromSample = true } else { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
         }
-        if let value = opcodes["lovel"] { planned.lowVelocity = UInt8(try integer(value, "lovel", in: 0...127)) }
-        if let value = opcodes["hivel"] { planned.highVelocity = UInt8(try integer(value, "hivel", in: 0...127)) }
-        if let value = opcodes["pitch_keytrack"] { planned.centsPerKey = try number(value, "pitch_keytrack", in: -1_200...1_200) }
+        if let value = opcodes["lovel"] { planned.template.lowVelocity = UInt8(try integer(value, "lovel", in: 0...127)) }
+        if let value = opcodes["hivel"] { planned.template.highVelocity = UInt8(try integer(value, "hivel", in: 0...127)) }
+        if let value = opcodes["pitch_keytrack"] { planned.template.centsPerKey = try number(value, "pitch_keytrack", in: -1_200...1_200) }
         let transpose = try opcodes["transpose"].map { value throws(SampleSetError) in try integer(value, "transpose", in: -127...127) } ?? 0
         let tune = try opcodes["tune"].map { value throws(SampleSetError) in try number(value, "tune", in: -9_600...9_600) } ?? 0
-        planned.tuneCents = Double(transpose) * 100 + tune
+        planned.template.tuneCents = Double(transpose) * 100 + tune
         planned.gainDecibels = try opcodes["volume"].map { value throws(SampleSetError) in try number(value, "volume", in: -144...48) } ?? 0
         if let value = opcodes["amplitude"] {
             let percent = try number(value, "amplitude", in: 0...100)
@@ -341,13 +284,13 @@ struct SFZPlan {
             default: throw problem(value, "loop_mode=\(value.text): expected no_loop, one_shot, loop_continuous or loop_sustain")
             }
         }
-        planned.envelope.delay = try seconds(opcodes["ampeg_delay"], "ampeg_delay") ?? 0
-        planned.envelope.attack = try seconds(opcodes["ampeg_attack"], "ampeg_attack") ?? 0
-        planned.envelope.hold = try seconds(opcodes["ampeg_hold"], "ampeg_hold") ?? 0
-        planned.envelope.decay = try seconds(opcodes["ampeg_decay"], "ampeg_decay") ?? 0
+        planned.template.volumeEnvelope.delay = try seconds(opcodes["ampeg_delay"], "ampeg_delay") ?? 0
+        planned.template.volumeEnvelope.attack = try seconds(opcodes["ampeg_attack"], "ampeg_attack") ?? 0
+        planned.template.volumeEnvelope.hold = try seconds(opcodes["ampeg_hold"], "ampeg_hold") ?? 0
+        planned.template.volumeEnvelope.decay = try seconds(opcodes["ampeg_decay"], "ampeg_decay") ?? 0
         // SFZ's release defaults to a millisecond: a note-off stops a sample at once.
-        planned.envelope.release = try seconds(opcodes["ampeg_release"], "ampeg_release") ?? 0.001
-        planned.envelope.sustainLevel = try opcodes["ampeg_sustain"].map { value throws(SampleSetError) in try number(value, "ampeg_sustain", in: 0...100) / 100 } ?? 1
+        planned.template.volumeEnvelope.release = try seconds(opcodes["ampeg_release"], "ampeg_release") ?? 0.001
+        planned.template.volumeEnvelope.sustainLevel = try opcodes["ampeg_sustain"].map { value throws(SampleSetError) in try number(value, "ampeg_sustain", in: 0...100) / 100 } ?? 1
         try readEnvelopes(opcodes, into: &planned, notPlayed: &notPlayed)
         if let value = opcodes["cutoff"] {
             let type = opcodes["fil_type"]?.text ?? opcodes["filtype"]?.text ?? "lpf_2p"
@@ -370,31 +313,31 @@ struct SFZPlan {
             }
             return UInt16(number)
         }
-        if let group = opcodes["group"] { planned.exclusiveClass = try groupClass(group, "group") }
-        if let offBy = opcodes["off_by"] { planned.offBy = try groupClass(offBy, "off_by") }
+        if let group = opcodes["group"] { planned.template.exclusiveClass = try groupClass(group, "group") }
+        if let offBy = opcodes["off_by"] { planned.template.offBy = try groupClass(offBy, "off_by") }
         if let mode = opcodes["off_mode"] {
             switch mode.text {
-            case "fast": planned.cutOffByRelease = false
-            case "normal": planned.cutOffByRelease = true
+            case "fast": planned.template.cutOffByRelease = false
+            case "normal": planned.template.cutOffByRelease = true
             default: throw problem(mode, "off_mode=\(mode.text): expected fast or normal")
             }
         }
         if let trigger = opcodes["trigger"] {
             switch trigger.text {
             case "attack": break
-            case "release": planned.trigger = .release
-            case "release_key": planned.trigger = .releaseKey
-            case "first": planned.trigger = .first
-            case "legato": planned.trigger = .legato
+            case "release": planned.template.trigger = .release
+            case "release_key": planned.template.trigger = .releaseKey
+            case "first": planned.template.trigger = .first
+            case "legato": planned.template.trigger = .legato
             default: throw problem(trigger, "trigger=\(trigger.text): expected attack, release, release_key, first or legato")
             }
         }
-        if planned.trigger.isRelease, planned.loopMode == .continuous || planned.loopMode == .untilRelease {
+        if planned.template.trigger.isRelease, planned.loopMode == .continuous || planned.loopMode == .untilRelease {
             // Nothing releases a release-triggered voice: a loop would never end (`region` plays it once).
             notPlayed["a loop in a release-triggered region (played once)", default: 0] += 1
         }
         try readModulation(opcodes, into: &planned, notPlayed: &notPlayed)
-        try readCrossfade(opcodes, into: &planned.crossfade)
+        try readCrossfade(opcodes, into: &planned.template.crossfade)
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
@@ -404,35 +347,35 @@ struct SFZPlan {
             guard low <= high else { throw problem(opcodes["hiprog"] ?? opcodes["loprog"]!, "program range \(low)...\(high) is empty") }
             planned.programs = low...high
         }
-        if let value = opcodes["note_polyphony"] { planned.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
-        if let value = opcodes["polyphony"] { planned.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
+        if let value = opcodes["note_polyphony"] { planned.template.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
+        if let value = opcodes["polyphony"] { planned.template.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
-        if let value = opcodes["seq_length"] { planned.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
-        if let value = opcodes["seq_position"] { planned.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
-        if let value = opcodes["lorand"] { planned.lowRandom = Float(try number(value, "lorand", in: 0...1)) }
-        if let value = opcodes["hirand"] { planned.highRandom = Float(try number(value, "hirand", in: 0...1)) }
+        if let value = opcodes["seq_length"] { planned.template.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
+        if let value = opcodes["seq_position"] { planned.template.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
+        if let value = opcodes["lorand"] { planned.template.lowRandom = Float(try number(value, "lorand", in: 0...1)) }
+        if let value = opcodes["hirand"] { planned.template.highRandom = Float(try number(value, "hirand", in: 0...1)) }
         // hirand=1 takes the whole top of the range: a random number is always below it.
-        if planned.highRandom >= 1 { planned.highRandom = .infinity }
-        if planned.sequencePosition > planned.sequenceLength { notPlayed["seq_position beyond seq_length (never plays)", default: 0] += 1 }
-        if let value = opcodes["sw_last"] { planned.keyswitch = try key(value, "sw_last") }
-        if let value = opcodes["lochan"] { planned.lowChannel = UInt8(try integer(value, "lochan", in: 1...16) - 1) }
-        if let value = opcodes["hichan"] { planned.highChannel = UInt8(try integer(value, "hichan", in: 1...16) - 1) }
-        if planned.lowChannel > planned.highChannel { throw problem(opcodes["hichan"] ?? opcodes["lochan"]!, "channel range \(planned.lowChannel + 1)...\(planned.highChannel + 1) is empty") }
-        guard planned.lowKey <= planned.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.lowKey)...\(planned.highKey) is empty") }
-        guard planned.lowVelocity <= planned.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.lowVelocity)...\(planned.highVelocity) is empty") }
+        if planned.template.highRandom >= 1 { planned.template.highRandom = .infinity }
+        if planned.template.sequencePosition > planned.template.sequenceLength { notPlayed["seq_position beyond seq_length (never plays)", default: 0] += 1 }
+        if let value = opcodes["sw_last"] { planned.template.keyswitch = try key(value, "sw_last") }
+        if let value = opcodes["lochan"] { planned.template.lowChannel = UInt8(try integer(value, "lochan", in: 1...16) - 1) }
+        if let value = opcodes["hichan"] { planned.template.highChannel = UInt8(try integer(value, "hichan", in: 1...16) - 1) }
+        if planned.template.lowChannel > planned.template.highChannel { throw problem(opcodes["hichan"] ?? opcodes["lochan"]!, "channel range \(planned.template.lowChannel + 1)...\(planned.template.highChannel + 1) is empty") }
+        guard planned.template.lowKey <= planned.template.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.template.lowKey)...\(planned.template.highKey) is empty") }
+        guard planned.template.lowVelocity <= planned.template.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.template.lowVelocity)...\(planned.template.highVelocity) is empty") }
         return planned
     }
 
     /// `delay`, `ampeg_vel2*`, and `fileg_*` or `pitcheg_*` on SF2's one modulation envelope.
     static func readEnvelopes(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
                               notPlayed: inout [String: Int]) throws(SampleSetError) {
-        planned.startDelaySeconds = try seconds(opcodes["delay"], "delay") ?? 0
-        planned.envelopeVelocity.delay = try velocitySeconds(opcodes["ampeg_vel2delay"], "ampeg_vel2delay") ?? 0
-        planned.envelopeVelocity.attack = try velocitySeconds(opcodes["ampeg_vel2attack"], "ampeg_vel2attack") ?? 0
-        planned.envelopeVelocity.hold = try velocitySeconds(opcodes["ampeg_vel2hold"], "ampeg_vel2hold") ?? 0
-        planned.envelopeVelocity.decay = try velocitySeconds(opcodes["ampeg_vel2decay"], "ampeg_vel2decay") ?? 0
-        planned.envelopeVelocity.release = try velocitySeconds(opcodes["ampeg_vel2release"], "ampeg_vel2release") ?? 0
-        planned.envelopeVelocity.sustainLevel = try opcodes["ampeg_vel2sustain"].map { value throws(SampleSetError) in
+        planned.template.startDelaySeconds = try seconds(opcodes["delay"], "delay") ?? 0
+        planned.template.volumeEnvelopeVelocity.delay = try velocitySeconds(opcodes["ampeg_vel2delay"], "ampeg_vel2delay") ?? 0
+        planned.template.volumeEnvelopeVelocity.attack = try velocitySeconds(opcodes["ampeg_vel2attack"], "ampeg_vel2attack") ?? 0
+        planned.template.volumeEnvelopeVelocity.hold = try velocitySeconds(opcodes["ampeg_vel2hold"], "ampeg_vel2hold") ?? 0
+        planned.template.volumeEnvelopeVelocity.decay = try velocitySeconds(opcodes["ampeg_vel2decay"], "ampeg_vel2decay") ?? 0
+        planned.template.volumeEnvelopeVelocity.release = try velocitySeconds(opcodes["ampeg_vel2release"], "ampeg_vel2release") ?? 0
+        planned.template.volumeEnvelopeVelocity.sustainLevel = try opcodes["ampeg_vel2sustain"].map { value throws(SampleSetError) in
             try number(value, "ampeg_vel2sustain", in: -100...100) / 100
         } ?? 0
         // One envelope for both: the filter's when a region names both with different times.
@@ -444,23 +387,23 @@ struct SFZPlan {
         if filterDepth != 0, pitchDepth != 0, zip(filterStages, pitchStages).contains(where: { opcodes[$0]?.text != opcodes[$1]?.text }) {
             notPlayed["pitcheg_* beside a different fileg_* (the pitch follows the filter's envelope)", default: 0] += 1
         }
-        planned.modulationEnvelope.delay = try seconds(opcodes[stages[0]], stages[0]) ?? 0
-        planned.modulationEnvelope.attack = try seconds(opcodes[stages[1]], stages[1]) ?? 0
-        planned.modulationEnvelope.hold = try seconds(opcodes[stages[2]], stages[2]) ?? 0
-        planned.modulationEnvelope.decay = try seconds(opcodes[stages[3]], stages[3]) ?? 0
-        planned.modulationEnvelope.sustainLevel = try opcodes[stages[4]].map { value throws(SampleSetError) in try number(value, stages[4], in: 0...100) / 100 } ?? 0
-        planned.modulationEnvelope.release = try seconds(opcodes[stages[5]], stages[5]) ?? 0
+        planned.template.modulationEnvelope.delay = try seconds(opcodes[stages[0]], stages[0]) ?? 0
+        planned.template.modulationEnvelope.attack = try seconds(opcodes[stages[1]], stages[1]) ?? 0
+        planned.template.modulationEnvelope.hold = try seconds(opcodes[stages[2]], stages[2]) ?? 0
+        planned.template.modulationEnvelope.decay = try seconds(opcodes[stages[3]], stages[3]) ?? 0
+        planned.template.modulationEnvelope.sustainLevel = try opcodes[stages[4]].map { value throws(SampleSetError) in try number(value, stages[4], in: 0...100) / 100 } ?? 0
+        planned.template.modulationEnvelope.release = try seconds(opcodes[stages[5]], stages[5]) ?? 0
         planned.modulationEnvelopeToCutoffCents = Float(filterDepth)
-        planned.modulationEnvelopeToPitchCents = Float(pitchDepth)
+        planned.template.modulationEnvelopeToPitchCents = Float(pitchDepth)
         // The vel2 forms of the envelope read (its times in seconds and its sustain in percent at
         // velocity 127), and each depth's velocity tracking as a modulator onto that depth.
         let prefix = stages[0].hasPrefix("fileg") ? "fileg_vel2" : "pitcheg_vel2"
-        planned.modulationEnvelopeVelocity.delay = try velocitySeconds(opcodes[prefix + "delay"], prefix + "delay") ?? 0
-        planned.modulationEnvelopeVelocity.attack = try velocitySeconds(opcodes[prefix + "attack"], prefix + "attack") ?? 0
-        planned.modulationEnvelopeVelocity.hold = try velocitySeconds(opcodes[prefix + "hold"], prefix + "hold") ?? 0
-        planned.modulationEnvelopeVelocity.decay = try velocitySeconds(opcodes[prefix + "decay"], prefix + "decay") ?? 0
-        planned.modulationEnvelopeVelocity.release = try velocitySeconds(opcodes[prefix + "release"], prefix + "release") ?? 0
-        planned.modulationEnvelopeVelocity.sustainLevel = try opcodes[prefix + "sustain"].map { value throws(SampleSetError) in
+        planned.template.modulationEnvelopeVelocity.delay = try velocitySeconds(opcodes[prefix + "delay"], prefix + "delay") ?? 0
+        planned.template.modulationEnvelopeVelocity.attack = try velocitySeconds(opcodes[prefix + "attack"], prefix + "attack") ?? 0
+        planned.template.modulationEnvelopeVelocity.hold = try velocitySeconds(opcodes[prefix + "hold"], prefix + "hold") ?? 0
+        planned.template.modulationEnvelopeVelocity.decay = try velocitySeconds(opcodes[prefix + "decay"], prefix + "decay") ?? 0
+        planned.template.modulationEnvelopeVelocity.release = try velocitySeconds(opcodes[prefix + "release"], prefix + "release") ?? 0
+        planned.template.modulationEnvelopeVelocity.sustainLevel = try opcodes[prefix + "sustain"].map { value throws(SampleSetError) in
             try number(value, prefix + "sustain", in: -100...100) / 100
         } ?? 0
         let fullScale: Float = 128 / 127
@@ -644,13 +587,13 @@ struct SFZPlan {
             return (lfo, depth)
         }
         let vibrato = try lfo("pitchlfo_"), tremolo = try lfo("amplfo_"), wah = try lfo("fillfo_")
-        planned.vibratoLFO = vibrato.lfo
-        planned.vibratoLFOToPitchCents = Float(vibrato.depth)
+        planned.template.vibratoLFO = vibrato.lfo
+        planned.template.vibratoLFOToPitchCents = Float(vibrato.depth)
         // A positive depth raises the level at the LFO's peak; SF2's amount lowers it there.
-        planned.modulationLFOToVolumeCentibels = Float(-10 * tremolo.depth)
+        planned.template.modulationLFOToVolumeCentibels = Float(-10 * tremolo.depth)
         planned.modulationLFOToCutoffCents = Float(wah.depth)
         let tremoloNamed = opcodes.keys.contains { $0.hasPrefix("amplfo_") }, wahNamed = opcodes.keys.contains { $0.hasPrefix("fillfo_") }
-        planned.modulationLFO = tremoloNamed || !wahNamed ? tremolo.lfo : wah.lfo
+        planned.template.modulationLFO = tremoloNamed || !wahNamed ? tremolo.lfo : wah.lfo
         if tremoloNamed, wahNamed, tremolo.lfo != wah.lfo {
             notPlayed["fillfo_ rate or delay other than amplfo_'s (the filter follows the tremolo's)", default: 0] += 1
         }
@@ -671,8 +614,8 @@ struct SFZPlan {
         for (index, (controller, range)) in conditions.enumerated() {
             let condition = SamplerRegion.ControllerRange(controller: UInt8(controller), low: range.low, high: range.high)
             switch index {
-            case 0: planned.firstControllerRange = condition
-            case 1: planned.secondControllerRange = condition
+            case 0: planned.template.firstControllerRange = condition
+            case 1: planned.template.secondControllerRange = condition
             default: notPlayed["loccN/hiccN of a third controller (not checked)", default: 0] += 1
             }
         }
