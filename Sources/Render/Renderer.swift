@@ -364,11 +364,14 @@ public final class Renderer: @unchecked Sendable {
             tones.render(left: left, right: right, frameCount: count)
             if samplerQuantaLeft == 0 {
                 let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(reaching: blockEnd) : 1
+                // The drum player's voices are rendered with the sampler's, as work items of theirs.
+                drums.setChannelGain(sampler.percussionChannelGain())
+                drums.prepareSegment(&sampler.work.pointee.drums)
                 sampler.renderVoices(frameCount: count, quantumCount: quanta)
+                drums.finishSegment(sampler.work.pointee.drums, frameCount: count * quanta)
                 samplerQuantum = 0
                 samplerQuantaLeft = quanta
             }
-            drums.setChannelGain(sampler.percussionChannelGain())
             // Written out: `||` takes its right side as a closure, which would retain `self`.
             var songIsScaled = songVolume.isMoving
             if !songIsScaled { songIsScaled = songVolume.current != 1 }
@@ -377,7 +380,6 @@ public final class Renderer: @unchecked Sendable {
                 songRight.update(repeating: 0, count: count)
                 let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
                 sampler.addMixes(quantum: samplerQuantum, left: songLeft, right: songRight, reverb: reverb, chorus: chorus)
-                drums.render(left: songLeft, right: songRight, frameCount: count)
                 for frame in 0..<count {
                     let gain = songVolume.next()
                     left[frame] += songLeft[frame] * gain
@@ -388,12 +390,10 @@ public final class Renderer: @unchecked Sendable {
             } else {
                 sampler.addMixes(quantum: samplerQuantum, left: left, right: right,
                                  reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset)
-                drums.render(left: left, right: right, frameCount: count)
             }
             if samplerQuantum < sampler.soundingQuantumCount { sounded = true }
             samplerQuantum += 1
             samplerQuantaLeft -= 1
-            if drums.renderedVoiceCount > 0 { sounded = true }
             offset = segmentEnd
         }
         sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: frameCount, frameTime: quantumStart)

@@ -20,6 +20,7 @@ extension Commands {
                        default: .described("the shipped kit", value: { shippedKitPath })),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds",
                        default: .described("when Esc is pressed or input ends", value: { "86400" }), range: 0.01...86_400),
+            DeviceOptions.liveThreads,
         ],
         playsLive: true
     ) { options in
@@ -30,7 +31,7 @@ extension Commands {
         let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
         // A kit played by hand is no dense mix: it plays at unity gain.
-        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8, songGainDecibels: 0)
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8, songGainDecibels: 0, threadOptions: options)
         engine.install(kit)
         // Played by hand, at the channel's full volume: General MIDI's default (100) is a song's
         // starting point, 4 dB down, which a song moves and a player at the keys cannot.

@@ -32,15 +32,15 @@ extension DeviceOptions {
     }
 
     /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given;
-    /// else at `songGainDecibels`).
+    /// else at `songGainDecibels`), its voices on the threads `--threads` asks for in `songOptions`
+    /// or `threadOptions`.
     static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil,
-                       songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels) throws -> Engine {
+                       songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels,
+                       threadOptions: ParsedOptions? = nil) throws -> Engine {
         var render = RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
                                          maxFrameCount: max(4_096, stream.periodFrameCount), songGainDecibels: songGainDecibels)
-        if let songOptions {
-            try readSongOptions(songOptions, into: &render)
-            try readThreads(songOptions, into: &render)
-        }
+        if let songOptions { try readSongOptions(songOptions, into: &render) }
+        if let threadOptions = songOptions ?? threadOptions { try readThreads(threadOptions, into: &render) }
         return Engine(configuration: EngineConfiguration(render: render, initialMasterVolume: masterVolume))
     }
 }

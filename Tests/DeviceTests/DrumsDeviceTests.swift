@@ -57,7 +57,8 @@ final class DrumsDeviceTests: XCTestCase {
 
     /// One keyboard front end for the piano and the drums: every letter is a pad, q too (the
     /// eleventh pad of a larger kit), and Esc quits. A kit of twelve pads (the shipped snare on
-    /// each note from 60 up): q is a hit, not a quit.
+    /// each note from 60 up): q is a hit, not a quit. Played with `--threads 2`: the kit's voices
+    /// are work items a worker may take, and the scheduling line says so.
     func testQPlaysTheEleventhPadAndEscQuits() throws {
         let folder = try TemporaryFolder(self)
         let snare = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/snare.wav").path
@@ -67,7 +68,7 @@ final class DrumsDeviceTests: XCTestCase {
         // q, then Esc after a pause: the session ends at the Esc, not at the end of the input.
         let reportPath = folder.file("report.json")
         let result = try CommandRunner.shell(
-            "(sleep 2; printf q; sleep 0.5; printf '\\033'; sleep 5) | '\(staccato)' drums --kit '\(folder.file("kit.json"))' --device staccato_jack --report '\(reportPath)'",
+            "(sleep 2; printf q; sleep 0.5; printf '\\033'; sleep 5) | '\(staccato)' drums --kit '\(folder.file("kit.json"))' --device staccato_jack --threads 2 --report '\(reportPath)'",
             timeout: 30)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
         let report = try XCTUnwrap(try TestDevices.Report.read(reportPath), result.standardOutput)
@@ -75,5 +76,8 @@ final class DrumsDeviceTests: XCTestCase {
         // The shell waits for the input's last sleep; the report says when the player stopped.
         XCTAssertLessThan(Double(report.framesPlayed) / 48_000, 4, "Esc quit, 5 s before the input ended")
         XCTAssertEqual(report.outcome, "stopped")
+        XCTAssertTrue(result.standardOutput.contains("voices on 2 threads"), result.standardOutput)
+        let statistics = try XCTUnwrap(report.fields["statistics"] as? [String: Any], "the report's statistics")
+        XCTAssertEqual(statistics["voiceThreads"] as? Int, 2, "the device thread and one worker")
     }
 }

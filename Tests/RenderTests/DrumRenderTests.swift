@@ -202,4 +202,49 @@ final class DrumRenderTests: XCTestCase {
         _ = left(engine, frames: 48_000)
         XCTAssertNil(watch.kit, "freed once its last hit ended")
     }
+
+    /// A kit's voices are work items beside the sampler's (`DrumWorkItems`): the workers share a
+    /// roll of hits, and the output is the same bits on one thread or many, in any block size, a
+    /// kit swap, a choke and a channel volume ramp included.
+    func testAKitRendersBitForBitTheSameOnOneToEightThreadsWhileTheWorkersShareIt() {
+        // A roll dense enough that about 90 voices ring: work enough to be worth sharing.
+        let (kit, _) = Self.kit(voices: 64)
+        func render(threads: Int, blockFrameCount: Int) -> (samples: [Float], workerItems: Int) {
+            var configuration = RenderConfiguration(sampleRate: Self.rate, outputLimiter: false, songGainDecibels: 0)
+            configuration.threadCount = threads
+            let engine = Engine(configuration: EngineConfiguration(render: configuration))
+            XCTAssertTrue(engine.install(kit))
+            for hit in 0..<600 {
+                // Snare and open hat in turn; every 40th hit a closed hat chokes the open ones.
+                let key: UInt8 = hit % 40 == 39 ? 42 : hit % 2 == 0 ? 38 : 46
+                engine.send(midi: .noteOn(channel: 9, key: key, velocity: UInt8(40 + hit % 80)), at: FrameTime(37 + hit * 157))
+            }
+            engine.send(midi: .controlChange(channel: 9, controller: 7, value: 60), at: 20_011)
+            engine.send(midi: .controlChange(channel: 9, controller: 11, value: 90), at: 31_500)
+            var samples: [Float] = []
+            let total = 120_000
+            // The kit is swapped at frame 24,000 whatever the block size: a block ends there.
+            let swapFrame = 24_000
+            while samples.count < 2 * total {
+                let done = samples.count / 2
+                let frames = min(blockFrameCount, total - done, done < swapFrame ? swapFrame - done : total)
+                samples += engine.renderOffline(frameCount: frames)
+                if done + frames == swapFrame { XCTAssertTrue(engine.install(Self.kit(voices: 12).kit)) }
+            }
+            return (samples, engine.renderer.voiceItemsRenderedByWorkers)
+        }
+        let reference = render(threads: 1, blockFrameCount: 1_024)
+        XCTAssertGreaterThan(reference.samples.map(abs).max() ?? 0, 0.1, "the roll sounds")
+        var workerItems = 0
+        for (threads, blockFrameCount) in [(2, 64), (2, 1_024), (3, 333), (8, 4_096)] {
+            let other = render(threads: threads, blockFrameCount: blockFrameCount)
+            let firstDifference = other.samples.indices.first { other.samples[$0].bitPattern != reference.samples[$0].bitPattern }
+            XCTAssertNil(firstDifference.map { $0 / 2 }, "\(threads) threads in blocks of \(blockFrameCount): first frame that differs from one thread")
+            workerItems += other.workerItems
+            print("drums on \(threads) threads in blocks of \(blockFrameCount): bit-identical; \(other.workerItems) items rendered by workers")
+        }
+        // Whether a worker is awake for a given segment is the host's affair; over the four renders
+        // the workers take a share.
+        XCTAssertGreaterThan(workerItems, 0, "the workers rendered drum items")
+    }
 }

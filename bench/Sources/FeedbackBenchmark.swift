@@ -38,6 +38,12 @@ enum FeedbackBenchmark {
         }
     }
 
+    /// One run's figures for the JSON file.
+    static func runFigures(_ run: MaximumStableGain.Run) -> [String: Any] {
+        ["gain_db": run.gainDecibels, "stable": run.stable, "closed_dbfs": run.closedDecibels, "open_dbfs": run.openDecibels,
+         "limiter_seconds": run.limiterSeconds, "ducks": run.ducks]
+    }
+
     /// The boost's range bounds the sweep.
     static let gainRange: ClosedRange<Float> = EffectsControls.boostRange
 
@@ -76,8 +82,7 @@ enum FeedbackBenchmark {
                             "maximum_stable_gain_off_db": off.decibels, "maximum_stable_gain_on_db": on.decibels,
                             "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
-                            "runs_on": on.runs.map { ["gain_db": $0.gainDecibels, "stable": $0.stable, "closed_dbfs": $0.closedDecibels,
-                                                      "open_dbfs": $0.openDecibels, "limiter_seconds": $0.limiterSeconds, "ducks": $0.ducks] }])
+                            "runs_off": off.runs.map(runFigures), "runs_on": on.runs.map(runFigures)])
         }
         return ["rooms": figures, "run_seconds": MaximumStableGain.runSeconds, "block_frames": AcousticLoop.blockFrameCount,
                 "latency_frames": AcousticLoop.latencyFrameCount]

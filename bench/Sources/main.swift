@@ -27,8 +27,9 @@ benchmarks:
                                 N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
                                 FluidSynth's same burst in the same run (default 5 runs; voices on N threads, default 1)
-  drums [--seconds S] [--runs R] [--kit kit.json]
+  drums [--seconds S] [--runs R] [--kit kit.json] [--threads 1,2]
                                 rapid fire: drum hits per second sustained in real time with every pad ringing
+                                (--threads: with the voices on each thread count, alternating run by run)
   throughput [--soundfont F.sf2] [--midi SONG.mid ...] [--runs R] [--threads 1,2]
                                 offline render speed (multiple of real time) of whole MIDI files to WAV,
                                 beside `fluidsynth -F` in the same run (default: the three piano fixtures, 3 runs);
@@ -149,10 +150,11 @@ case "chart":
     let options = BenchArguments(Array(rest.dropFirst()), accepting: ["svg"])
     Charts.redraw(json: path, to: options.writableFile("svg"))
 case "drums":
-    let options = parse(["seconds", "kit"])
+    let options = parse(["seconds", "kit", "threads"])
     let manifest = options.existingFile("kit", default: InstrumentLoader.shippedFile("samples/drums/kit.json"))
     measure("drums", options) {
-        try DrumBenchmark.run(manifest: manifest, seconds: Double(options.integer("seconds", default: 2)), runs: options.integer("runs", default: 3))
+        try DrumBenchmark.run(manifest: manifest, seconds: Double(options.integer("seconds", default: 2)), runs: options.integer("runs", default: 3),
+                              threadCounts: options.integers("threads", default: [1], in: 1...64))
     }
 case "throughput":
     let options = parse(["soundfont", "midi", "threads"])

@@ -46,9 +46,8 @@ struct DrumPlayer {
     var chokedCount = 0
     /// Hits on notes no pad plays.
     var unmappedHitCount = 0
+    /// Voices whose hit still sounds after the last segment.
     var activeVoiceCount = 0
-    /// Playheads the last `render` played, those that ended in it included.
-    var renderedVoiceCount = 0
 
     init(sampleRate: Double) {
         kitSlots = InstrumentSlots(count: Self.kitSlotCount)
@@ -155,52 +154,33 @@ struct DrumPlayer {
         return channelGain + (rampFrom - channelGain) * Float(rampLeft - offset) / Float(Self.rampFrameCount)
     }
 
-    /// Adds every ringing voice of every live kit into `left`/`right`.
+    /// Describes the next segment's voices to `items`: the kits that sound and the channel's gain.
+    /// The segment's voices are then rendered as work items (`DrumWorkItems`), on whichever threads
+    /// render the sampler's, and `finishSegment` takes the counts.
     @_noAllocation @_noLocks
-    mutating func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        defer { rampLeft = max(0, rampLeft - frameCount) }
-        var active = 0, rendered = 0
+    func prepareSegment(_ items: inout DrumWorkItems) {
+        items.kits = kits
+        var occupied: UInt32 = 0
+        var voiceCount = 0
         for slot in 0..<Self.kitSlotCount where kitSlots.isOccupied(slot) {
-            let kit = kits[slot]
-            for padIndex in 0..<kit.pads.count {
-                let pad = kit.pads[padIndex]
-                for voice in pad.firstVoice ..< pad.firstVoice + pad.voiceCount {
-                    if kit.voices[voice].head.isActive {
-                        rendered += 1
-                        play(&kit.voices[voice].head, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
-                        if kit.voices[voice].head.isActive { active += 1 }
-                    }
-                    if kit.voices[voice].tail.isActive {
-                        rendered += 1
-                        play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, left: left, right: right, frameCount: frameCount)
-                    }
-                }
-            }
+            occupied |= 1 << UInt32(slot)
+            voiceCount += kits[slot].voices.count
         }
-        activeVoiceCount = active
-        renderedVoiceCount = rendered
+        items.occupiedSlots = occupied
+        items.voiceCount = voiceCount
+        items.channelGain = channelGain
+        items.rampFrom = rampFrom
+        items.rampLeft = rampLeft
     }
 
+    /// Takes the counts of a segment of `frameCount` frames rendered as `items` describe, and moves
+    /// the channel gain's ramp on past it.
     @_noAllocation @_noLocks
-    func play(_ playhead: inout DrumKitPlayback.Voice.Playhead, pad: DrumKit.Pad, samples: UnsafeBufferPointer<Float>,
-              left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        guard let base = samples.baseAddress else { playhead.isActive = false; return }
-        let count = min(frameCount, pad.frameCount - playhead.position)
-        var sample = base + 2 * (pad.start + playhead.position)
-        var fade = playhead.fade
-        let step = playhead.fadeStep
-        let gain = playhead.gain * channelGain
-        for frame in 0..<max(0, count) {
-            fade = max(0, fade + step)
-            // Within a ramp the channel's gain moves frame by frame; otherwise it is in `gain`.
-            let frameGain = frame < rampLeft ? playhead.gain * channelGain(at: frame) : gain
-            left[frame] += sample[0] * frameGain * fade
-            right[frame] += sample[1] * frameGain * fade
-            sample += 2
-        }
-        playhead.position += max(0, count)
-        playhead.fade = fade
-        if playhead.position >= pad.frameCount || fade <= 0 { playhead.isActive = false }
+    mutating func finishSegment(_ items: DrumWorkItems, frameCount: Int) {
+        rampLeft = max(0, rampLeft - frameCount)
+        var active = 0
+        for item in 0..<items.itemCount { active += items.activeCounts[item] }
+        activeVoiceCount = active
     }
 
     /// Hands back a kit that is neither current nor sounding.

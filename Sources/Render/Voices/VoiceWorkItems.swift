@@ -19,7 +19,8 @@ struct VoiceItemMix {
 }
 
 /// A segment's voices split into work items: the unit the audio thread and the voice workers
-/// claim, and the unit of summation.
+/// claim, and the unit of summation. The sampler's items come first, then the drum player's
+/// (`DrumWorkItems`), and the mixes are added in that order.
 ///
 /// The split depends on nothing but the voice list (`Sampler.renderVoices`): item `i` is its voices
 /// `i * voicesPerItem ..< (i + 1) * voicesPerItem`, where `voicesPerItem` follows from the number
@@ -37,12 +38,17 @@ struct VoiceItemMix {
 /// Written by the audio thread between segments; read by the worker that claimed an item, while it
 /// renders it (`VoiceWorkers` orders the two).
 struct VoiceWorkItems {
-    /// At most this many items a segment: enough that the last item claimed, which one thread may
-    /// still be rendering when the others are done, is a small part of the work for two to eight
-    /// threads; few enough that summing each item's lanes and adding the items cost little beside
-    /// rendering them. (`VoiceWorkers`' claim word has a bit for each.)
+    /// At most this many items a segment, the sampler's and the drums' together (`VoiceWorkers`'
+    /// claim word has a bit for each).
     static var maximumItemCount: Int {
         @_noAllocation @_noLocks get { 32 }
+    }
+    /// At most this many of the sampler's items: enough that the last item claimed, which one thread
+    /// may still be rendering when the others are done, is a small part of the work for two to eight
+    /// threads; few enough that summing each item's lanes and adding the items cost little beside
+    /// rendering them. The drums' items take the rest.
+    static var maximumSamplerItemCount: Int {
+        @_noAllocation @_noLocks get { maximumItemCount - DrumWorkItems.maximumItemCount }
     }
     /// The fewest groups of `Sampler.laneCount` voices an item holds: a smaller item costs about as
     /// much to hand out and to add as to render.
@@ -71,19 +77,25 @@ struct VoiceWorkItems {
     var frameCount = 0
     var quantumCount = 1
     let context: VoiceRenderContext
+    /// The drum player's voices for the segment: its items follow the sampler's.
+    var drums = DrumWorkItems()
 
     /// Whole groups, at least `minimumGroupsPerItem`, and as many as keep the items to
-    /// `maximumItemCount`.
+    /// `maximumSamplerItemCount`.
     var voicesPerItem: Int {
         @_noAllocation @_noLocks get {
             let groups = (voiceCount + Sampler.laneCount - 1) / Sampler.laneCount
-            let groupsPerItem = max(Self.minimumGroupsPerItem, (groups + Self.maximumItemCount - 1) / Self.maximumItemCount)
+            let groupsPerItem = max(Self.minimumGroupsPerItem, (groups + Self.maximumSamplerItemCount - 1) / Self.maximumSamplerItemCount)
             return groupsPerItem * Sampler.laneCount
         }
     }
-    /// The items a segment has.
-    var itemCount: Int {
+    /// The sampler's items in the segment.
+    var samplerItemCount: Int {
         @_noAllocation @_noLocks get { (voiceCount + voicesPerItem - 1) / voicesPerItem }
+    }
+    /// The items a segment has: the sampler's, then the drums'.
+    var itemCount: Int {
+        @_noAllocation @_noLocks get { samplerItemCount + drums.itemCount }
     }
 
     /// Room for `voiceCapacity` voices. The mixes are written now, so that no page of them is first
@@ -107,6 +119,7 @@ struct VoiceWorkItems {
     /// - Thread: stopped.
     func deallocate() {
         voices.deallocate()
+        drums.deallocate()
         mixFrames.deallocate()
         mixSends.deallocate()
         soundingQuanta.deallocate()
@@ -122,11 +135,17 @@ struct VoiceWorkItems {
                             sends: mixSends + index)
     }
 
-    /// Renders item `item`'s voices into its mixes, quantum after quantum, with `workspace`. Once
-    /// none of its voices sounds, the quanta left add nothing.
+    /// Renders item `item`'s voices into its mixes, quantum after quantum, with `workspace` (a
+    /// sampler item's). Once none of its voices sounds, the quanta left add nothing.
     /// - Thread: audio. Or the voice worker that claimed the item.
     @_noAllocation @_noLocks
     func render(item: Int, with workspace: inout VoiceLaneWorkspace) {
+        let samplerItems = samplerItemCount
+        guard item < samplerItems else {
+            soundingQuanta[item] = drums.render(item: item - samplerItems, quantumCount: quantumCount, frameCount: frameCount,
+                                                mixes: self, mixIndex: item)
+            return
+        }
         let perItem = voicesPerItem
         let first = voices + item * perItem
         let count = min(perItem, voiceCount - item * perItem)

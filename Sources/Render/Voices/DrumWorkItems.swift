@@ -1,0 +1,155 @@
+/// The drum player's voices for one segment, split into work items that the audio thread and the
+/// voice workers claim beside the sampler's (`VoiceWorkItems`): a kit's hits are rendered on every
+/// thread as the sampler's notes are, and summed in the same fixed order.
+///
+/// The split depends only on the kits installed: their voices are numbered slot after slot, in
+/// each kit's voice order (pad after pad), and item `i` is numbers `i * voicesPerItem ..< (i + 1) *
+/// voicesPerItem`. Each item sums its voices into its own mix, so the output is the same bits
+/// whichever thread renders which item, and however many threads there are.
+///
+/// Written by the audio thread between segments (`DrumPlayer.prepareSegment`); read by the thread
+/// that claimed an item while it renders it, which writes only its own voices' playheads and its
+/// own counts (`VoiceWorkers` orders the two).
+struct DrumWorkItems {
+    /// At most this many drum items a segment: a drum voice is a copy with a gain, a small part of
+    /// a sampler voice's work, so a few items share even a large kit's rolls.
+    static var maximumItemCount: Int {
+        @_noAllocation @_noLocks get { 4 }
+    }
+    /// The fewest voices an item holds: fewer cost more to hand out and add than to render.
+    static var minimumVoicesPerItem: Int {
+        @_noAllocation @_noLocks get { 8 }
+    }
+
+    /// The drum player's kit slots (`DrumPlayer.kits`), and which of them hold a kit this segment.
+    var kits: UnsafeMutablePointer<DrumPlayer.KitSlot>?
+    var occupiedSlots: UInt32 = 0
+    /// The occupied slots' voices, all told.
+    var voiceCount = 0
+    /// The percussion channel's gain for the segment, and its ramp (`DrumPlayer.channelGain(at:)`).
+    var channelGain: Float = 1
+    var rampFrom: Float = 1
+    var rampLeft = 0
+    /// Per item: voices whose head still sounds after the segment.
+    let activeCounts: UnsafeMutablePointer<Int>
+
+    /// - Thread: control.
+    init() {
+        activeCounts = .allocate(capacity: Self.maximumItemCount)
+        activeCounts.initialize(repeating: 0, count: Self.maximumItemCount)
+    }
+
+    /// - Thread: stopped.
+    func deallocate() {
+        activeCounts.deallocate()
+    }
+
+    /// Voices an item holds: at least `minimumVoicesPerItem`, and as many as keep the items to
+    /// `maximumItemCount`.
+    var voicesPerItem: Int {
+        @_noAllocation @_noLocks get {
+            max(Self.minimumVoicesPerItem, (voiceCount + Self.maximumItemCount - 1) / Self.maximumItemCount)
+        }
+    }
+    /// The items a segment has: none without a kit.
+    var itemCount: Int {
+        @_noAllocation @_noLocks get { (voiceCount + voicesPerItem - 1) / voicesPerItem }
+    }
+
+    /// Playheads sounding now, over every item: what the segment's work is weighed by.
+    @_noAllocation @_noLocks
+    func soundingPlayheadCount() -> Int {
+        guard let kits else { return 0 }
+        var sounding = 0
+        for slot in 0..<DrumPlayer.kitSlotCount where occupiedSlots & (1 << UInt32(slot)) != 0 {
+            let voices = kits[slot].voices
+            for index in 0..<voices.count {
+                if voices[index].head.isActive { sounding += 1 }
+                if voices[index].tail.isActive { sounding += 1 }
+            }
+        }
+        return sounding
+    }
+
+    /// Renders item `item`'s voices, quantum after quantum (`frameCount` frames each), into the
+    /// mixes `mixes.mix(mixIndex, quantum:)`, and returns how many quanta had one of them sounding;
+    /// once none sounds (no hit comes within a segment), the quanta left are marked silent.
+    /// - Thread: audio. Or the voice worker that claimed the item.
+    @_noAllocation @_noLocks
+    func render(item: Int, quantumCount: Int, frameCount: Int, mixes: VoiceWorkItems, mixIndex: Int) -> Int {
+        let first = item * voicesPerItem, end = min(voiceCount, first + voicesPerItem)
+        var played = 0, active = 0, sounding = 0
+        for quantum in 0..<quantumCount {
+            let mix = mixes.mix(mixIndex, quantum: quantum)
+            mix.left.update(repeating: 0, count: frameCount)
+            mix.right.update(repeating: 0, count: frameCount)
+            let playedBefore = played
+            active = 0
+            let rampOffset = quantum * frameCount
+            // The item's voices, numbered slot after slot: each occupied slot's share, pad by pad.
+            var base = 0
+            for slot in 0..<DrumPlayer.kitSlotCount where occupiedSlots & (1 << UInt32(slot)) != 0 {
+                let kit = kits![slot]
+                let lower = max(first, base) - base, upper = min(end, base + kit.voices.count) - base
+                base += kit.voices.count
+                guard lower < upper else { continue }
+                for padIndex in 0..<kit.pads.count {
+                    let pad = kit.pads[padIndex]
+                    let padLower = max(lower, pad.firstVoice), padUpper = min(upper, pad.firstVoice + pad.voiceCount)
+                    guard padLower < padUpper else { continue }
+                    for voice in padLower..<padUpper {
+                        if kit.voices[voice].head.isActive {
+                            played += 1
+                            play(&kit.voices[voice].head, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
+                            if kit.voices[voice].head.isActive { active += 1 }
+                        }
+                        if kit.voices[voice].tail.isActive {
+                            played += 1
+                            play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
+                        }
+                    }
+                }
+            }
+            guard played > playedBefore else {
+                for silent in quantum..<quantumCount { mixes.mix(mixIndex, quantum: silent).sends.pointee = VoiceItemMix.silent }
+                break
+            }
+            mix.sends.pointee = 0
+            sounding += 1
+        }
+        activeCounts[item] = active
+        return sounding
+    }
+
+    /// The percussion channel's gain `offset` frames into the segment.
+    @inline(__always) @_noAllocation @_noLocks
+    func channelGain(at offset: Int) -> Float {
+        guard offset < rampLeft else { return channelGain }
+        return channelGain + (rampFrom - channelGain) * Float(rampLeft - offset) / Float(DrumPlayer.rampFrameCount)
+    }
+
+    /// Adds `frameCount` frames of one playhead into `mix`, fading it when it was faded (a choke,
+    /// a recycle, all sound off); it ends at its sample's end or when the fade does.
+    @_noAllocation @_noLocks
+    func play(_ playhead: inout DrumKitPlayback.Voice.Playhead, pad: DrumKit.Pad, samples: UnsafeBufferPointer<Float>,
+              into mix: VoiceItemMix, frameCount: Int, rampOffset: Int) {
+        guard let base = samples.baseAddress else { playhead.isActive = false; return }
+        let count = min(frameCount, pad.frameCount - playhead.position)
+        var sample = base + 2 * (pad.start + playhead.position)
+        var fade = playhead.fade
+        let step = playhead.fadeStep
+        let gain = playhead.gain * channelGain
+        let left = mix.left, right = mix.right
+        for frame in 0..<max(0, count) {
+            fade = max(0, fade + step)
+            // Within a ramp the channel's gain moves frame by frame; otherwise it is in `gain`.
+            let frameGain = rampOffset + frame < rampLeft ? playhead.gain * channelGain(at: rampOffset + frame) : gain
+            left[frame] += sample[0] * frameGain * fade
+            right[frame] += sample[1] * frameGain * fade
+            sample += 2
+        }
+        playhead.position += max(0, count)
+        playhead.fade = fade
+        if playhead.position >= pad.frameCount || fade <= 0 { playhead.isActive = false }
+    }
+}
