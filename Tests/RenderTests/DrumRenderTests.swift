@@ -205,7 +205,8 @@ final class DrumRenderTests: XCTestCase {
 
     /// A kit's voices are work items beside the sampler's (`DrumWorkItems`): the workers share a
     /// roll of hits, and the output is the same bits on one thread or many, in any block size, a
-    /// kit swap, a choke and a channel volume ramp included.
+    /// choke and a channel volume ramp included, and a kit swap: the old kit rings out under the
+    /// new one's roll and is freed at the end of whichever block finds it silent.
     func testAKitRendersBitForBitTheSameOnOneToEightThreadsWhileTheWorkersShareIt() {
         // A roll dense enough that about 90 voices ring: work enough to be worth sharing.
         let (kit, _) = Self.kit(voices: 64)
@@ -228,7 +229,7 @@ final class DrumRenderTests: XCTestCase {
             while samples.count < 2 * total {
                 let done = samples.count / 2
                 let frames = min(blockFrameCount, total - done, done < swapFrame ? swapFrame - done : total)
-                samples += engine.renderOffline(frameCount: frames)
+                samples += engine.renderOffline(frameCount: frames, blockFrameCount: blockFrameCount)
                 if done + frames == swapFrame { XCTAssertTrue(engine.install(Self.kit(voices: 12).kit)) }
             }
             return (samples, engine.renderer.voiceItemsRenderedByWorkers)

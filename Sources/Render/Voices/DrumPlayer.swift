@@ -161,13 +161,13 @@ struct DrumPlayer {
     func prepareSegment(_ items: inout DrumWorkItems) {
         items.kits = kits
         var occupied: UInt32 = 0
-        var voiceCount = 0
+        var itemCount = 0
         for slot in 0..<Self.kitSlotCount where kitSlots.isOccupied(slot) {
             occupied |= 1 << UInt32(slot)
-            voiceCount += kits[slot].voices.count
+            itemCount += DrumWorkItems.itemCount(voiceCount: kits[slot].voices.count)
         }
         items.occupiedSlots = occupied
-        items.voiceCount = voiceCount
+        items.itemCount = itemCount
         items.channelGain = channelGain
         items.rampFrom = rampFrom
         items.rampLeft = rampLeft

@@ -2,30 +2,43 @@
 /// voice workers claim beside the sampler's (`VoiceWorkItems`): a kit's hits are rendered on every
 /// thread as the sampler's notes are, and summed in the same fixed order.
 ///
-/// The split depends only on the kits installed: their voices are numbered slot after slot, in
-/// each kit's voice order (pad after pad), and item `i` is numbers `i * voicesPerItem ..< (i + 1) *
-/// voicesPerItem`. Each item sums its voices into its own mix, so the output is the same bits
-/// whichever thread renders which item, and however many threads there are.
+/// Each kit is split by its own voice count alone: up to `itemsPerKit` items of at least
+/// `minimumVoicesPerItem` voices, the kits' items in slot order. A kit's voices (pad after pad) are
+/// dealt to its items in runs of `runVoices`, run 0 to item 0, run 1 to item 1 and so on round, so
+/// every pad's voices are spread over the items: a roll on one pad, or a long crash ringing while
+/// the hi-hats choke, loads them alike. Each item sums its voices into its own mix, so the output is the same bits whichever
+/// thread renders which item, and however many threads there are. A kit that rings out and is then
+/// freed (at a block's end, `Renderer.retireUnusedInstruments`) takes only silent items with it, so
+/// when that happens changes nothing of the sum, whatever the block size.
 ///
 /// Written by the audio thread between segments (`DrumPlayer.prepareSegment`); read by the thread
 /// that claimed an item while it renders it, which writes only its own voices' playheads and its
 /// own counts (`VoiceWorkers` orders the two).
 struct DrumWorkItems {
-    /// At most this many drum items a segment: a drum voice is a copy with a gain, a small part of
-    /// a sampler voice's work, so a few items share even a large kit's rolls.
+    /// At most this many items a kit: two threads share a large kit's rolls, and the sampler's
+    /// voices, far more work as a rule, keep most of the items.
+    static var itemsPerKit: Int {
+        @_noAllocation @_noLocks get { 2 }
+    }
+    /// At most this many drum items a segment: `itemsPerKit` for each kit slot.
     static var maximumItemCount: Int {
-        @_noAllocation @_noLocks get { 4 }
+        @_noAllocation @_noLocks get { itemsPerKit * DrumPlayer.kitSlotCount }
     }
     /// The fewest voices an item holds: fewer cost more to hand out and add than to render.
     static var minimumVoicesPerItem: Int {
         @_noAllocation @_noLocks get { 8 }
     }
+    /// Voices dealt to an item at a time: four voices' playheads (192 bytes) keep the cache lines
+    /// two threads write apart, but for the line a run's edge may share.
+    static var runVoices: Int {
+        @_noAllocation @_noLocks get { 4 }
+    }
 
     /// The drum player's kit slots (`DrumPlayer.kits`), and which of them hold a kit this segment.
     var kits: UnsafeMutablePointer<DrumPlayer.KitSlot>?
     var occupiedSlots: UInt32 = 0
-    /// The occupied slots' voices, all told.
-    var voiceCount = 0
+    /// The items this segment: each occupied slot's `itemCount(voiceCount:)`, all told.
+    var itemCount = 0
     /// The percussion channel's gain for the segment, and its ramp (`DrumPlayer.channelGain(at:)`).
     var channelGain: Float = 1
     var rampFrom: Float = 1
@@ -44,16 +57,11 @@ struct DrumWorkItems {
         activeCounts.deallocate()
     }
 
-    /// Voices an item holds: at least `minimumVoicesPerItem`, and as many as keep the items to
-    /// `maximumItemCount`.
-    var voicesPerItem: Int {
-        @_noAllocation @_noLocks get {
-            max(Self.minimumVoicesPerItem, (voiceCount + Self.maximumItemCount - 1) / Self.maximumItemCount)
-        }
-    }
-    /// The items a segment has: none without a kit.
-    var itemCount: Int {
-        @_noAllocation @_noLocks get { (voiceCount + voicesPerItem - 1) / voicesPerItem }
+    /// The items of a kit of `voiceCount` voices: as many as give each at least
+    /// `minimumVoicesPerItem`, at most `itemsPerKit`, and one for a smaller kit.
+    @_noAllocation @_noLocks
+    static func itemCount(voiceCount: Int) -> Int {
+        max(1, min(itemsPerKit, voiceCount / minimumVoicesPerItem))
     }
 
     /// Playheads sounding now, over every item: what the segment's work is weighed by.
@@ -77,7 +85,18 @@ struct DrumWorkItems {
     /// - Thread: audio. Or the voice worker that claimed the item.
     @_noAllocation @_noLocks
     func render(item: Int, quantumCount: Int, frameCount: Int, mixes: VoiceWorkItems, mixIndex: Int) -> Int {
-        let first = item * voicesPerItem, end = min(voiceCount, first + voicesPerItem)
+        // The kit the item belongs to, and its voices.
+        var slot = 0, firstItem = 0
+        while true {
+            if occupiedSlots & (1 << UInt32(slot)) != 0 {
+                let items = Self.itemCount(voiceCount: kits![slot].voices.count)
+                if item < firstItem + items { break }
+                firstItem += items
+            }
+            slot += 1
+        }
+        let kit = kits![slot]
+        let kitItems = Self.itemCount(voiceCount: kit.voices.count), kitItem = item - firstItem
         var played = 0, active = 0, sounding = 0
         for quantum in 0..<quantumCount {
             let mix = mixes.mix(mixIndex, quantum: quantum)
@@ -86,27 +105,18 @@ struct DrumWorkItems {
             let playedBefore = played
             active = 0
             let rampOffset = quantum * frameCount
-            // The item's voices, numbered slot after slot: each occupied slot's share, pad by pad.
-            var base = 0
-            for slot in 0..<DrumPlayer.kitSlotCount where occupiedSlots & (1 << UInt32(slot)) != 0 {
-                let kit = kits![slot]
-                let lower = max(first, base) - base, upper = min(end, base + kit.voices.count) - base
-                base += kit.voices.count
-                guard lower < upper else { continue }
-                for padIndex in 0..<kit.pads.count {
-                    let pad = kit.pads[padIndex]
-                    let padLower = max(lower, pad.firstVoice), padUpper = min(upper, pad.firstVoice + pad.voiceCount)
-                    guard padLower < padUpper else { continue }
-                    for voice in padLower..<padUpper {
-                        if kit.voices[voice].head.isActive {
-                            played += 1
-                            play(&kit.voices[voice].head, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
-                            if kit.voices[voice].head.isActive { active += 1 }
-                        }
-                        if kit.voices[voice].tail.isActive {
-                            played += 1
-                            play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
-                        }
+            // The item's voices, pad by pad: those of its runs.
+            for padIndex in 0..<kit.pads.count {
+                let pad = kit.pads[padIndex]
+                for voice in pad.firstVoice..<(pad.firstVoice + pad.voiceCount) where (voice / Self.runVoices) % kitItems == kitItem {
+                    if kit.voices[voice].head.isActive {
+                        played += 1
+                        play(&kit.voices[voice].head, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
+                        if kit.voices[voice].head.isActive { active += 1 }
+                    }
+                    if kit.voices[voice].tail.isActive {
+                        played += 1
+                        play(&kit.voices[voice].tail, pad: pad, samples: kit.samples, into: mix, frameCount: frameCount, rampOffset: rampOffset)
                     }
                 }
             }
