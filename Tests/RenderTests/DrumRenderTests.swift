@@ -244,8 +244,16 @@ final class DrumRenderTests: XCTestCase {
             workerItems += other.workerItems
             print("drums on \(threads) threads in blocks of \(blockFrameCount): bit-identical; \(other.workerItems) items rendered by workers")
         }
-        // Whether a worker is awake for a given segment is the host's affair; over the four renders
-        // the workers take a share.
-        XCTAssertGreaterThan(workerItems, 0, "the workers rendered drum items")
+        // Whether a worker is awake for a given segment is the host's affair (a busy host leaves the
+        // audio thread to claim nearly every item itself): the roll is rendered again on 2 threads,
+        // up to 8 more times, until the workers have taken a share, and must still be the same bits.
+        var extraRenders = 0
+        while workerItems == 0 && extraRenders < 8 {
+            let again = render(threads: 2, blockFrameCount: 1_024)
+            XCTAssertEqual(again.samples, reference.samples, "2 threads again: the same samples")
+            workerItems += again.workerItems
+            extraRenders += 1
+        }
+        XCTAssertGreaterThan(workerItems, 0, "the workers rendered drum items (after \(extraRenders) more renders)")
     }
 }
