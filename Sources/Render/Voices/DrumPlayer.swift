@@ -29,16 +29,41 @@ struct DrumPlayer {
     var kitSlots: InstrumentSlots
     let fadeStep: Float
 
-    /// The percussion channel's gain (`setChannelGain`), and the ramp to it from a change: the
-    /// gain at `rampFrom` moves to `channelGain` in `rampFrameCount` frames, of which `rampLeft`
-    /// are still to play. Counted in frames, not blocks, so the sound does not depend on how a
-    /// stream cuts its blocks.
-    var channelGain: Float = 1
-    var rampFrom: Float = 1
-    var rampLeft = 0
-    static var rampFrameCount: Int {
-        @_noAllocation @_noLocks get { 64 }
+    /// The percussion channel's gain and the ramp to it from a change: the gain at `from` moves
+    /// to `target` in `rampFrameCount` frames, of which `framesLeft` are still to play. Counted in
+    /// frames, not blocks, so the sound does not depend on how a stream cuts its blocks; read at
+    /// any frame of a segment (`gain(at:)`), so each work item takes its own frames' gains.
+    struct ChannelGainRamp {
+        static var rampFrameCount: Int {
+            @_noAllocation @_noLocks get { 64 }
+        }
+        var target: Float = 1
+        var from: Float = 1
+        var framesLeft = 0
+
+        /// The gain `offset` frames into the next segment.
+        @inline(__always) @_noAllocation @_noLocks
+        func gain(at offset: Int) -> Float {
+            guard offset < framesLeft else { return target }
+            return target + (from - target) * Float(framesLeft - offset) / Float(Self.rampFrameCount)
+        }
+
+        /// Ramps from the gain now to `gain` over `rampFrameCount` frames when it changes.
+        @_noAllocation @_noLocks
+        mutating func move(to gain: Float) {
+            guard gain != target else { return }
+            from = self.gain(at: 0)
+            target = gain
+            framesLeft = Self.rampFrameCount
+        }
+
+        /// Moves the ramp on past a segment of `frameCount` frames.
+        @_noAllocation @_noLocks
+        mutating func advance(by frameCount: Int) { framesLeft = max(0, framesLeft - frameCount) }
     }
+
+    /// The percussion channel's gain (`setChannelGain`).
+    var channelGain = ChannelGainRamp()
 
     // Statistics (audio thread writes; the renderer publishes them).
     var hitCount = 0
@@ -137,22 +162,10 @@ struct DrumPlayer {
         if playhead.isActive && playhead.fadeStep == 0 { playhead.fadeStep = fadeStep }
     }
 
-    /// Sets the gain every hit is scaled by from here on, ramping to it over `rampFrameCount`
-    /// frames when it changes.
+    /// Sets the gain every hit is scaled by from here on, ramping to it over
+    /// `ChannelGainRamp.rampFrameCount` frames when it changes.
     @_noAllocation @_noLocks
-    mutating func setChannelGain(_ gain: Float) {
-        guard gain != channelGain else { return }
-        rampFrom = channelGain(at: 0)
-        channelGain = gain
-        rampLeft = Self.rampFrameCount
-    }
-
-    /// The channel gain `offset` frames into the next `render`.
-    @inline(__always) @_noAllocation @_noLocks
-    func channelGain(at offset: Int) -> Float {
-        guard offset < rampLeft else { return channelGain }
-        return channelGain + (rampFrom - channelGain) * Float(rampLeft - offset) / Float(Self.rampFrameCount)
-    }
+    mutating func setChannelGain(_ gain: Float) { channelGain.move(to: gain) }
 
     /// Describes the next segment's voices to `items`: the kits that sound and the channel's gain.
     /// The segment's voices are then rendered as work items (`DrumWorkItems`), on whichever threads
@@ -169,15 +182,13 @@ struct DrumPlayer {
         items.occupiedSlots = occupied
         items.itemCount = itemCount
         items.channelGain = channelGain
-        items.rampFrom = rampFrom
-        items.rampLeft = rampLeft
     }
 
     /// Takes the counts of a segment of `frameCount` frames rendered as `items` describe, and moves
     /// the channel gain's ramp on past it.
     @_noAllocation @_noLocks
     mutating func finishSegment(_ items: DrumWorkItems, frameCount: Int) {
-        rampLeft = max(0, rampLeft - frameCount)
+        channelGain.advance(by: frameCount)
         var active = 0
         for item in 0..<items.itemCount { active += items.activeCounts[item] }
         activeVoiceCount = active

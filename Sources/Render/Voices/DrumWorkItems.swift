@@ -6,10 +6,11 @@
 /// `minimumVoicesPerItem` voices, the kits' items in slot order. A kit's voices (pad after pad) are
 /// dealt to its items in runs of `runVoices`, run 0 to item 0, run 1 to item 1 and so on round, so
 /// every pad's voices are spread over the items: a roll on one pad, or a long crash ringing while
-/// the hi-hats choke, loads them alike. Each item sums its voices into its own mix, so the output is the same bits whichever
-/// thread renders which item, and however many threads there are. A kit that rings out and is then
-/// freed (at a block's end, `Renderer.retireUnusedInstruments`) takes only silent items with it, so
-/// when that happens changes nothing of the sum, whatever the block size.
+/// the hi-hats choke, loads them alike. Each item sums its voices into its own mix, so the output
+/// is the same bits whichever thread renders which item, and however many threads there are. A kit
+/// that rings out and is then freed (at a block's end, `Renderer.retireUnusedInstruments`) takes
+/// only silent items with it, so when that happens changes nothing of the sum, whatever the block
+/// size.
 ///
 /// Written by the audio thread between segments (`DrumPlayer.prepareSegment`); read by the thread
 /// that claimed an item while it renders it, which writes only its own voices' playheads and its
@@ -39,10 +40,8 @@ struct DrumWorkItems {
     var occupiedSlots: UInt32 = 0
     /// The items this segment: each occupied slot's `itemCount(voiceCount:)`, all told.
     var itemCount = 0
-    /// The percussion channel's gain for the segment, and its ramp (`DrumPlayer.channelGain(at:)`).
-    var channelGain: Float = 1
-    var rampFrom: Float = 1
-    var rampLeft = 0
+    /// The percussion channel's gain for the segment, and its ramp.
+    var channelGain = DrumPlayer.ChannelGainRamp()
     /// Per item: voices whose head still sounds after the segment.
     let activeCounts: UnsafeMutablePointer<Int>
 
@@ -131,13 +130,6 @@ struct DrumWorkItems {
         return sounding
     }
 
-    /// The percussion channel's gain `offset` frames into the segment.
-    @inline(__always) @_noAllocation @_noLocks
-    func channelGain(at offset: Int) -> Float {
-        guard offset < rampLeft else { return channelGain }
-        return channelGain + (rampFrom - channelGain) * Float(rampLeft - offset) / Float(DrumPlayer.rampFrameCount)
-    }
-
     /// Adds `frameCount` frames of one playhead into `mix`, fading it when it was faded (a choke,
     /// a recycle, all sound off); it ends at its sample's end or when the fade does.
     @_noAllocation @_noLocks
@@ -148,12 +140,12 @@ struct DrumWorkItems {
         var sample = base + 2 * (pad.start + playhead.position)
         var fade = playhead.fade
         let step = playhead.fadeStep
-        let gain = playhead.gain * channelGain
+        let gain = playhead.gain * channelGain.target
         let left = mix.left, right = mix.right
         for frame in 0..<max(0, count) {
             fade = max(0, fade + step)
             // Within a ramp the channel's gain moves frame by frame; otherwise it is in `gain`.
-            let frameGain = rampOffset + frame < rampLeft ? playhead.gain * channelGain(at: rampOffset + frame) : gain
+            let frameGain = rampOffset + frame < channelGain.framesLeft ? playhead.gain * channelGain.gain(at: rampOffset + frame) : gain
             left[frame] += sample[0] * frameGain * fade
             right[frame] += sample[1] * frameGain * fade
             sample += 2
