@@ -42,20 +42,39 @@ public final class Renderer: @unchecked Sendable {
     /// The processed microphone, interleaved for `microphoneTap`, `maxFrameCount` frames (empty
     /// when nobody records it).
     let microphoneFrames: UnsafeMutablePointer<Float>
-    /// The last quantum of the instruments and their effects sends, `RenderQuantum.frameCount`
-    /// frames each; its last `quantumFramesLeft` frames are still to go into a block.
-    let quantumLeft: UnsafeMutablePointer<Float>
-    let quantumRight: UnsafeMutablePointer<Float>
-    var quantumFramesLeft = 0
-    /// The first frame of the next quantum: the instruments' clock, `quantumFramesLeft` frames
-    /// ahead of `frameTime`, on the grid. Audio thread only.
-    var quantumStart: FrameTime = 0
+    /// The instruments mixed with their effects, whole quanta (`RenderQuantum`) on a ring of
+    /// `instrumentFrameCount` frames: frame `t` is at `t % instrumentFrameCount`, so a quantum never
+    /// wraps. It holds the frames from `frameTime` up to `mixedUntil`, which blocks take in turn.
+    let instrumentLeft: UnsafeMutablePointer<Float>
+    let instrumentRight: UnsafeMutablePointer<Float>
+    let instrumentFrameCount: Int
+    /// Frames delivered so far: the time of the next frame out. Audio thread only.
+    var frameTime: FrameTime = 0
+    /// The end of the quanta mixed so far, their effects included: the ring holds them up to here.
+    /// Audio thread only.
+    var mixedUntil: FrameTime = 0
+    /// The end of the voices' last segment: where the next begins, and the frame commands are
+    /// applied at. The voices run ahead of the mixing by the segments waiting in `unmixed`.
+    /// Audio thread only.
+    var voicesUntil: FrameTime = 0
+    /// Segments whose voices are rendered and whose mixes wait to be added up, oldest first, at most
+    /// `VoiceWorkItems.mixSetCount - 1` of them (the next segment renders into the set none of
+    /// them holds).
+    let unmixed: UnsafeMutablePointer<UnmixedSegment>
+    var unmixedFirst = 0
+    var unmixedCount = 0
+    /// Whether a voice sounded at the start of a segment of the quantum being mixed.
+    var quantumSounded = false
     /// The end of the last quantum in which a sampler or drum voice played. Audio thread only.
     var soundingUntil: FrameTime = 0
-    /// The sampler's last segment may be a stretch of several quanta rendered at once
-    /// (`stretchQuantumCount`): the quantum of it the next quantum adds, and how many are left.
-    var samplerQuantum = 0
-    var samplerQuantaLeft = 0
+    /// A segment of the voices, rendered, not yet mixed.
+    struct UnmixedSegment {
+        var start: FrameTime = 0
+        /// Frames per quantum: a whole quantum when `quantumCount` is above 1.
+        var frameCount = 0
+        var quantumCount = 1
+        var mixes = VoiceSegmentMixes()
+    }
     /// The MIDI instruments' own bus (sampler and drums), a quantum each: used while the song's
     /// volume is not exactly 1, to scale them and nothing else.
     let songLeft: UnsafeMutablePointer<Float>
@@ -75,12 +94,6 @@ public final class Renderer: @unchecked Sendable {
     let microphoneTap: OutputTap
     let microphoneTapReference: Unmanaged<OutputTap>
     let recordsMicrophone: Bool
-    /// Frames delivered so far: the time of the next frame out, what is left of the last quantum
-    /// short of its end. Audio thread only.
-    var frameTime: FrameTime {
-        @_noAllocation @_noLocks get { quantumStart - FrameTime(quantumFramesLeft) }
-    }
-
     let publishedFrameTime = Atomic<UInt64>(0)
     let publishedLastSoundingFrame = Atomic<UInt64>(0)
     let publishedDroppedEventCount = Atomic<Int>(0)
@@ -148,10 +161,16 @@ public final class Renderer: @unchecked Sendable {
         songLeft.initialize(repeating: 0, count: quantum)
         songRight = .allocate(capacity: quantum)
         songRight.initialize(repeating: 0, count: quantum)
-        quantumLeft = .allocate(capacity: quantum)
-        quantumLeft.initialize(repeating: 0, count: quantum)
-        quantumRight = .allocate(capacity: quantum)
-        quantumRight.initialize(repeating: 0, count: quantum)
+        // Room for a block and the quantum each end of it may reach into, a power of two.
+        var ringFrames = 2 * quantum
+        while ringFrames < configuration.maxFrameCount + 2 * quantum { ringFrames *= 2 }
+        instrumentFrameCount = ringFrames
+        instrumentLeft = .allocate(capacity: ringFrames)
+        instrumentLeft.initialize(repeating: 0, count: ringFrames)
+        instrumentRight = .allocate(capacity: ringFrames)
+        instrumentRight.initialize(repeating: 0, count: ringFrames)
+        unmixed = .allocate(capacity: VoiceWorkItems.mixSetCount)
+        unmixed.initialize(repeating: UnmixedSegment(), count: VoiceWorkItems.mixSetCount)
         songGain = decibelsToAmplitude(configuration.songGainDecibels)
         songVolume = SmoothedValue(songGain, rampFrameCount: Int(ClickFreeFade.seconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
@@ -189,8 +208,9 @@ public final class Renderer: @unchecked Sendable {
         microphoneFrames.deallocate()
         songLeft.deallocate()
         songRight.deallocate()
-        quantumLeft.deallocate()
-        quantumRight.deallocate()
+        instrumentLeft.deallocate()
+        instrumentRight.deallocate()
+        unmixed.deallocate()
         chain.deallocate()
         sends.deallocate()
     }
@@ -295,21 +315,15 @@ public final class Renderer: @unchecked Sendable {
         // function writes its own stack frame and nothing else.
         _unsafePerformance { staccato_prefault_stack() }
         chain.updateParameters()
-        mixLeft.update(repeating: 0, count: frameCount)
-        mixRight.update(repeating: 0, count: frameCount)
-        var delivered = 0
         let blockEnd = frameTime + FrameTime(frameCount)
-        while delivered < frameCount {
-            if quantumFramesLeft == 0 { renderQuantum(reaching: blockEnd) }
-            let count = min(quantumFramesLeft, frameCount - delivered)
-            let from = RenderQuantum.frameCount - quantumFramesLeft
-            for frame in 0..<count {
-                mixLeft[delivered + frame] += quantumLeft[from + frame]
-                mixRight[delivered + frame] += quantumRight[from + frame]
-            }
-            quantumFramesLeft -= count
-            delivered += count
+        while mixedUntil < blockEnd { advanceInstruments(reaching: blockEnd) }
+        let mask = instrumentFrameCount - 1
+        let first = Int(frameTime % FrameTime(instrumentFrameCount))
+        for frame in 0..<frameCount {
+            mixLeft[frame] = instrumentLeft[(first + frame) & mask]
+            mixRight[frame] = instrumentRight[(first + frame) & mask]
         }
+        frameTime = blockEnd
         let microphoneIsOpen = input != nil && inputChannelCount > 0
         if let input, microphoneIsOpen {
             readInput(input, channelCount: inputChannelCount, frameCount: frameCount)
@@ -336,51 +350,91 @@ public final class Renderer: @unchecked Sendable {
         publishedFrameTime.store(frameTime, ordering: .releasing)
     }
 
-    /// Renders the next quantum of the instruments (tones, sampler, drums) and their effects sends
-    /// into `quantumLeft`/`quantumRight`, splitting it at each command's frame. The sampler's voices
-    /// may be rendered for several quanta at once (`stretchQuantumCount`), for the block that ends
-    /// at `blockEnd`; the quanta after the first then take what was rendered.
+    /// Moves the instruments on towards `blockEnd`: renders the voices' next segment and mixes the
+    /// segments before it while the workers render it, or, once the voices have reached the end
+    /// of the quantum holding `blockEnd` (commands for later frames may not have been sent yet),
+    /// mixes what is left.
+    ///
+    /// The mixing follows the voices. A segment's voices (`Sampler.beginVoices`) depend only on the
+    /// commands applied before it and on the voices themselves; its mixing (tones, the item mixes
+    /// added up, the song's volume, reverb and chorus) only on the mixes and on state no voice
+    /// touches. So the mixing of one segment may wait until the next segment has been handed to
+    /// the workers, and be done while they render it, for the same bits as one after the other. A
+    /// command that changes what the mixing uses (`RenderCommand.Action.touchesMix`) first has
+    /// every rendered segment mixed (`applyCommands`). A segment rendered on the audio thread alone
+    /// leaves the mixing for the next one handed out, as long as a set of mixes is free.
     @_noAllocation @_noLocks
-    func renderQuantum(reaching blockEnd: FrameTime) {
+    func advanceInstruments(reaching blockEnd: FrameTime) {
+        let quantum = FrameTime(RenderQuantum.frameCount)
+        guard voicesUntil < (blockEnd + quantum - 1) / quantum * quantum else {
+            mixUnmixedSegments()
+            return
+        }
+        // The next segment renders into the set of mixes the oldest waiting one holds, when all
+        // the others are taken.
+        if unmixedCount == VoiceWorkItems.mixSetCount - 1 { mixOldestSegment() }
+        let quantumBegin = voicesUntil / quantum * quantum
+        let offset = Int(voicesUntil - quantumBegin)
         let frameCount = RenderQuantum.frameCount
-        quantumLeft.update(repeating: 0, count: frameCount)
-        quantumRight.update(repeating: 0, count: frameCount)
-        sends.clearInputs(frameCount: frameCount)
-        var offset = 0
-        var sounded = false
-        while offset < frameCount {
-            sampler.now = quantumStart + FrameTime(offset)
-            var segmentEnd = frameCount
-            // Within a stretch nothing was due (`stretchQuantumCount`); a command that arrives now
-            // arrived late, and takes effect once the stretch is over.
-            if samplerQuantaLeft == 0 {
-                sampler.releaseHeldNotes()
-                segmentEnd = applyCommands(dueBefore: frameCount, offset: offset)
-                // A held note's release splits the quantum as a command does.
-                if sampler.nextHeldRelease - quantumStart < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumStart) }
+        sampler.now = voicesUntil
+        sampler.releaseHeldNotes()
+        var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset, quantumStart: quantumBegin)
+        // A held note's release splits the quantum as a command does.
+        if sampler.nextHeldRelease - quantumBegin < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumBegin) }
+        let count = segmentEnd - offset
+        let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(from: quantumBegin, reaching: blockEnd) : 1
+        // The drum player's voices are rendered with the sampler's, as work items of theirs.
+        drums.setChannelGain(sampler.percussionChannelGain())
+        drums.prepareSegment(&sampler.work.pointee.drums)
+        let shared = sampler.beginVoices(frameCount: count, quantumCount: quanta)
+        if shared { mixUnmixedSegments() }
+        let mixes = sampler.finishVoices(shared: shared)
+        drums.finishSegment(sampler.work.pointee.drums, frameCount: count * quanta)
+        unmixed[(unmixedFirst + unmixedCount) % VoiceWorkItems.mixSetCount] =
+            UnmixedSegment(start: voicesUntil, frameCount: count, quantumCount: quanta, mixes: mixes)
+        unmixedCount += 1
+        voicesUntil += FrameTime(count * quanta)
+    }
+
+    /// Mixes every segment whose voices are rendered, oldest first.
+    @_noAllocation @_noLocks
+    func mixUnmixedSegments() {
+        while unmixedCount > 0 { mixOldestSegment() }
+    }
+
+    /// Mixes the oldest rendered segment into the instruments' ring: the tones, its item mixes and
+    /// their sends through the song's volume; each quantum it completes then gets its reverb and
+    /// chorus.
+    @_noAllocation @_noLocks
+    func mixOldestSegment() {
+        let segment = unmixed[unmixedFirst]
+        unmixedFirst = (unmixedFirst + 1) % VoiceWorkItems.mixSetCount
+        unmixedCount -= 1
+        let quantum = FrameTime(RenderQuantum.frameCount)
+        for index in 0..<segment.quantumCount {
+            let start = segment.start + FrameTime(index * RenderQuantum.frameCount)
+            let quantumBegin = start / quantum * quantum
+            let offset = Int(start - quantumBegin)
+            let quantumLeft = instrumentLeft + Int(quantumBegin % FrameTime(instrumentFrameCount))
+            let quantumRight = instrumentRight + Int(quantumBegin % FrameTime(instrumentFrameCount))
+            if offset == 0 {
+                quantumLeft.update(repeating: 0, count: RenderQuantum.frameCount)
+                quantumRight.update(repeating: 0, count: RenderQuantum.frameCount)
+                sends.clearInputs(frameCount: RenderQuantum.frameCount)
+                quantumSounded = false
             }
-            let count = segmentEnd - offset
+            let frames = segment.frameCount
             let left = quantumLeft + offset, right = quantumRight + offset
-            tones.render(left: left, right: right, frameCount: count)
-            if samplerQuantaLeft == 0 {
-                let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(reaching: blockEnd) : 1
-                // The drum player's voices are rendered with the sampler's, as work items of theirs.
-                drums.setChannelGain(sampler.percussionChannelGain())
-                drums.prepareSegment(&sampler.work.pointee.drums)
-                sampler.renderVoices(frameCount: count, quantumCount: quanta)
-                drums.finishSegment(sampler.work.pointee.drums, frameCount: count * quanta)
-                samplerQuantum = 0
-                samplerQuantaLeft = quanta
-            }
+            tones.render(left: left, right: right, frameCount: frames)
             // Written out: `||` takes its right side as a closure, which would retain `self`.
             var songIsScaled = songVolume.isMoving
             if !songIsScaled { songIsScaled = songVolume.current != 1 }
+            let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
             if songIsScaled {
-                songLeft.update(repeating: 0, count: count)
-                songRight.update(repeating: 0, count: count)
-                let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
-                sampler.addMixes(quantum: samplerQuantum, left: songLeft, right: songRight, reverb: reverb, chorus: chorus)
-                for frame in 0..<count {
+                songLeft.update(repeating: 0, count: frames)
+                songRight.update(repeating: 0, count: frames)
+                sampler.addMixes(segment.mixes, quantum: index, left: songLeft, right: songRight, reverb: reverb, chorus: chorus)
+                for frame in 0..<frames {
                     let gain = songVolume.next()
                     left[frame] += songLeft[frame] * gain
                     right[frame] += songRight[frame] * gain
@@ -388,28 +442,25 @@ public final class Renderer: @unchecked Sendable {
                     chorus[frame] *= gain
                 }
             } else {
-                sampler.addMixes(quantum: samplerQuantum, left: left, right: right,
-                                 reverb: sends.reverbInput + offset, chorus: sends.chorusInput + offset)
+                sampler.addMixes(segment.mixes, quantum: index, left: left, right: right, reverb: reverb, chorus: chorus)
             }
-            if samplerQuantum < sampler.soundingQuantumCount { sounded = true }
-            samplerQuantum += 1
-            samplerQuantaLeft -= 1
-            offset = segmentEnd
+            if index < segment.mixes.soundingQuantumCount { quantumSounded = true }
+            if offset + frames == RenderQuantum.frameCount {
+                sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: RenderQuantum.frameCount, frameTime: quantumBegin)
+                mixedUntil = quantumBegin + quantum
+                if quantumSounded { soundingUntil = mixedUntil }
+            }
         }
-        sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: frameCount, frameTime: quantumStart)
-        quantumStart += FrameTime(frameCount)
-        quantumFramesLeft = frameCount
-        if sounded { soundingUntil = quantumStart }
     }
 
-    /// How many quanta, from `quantumStart`, the sampler's voices may be rendered for at once: up
+    /// How many quanta, from `quantumStart` on, the sampler's voices may be rendered for at once: up
     /// to the first command still pending, the first held release, `VoiceWorkItems.maximumQuantumCount`,
     /// and the end of the quantum holding `blockEnd` (commands for later frames may not have been
     /// sent yet). Nothing but the voices changes in between, so rendering them as one
     /// segment is the same bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to
     /// the workers once instead of each quantum. Live, with a quantum per period, it is one.
     @_noAllocation @_noLocks
-    func stretchQuantumCount(reaching blockEnd: FrameTime) -> Int {
+    func stretchQuantumCount(from quantumStart: FrameTime, reaching blockEnd: FrameTime) -> Int {
         let quantum = FrameTime(RenderQuantum.frameCount)
         // Full, the pending store may not hold every command already sent.
         guard !pending.isFull else { return 1 }
@@ -464,8 +515,11 @@ public final class Renderer: @unchecked Sendable {
     /// When `pending` is full, the ring is read no further until a pending command has been
     /// applied: what is still in the ring waits there, in the order sent, and senders find the ring
     /// full (`Engine.send`).
+    ///
+    /// A command that changes what the mixing uses waits until every segment rendered before it
+    /// is mixed (`advanceInstruments`).
     @_noAllocation @_noLocks
-    func applyCommands(dueBefore frameCount: Int, offset: Int) -> Int {
+    func applyCommands(dueBefore frameCount: Int, offset: Int, quantumStart: FrameTime) -> Int {
         let now = quantumStart + FrameTime(offset)
         while true {
             takeQueuedCommands(arrivingAt: now)
@@ -474,6 +528,7 @@ public final class Renderer: @unchecked Sendable {
                 let distance = command.frameTime - quantumStart
                 return distance < FrameTime(frameCount) ? Int(distance) : frameCount
             }
+            if command.action.touchesMix { mixUnmixedSegments() }
             guard apply(command.action) else { return frameCount }
             pending.removeFirst()
         }

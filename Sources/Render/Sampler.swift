@@ -77,8 +77,8 @@ struct Sampler {
     var activeVoiceCount = 0
     /// Voices sounding at the start of the last segment, the fading ones included.
     var renderedVoiceCount = 0
-    /// How many quanta of the last segment began with a voice sounding.
-    var soundingQuantumCount = 0
+    /// Nothing sounded at the start of the segment begun last: it rendered nothing.
+    var segmentIsSilent = true
     var peakVoiceCount = 0
     var noteOnCount = 0
     /// `percussionChannelGain()`'s last value, and the percussion channel's controller serial then
@@ -562,35 +562,41 @@ struct Sampler {
 
     // MARK: Rendering
 
-    /// Renders every listed voice for a segment, and the drum player's as `work.drums` describes
-    /// them: `quantumCount` whole quanta when above 1, else `frameCount` frames of one. The voices
-    /// are split into work items (`VoiceWorkItems`) that the workers, when there are any, render
-    /// beside this thread; `addMixes` then adds each quantum's items in item order, so the sum is
-    /// the same for any number of threads.
+    /// Begins rendering every listed voice for a segment, and the drum player's as `work.drums`
+    /// describes them: `quantumCount` whole quanta when above 1, else `frameCount` frames of one.
+    /// The voices are split into work items (`VoiceWorkItems`) that the workers, when there are
+    /// any, render beside this thread; each quantum's item mixes are later added in item order, so
+    /// the sum is the same for any number of threads. A segment worth sharing is only handed out
+    /// here, and the caller may do other work (mix the segment before) until `finishVoices`; a
+    /// small one is rendered at once. The items render into the set of mixes the last segment did
+    /// not use.
     ///
     /// The list of voices is rebuilt only when `listIsStale`: after a note takes a voice (started,
     /// or stolen with a fade). Until the next note a voice that ends stays listed and adds nothing.
     /// So the list, and with it the split and the order of summation, depends only on the song,
     /// never on how quanta are grouped into segments: a stretch of quanta rendered as one segment
     /// is the same bits as its quanta rendered one by one.
+    /// - Returns: whether the workers were handed the segment (then `finishVoices` renders what
+    ///   they have not claimed and waits for them).
     @_noAllocation @_noLocks
-    mutating func renderVoices(frameCount: Int, quantumCount: Int) {
+    mutating func beginVoices(frameCount: Int, quantumCount: Int) -> Bool {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
-        let voices = work.pointee.voices
         if listIsStale { listVoices() }
         var sounding = 0
         for index in 0..<listedCount where listedSounding[index] { sounding += 1 }
         renderedVoiceCount = sounding
-        soundingQuantumCount = 0
+        work.pointee.mixSet = (work.pointee.mixSet + 1) % VoiceWorkItems.mixSetCount
         work.pointee.voiceCount = listedCount
         work.pointee.frameCount = frameCount
         work.pointee.quantumCount = quantumCount
         let drumPlayheads = work.pointee.drums.soundingPlayheadCount()
         guard sounding > 0 || drumPlayheads > 0 else {
             for item in 0..<work.pointee.drums.itemCount { work.pointee.drums.activeCounts[item] = 0 }
-            return
+            segmentIsSilent = true
+            return false
         }
+        segmentIsSilent = false
         let itemCount = work.pointee.itemCount
         // A short segment (commands split a quantum) is not worth handing out: its items take less
         // than the handing out. A drum playhead, a scalar copy with a gain, costs about what a voice
@@ -599,12 +605,25 @@ struct Sampler {
         // (`staccato-bench drums --threads 1,2`).
         let voiceFrames = (sounding + drumPlayheads / 2) * frameCount * quantumCount
         if itemCount > 1, workers != nil, voiceFrames >= VoiceWorkers.smallestSharedWork {
-            workers!.renderAll(with: &workspace)
-        } else {
-            for item in 0..<itemCount { work.pointee.render(item: item, with: &workspace) }
+            workers!.publish()
+            return true
         }
-        soundingQuantumCount = work.pointee.soundingQuantumCount()
+        for item in 0..<itemCount { work.pointee.render(item: item, with: &workspace) }
+        return false
+    }
+
+    /// Ends the segment `beginVoices` began: renders the items the workers have not claimed, waits
+    /// for those they hold (when it was `shared`), and counts the voices that ended in it.
+    /// - Returns: where its mixes are, for `addMixes`.
+    @_noAllocation @_noLocks
+    mutating func finishVoices(shared: Bool) -> VoiceSegmentMixes {
+        guard !segmentIsSilent else {
+            return work.pointee.silentMixes
+        }
+        if shared { workers!.finish(with: &workspace) }
+        let mixes = work.pointee.renderedMixes
         // The voices that ended in the segment: their banks have one user fewer.
+        let voices = work.pointee.voices
         for index in 0..<listedCount where listedSounding[index] && !voices[index].pointee.isActive {
             listedSounding[index] = false
             let voice = voices[index]
@@ -612,15 +631,15 @@ struct Sampler {
             if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
         }
         peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
+        return mixes
     }
 
-    /// Adds quantum `quantum` of the last segment's voices into `left`/`right`, and their sends
-    /// into the mono `reverb` and `chorus` buses.
+    /// Adds quantum `quantum` of a rendered segment's voices (`finishVoices`) into `left`/`right`,
+    /// and their sends into the mono `reverb` and `chorus` buses.
     @_noAllocation @_noLocks
-    func addMixes(quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+    func addMixes(_ mixes: VoiceSegmentMixes, quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                   reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
-        guard quantum < soundingQuantumCount else { return }
-        work.pointee.addMixes(quantum: quantum, left: left, right: right, reverb: reverb, chorus: chorus)
+        work.pointee.addMixes(mixes, quantum: quantum, left: left, right: right, reverb: reverb, chorus: chorus)
     }
 
     /// Lists the sounding voices, the pool's in pool order and then the fading ones.

@@ -53,6 +53,24 @@ public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
 }
 
 extension RenderCommand.Action {
+    /// Whether this action changes what the renderer's mixing uses (the tones, the song's volume,
+    /// the effects) rather than the voices alone: the mixing of every segment before it must be
+    /// done first (`Renderer.advanceInstruments`).
+    /// - Thread: any
+    public var touchesMix: Bool {
+        @_noAllocation @_noLocks get {
+            switch self {
+            case .toneOn, .toneOff, .allSoundOff, .reverbPreset, .mute: true
+            case let .midi(message):
+                switch message {
+                case .system(.systemReset), .system(.masterVolume): true
+                default: false
+                }
+            case .installBank, .installKit: false
+            }
+        }
+    }
+
     /// Whether losing this action would leave something sounding: the MIDI messages that end
     /// sound (`MIDIMessage.endsSound`), tone-offs, all-sound-off and mute.
     /// - Thread: any

@@ -18,6 +18,17 @@ struct VoiceItemMix {
     let sends: UnsafeMutablePointer<UInt8>
 }
 
+/// Where a rendered segment's item mixes are (`VoiceWorkItems.renderedMixes`).
+struct VoiceSegmentMixes {
+    /// The set of mixes the segment rendered into.
+    var set = 0
+    var itemCount = 0
+    /// Frames per quantum of the segment.
+    var frameCount = 0
+    /// How many of the segment's quanta began with a voice sounding: the later ones add nothing.
+    var soundingQuantumCount = 0
+}
+
 /// A segment's voices split into work items: the unit the audio thread and the voice workers
 /// claim, and the unit of summation. The sampler's items come first, then the drum player's
 /// (`DrumWorkItems`), and the mixes are added in that order.
@@ -63,12 +74,21 @@ struct VoiceWorkItems {
         @_noAllocation @_noLocks get { 16 }
     }
 
+    /// Sets of mixes: a segment renders into one while the renderer adds up those before it
+    /// (`Renderer.advanceInstruments`): two may wait, so a short segment rendered on the audio
+    /// thread alone leaves the one before it for the next segment the workers share.
+    static var mixSetCount: Int {
+        @_noAllocation @_noLocks get { 3 }
+    }
+
     /// The segment's voices, in pool order.
     let voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
     /// Each item's mixes, one per quantum of the segment: left, right, reverb and chorus, a
-    /// quantum each.
+    /// quantum each; `mixSetCount` sets of them.
     let mixFrames: UnsafeMutablePointer<Float>
     let mixSends: UnsafeMutablePointer<UInt8>
+    /// The set of mixes the segment renders into.
+    var mixSet = 0
     /// Per item, how many of the segment's quanta began with one of its voices sounding: a prefix,
     /// since no voice starts within a segment.
     let soundingQuanta: UnsafeMutablePointer<Int>
@@ -106,7 +126,7 @@ struct VoiceWorkItems {
         let itemCapacity = Self.maximumItemCount
         voices = .allocate(capacity: voiceCapacity)
         voices.initialize(repeating: firstVoice, count: voiceCapacity)
-        let mixCount = itemCapacity * Self.maximumQuantumCount
+        let mixCount = Self.mixSetCount * itemCapacity * Self.maximumQuantumCount
         mixFrames = .allocate(capacity: mixCount * 4 * RenderQuantum.frameCount)
         mixFrames.initialize(repeating: 0, count: mixCount * 4 * RenderQuantum.frameCount)
         mixSends = .allocate(capacity: mixCount)
@@ -128,7 +148,13 @@ struct VoiceWorkItems {
     /// Item `item`'s mix for quantum `quantum` of the segment.
     @_noAllocation @_noLocks
     func mix(_ item: Int, quantum: Int) -> VoiceItemMix {
-        let index = item * Self.maximumQuantumCount + quantum
+        mix(item, quantum: quantum, set: mixSet)
+    }
+
+    /// Item `item`'s mix for quantum `quantum` in mix set `set`.
+    @_noAllocation @_noLocks
+    func mix(_ item: Int, quantum: Int, set: Int) -> VoiceItemMix {
+        let index = (set * Self.maximumItemCount + item) * Self.maximumQuantumCount + quantum
         let frames = mixFrames + index * 4 * RenderQuantum.frameCount
         let length = RenderQuantum.frameCount
         return VoiceItemMix(left: frames, right: frames + length, reverb: frames + 2 * length, chorus: frames + 3 * length,
@@ -176,13 +202,32 @@ struct VoiceWorkItems {
         return most
     }
 
-    /// Adds every item's mix for quantum `quantum` of the segment into the outputs, in item order.
-    /// - Thread: audio. Once every item is rendered.
+    /// What a rendered segment left for mixing: its set of mixes, and what reading them takes.
+    /// Taken once every item is rendered, it stays valid while the next segment renders into the
+    /// other set.
+    /// - Thread: audio.
+    var renderedMixes: VoiceSegmentMixes {
+        @_noAllocation @_noLocks get {
+            VoiceSegmentMixes(set: mixSet, itemCount: itemCount, frameCount: frameCount, soundingQuantumCount: soundingQuantumCount())
+        }
+    }
+
+    /// What a segment in which nothing sounded left: nothing to add.
+    /// - Thread: audio.
+    var silentMixes: VoiceSegmentMixes {
+        @_noAllocation @_noLocks get { VoiceSegmentMixes(set: mixSet, itemCount: 0, frameCount: 0, soundingQuantumCount: 0) }
+    }
+
+    /// Adds every item's mix for quantum `quantum` of a rendered segment into the outputs, in item
+    /// order.
+    /// - Thread: audio. Once every item of that segment is rendered.
     @_noAllocation @_noLocks
-    func addMixes(quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+    func addMixes(_ mixes: VoiceSegmentMixes, quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                   reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
-        for item in 0..<itemCount {
-            let mix = mix(item, quantum: quantum)
+        guard quantum < mixes.soundingQuantumCount else { return }
+        let frameCount = mixes.frameCount
+        for item in 0..<mixes.itemCount {
+            let mix = mix(item, quantum: quantum, set: mixes.set)
             let sends = mix.sends.pointee
             guard sends != VoiceItemMix.silent else { continue }
             for frame in 0..<frameCount {

@@ -144,15 +144,24 @@ struct VoiceWorkers {
 
     // MARK: The audio thread
 
-    /// Renders every item of the segment `work` describes: publishes it, claims and renders items
-    /// with `workspace` until none is left, then waits for the items workers hold.
+    /// Hands the segment `work` describes to the workers: from now on they claim its items. The
+    /// audio thread may do work of its own before it joins them (`finish`); `work` must not change
+    /// until then.
     /// - Thread: audio.
     @_noAllocation @_noLocks
-    mutating func renderAll(with workspace: inout VoiceLaneWorkspace) {
+    mutating func publish() {
         let itemCount = work.pointee.itemCount
         generation = (generation + 1) & 0xFF_FFFF
         finishedCount.pointee.store(0, ordering: .relaxed)
         claimWord.pointee.store(generation << Self.generationShift | UInt64(itemCount) << Self.countShift, ordering: .releasing)
+    }
+
+    /// Finishes the segment `publish` handed out: claims and renders items with `workspace` until
+    /// none is left, then waits for the items workers hold.
+    /// - Thread: audio.
+    @_noAllocation @_noLocks
+    func finish(with workspace: inout VoiceLaneWorkspace) {
+        let itemCount = work.pointee.itemCount
         var rendered = 0
         while let item = claim(as: 0) {
             work.pointee.render(item: item, with: &workspace)
