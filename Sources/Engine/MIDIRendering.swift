@@ -9,11 +9,14 @@ public struct MIDIRenderOptions: Sendable {
     /// - Thread: any.
     public var program: UInt8? = nil
     /// Frames per render call, as a device with this period would ask for them. The output is the
-    /// same whatever the value (`RenderQuantum`); it sets how much is handed over at a time, and how
+    /// same whatever the value (`RenderQuantum`); it sets how much is handed over at a time, how
     /// many quanta the voices may be rendered for at once, and so handed to the voice threads
-    /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames, is the most that helps).
+    /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames), and how far the renderer may
+    /// mix one segment while the voice threads render the next: a block ends with its last segment
+    /// mixed on the audio thread alone (`Renderer.advanceInstruments`). 4,096, the most a default
+    /// `RenderConfiguration` takes, leaves that to one segment in four of what 1,024 did.
     /// - Thread: any.
-    public var blockFrameCount = 1_024
+    public var blockFrameCount = 4_096
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
     /// kit's too) has ended and the effects' tails have died below `tailFloor`, but at most this
     /// long: long enough for a crash cymbal (8.5 s in the shipped kit), short enough that a note
@@ -28,7 +31,7 @@ public struct MIDIRenderOptions: Sendable {
     public static let tailFloor: Float = 1e-4
 
     /// - Thread: any.
-    public init(program: UInt8? = nil, blockFrameCount: Int = 1_024, maximumTailSeconds: Double = MIDIRenderOptions.defaultMaximumTailSeconds) {
+    public init(program: UInt8? = nil, blockFrameCount: Int = 4_096, maximumTailSeconds: Double = MIDIRenderOptions.defaultMaximumTailSeconds) {
         self.program = program
         self.blockFrameCount = blockFrameCount
         self.maximumTailSeconds = maximumTailSeconds

@@ -67,7 +67,7 @@ struct VoiceWorkItems {
         @_noAllocation @_noLocks get { 2 }
     }
 
-    /// At most this many quanta a segment: 1,024 frames, the default offline block. Handing out
+    /// At most this many quanta a segment: 1,024 frames. Handing out
     /// 16 quanta at once already makes the handing out a small share of a dense song's work, and
     /// the item mixes of a stretch stay in the second-level cache.
     static var maximumQuantumCount: Int {
