@@ -24,7 +24,7 @@ public enum RenderQuantum {
     /// fall where another render's fall, and, for the end of a block, how far the renderer renders
     /// its instruments to deliver it (commands for earlier frames must be queued by then).
     /// - Thread: any.
-    @inlinable
+    @inlinable @_noAllocation @_noLocks
     public static func boundary(atOrAfter frame: FrameTime) -> FrameTime {
         let step = FrameTime(frameCount)
         return (frame + step - 1) / step * step

@@ -67,12 +67,10 @@ public final class Renderer: @unchecked Sendable {
     var quantumSounded = false
     /// The end of the last quantum in which a sampler or drum voice played. Audio thread only.
     var soundingUntil: FrameTime = 0
-    /// A segment of the voices, rendered, not yet mixed.
+    /// A segment of the voices, rendered, not yet mixed: where it starts, and its mixes (which say
+    /// how long it is).
     struct UnmixedSegment {
         var start: FrameTime = 0
-        /// Frames per quantum: a whole quantum when `quantumCount` is above 1.
-        var frameCount = 0
-        var quantumCount = 1
         var mixes = VoiceSegmentMixes()
     }
     /// The MIDI instruments' own bus (sampler and drums), a quantum each: used while the song's
@@ -366,7 +364,7 @@ public final class Renderer: @unchecked Sendable {
     @_noAllocation @_noLocks
     func advanceInstruments(reaching blockEnd: FrameTime) {
         let quantum = FrameTime(RenderQuantum.frameCount)
-        guard voicesUntil < (blockEnd + quantum - 1) / quantum * quantum else {
+        guard voicesUntil < RenderQuantum.boundary(atOrAfter: blockEnd) else {
             mixUnmixedSegments()
             return
         }
@@ -391,7 +389,7 @@ public final class Renderer: @unchecked Sendable {
         let mixes = sampler.finishVoices(shared: shared)
         drums.finishSegment(sampler.work.pointee.drums, frameCount: count * quanta)
         unmixed[(unmixedFirst + unmixedCount) % VoiceWorkItems.mixSetCount] =
-            UnmixedSegment(start: voicesUntil, frameCount: count, quantumCount: quanta, mixes: mixes)
+            UnmixedSegment(start: voicesUntil, mixes: mixes)
         unmixedCount += 1
         voicesUntil += FrameTime(count * quanta)
     }
@@ -411,7 +409,7 @@ public final class Renderer: @unchecked Sendable {
         unmixedFirst = (unmixedFirst + 1) % VoiceWorkItems.mixSetCount
         unmixedCount -= 1
         let quantum = FrameTime(RenderQuantum.frameCount)
-        for index in 0..<segment.quantumCount {
+        for index in 0..<segment.mixes.quantumCount {
             let start = segment.start + FrameTime(index * RenderQuantum.frameCount)
             let quantumBegin = start / quantum * quantum
             let offset = Int(start - quantumBegin)
@@ -423,7 +421,7 @@ public final class Renderer: @unchecked Sendable {
                 sends.clearInputs(frameCount: RenderQuantum.frameCount)
                 quantumSounded = false
             }
-            let frames = segment.frameCount
+            let frames = segment.mixes.frameCount
             let left = quantumLeft + offset, right = quantumRight + offset
             tones.render(left: left, right: right, frameCount: frames)
             // Written out: `||` takes its right side as a closure, which would retain `self`.
@@ -465,7 +463,7 @@ public final class Renderer: @unchecked Sendable {
         // Full, the pending store may not hold every command already sent.
         guard !pending.isFull else { return 1 }
         var end = quantumStart + quantum * FrameTime(VoiceWorkItems.maximumQuantumCount)
-        let blockQuantumEnd = (blockEnd + quantum - 1) / quantum * quantum
+        let blockQuantumEnd = RenderQuantum.boundary(atOrAfter: blockEnd)
         if blockQuantumEnd < end { end = blockQuantumEnd }
         if let command = pending.first, command.frameTime / quantum * quantum < end { end = command.frameTime / quantum * quantum }
         if sampler.nextHeldRelease / quantum * quantum < end { end = sampler.nextHeldRelease / quantum * quantum }

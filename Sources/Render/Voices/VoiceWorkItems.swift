@@ -23,8 +23,9 @@ struct VoiceSegmentMixes {
     /// The set of mixes the segment rendered into.
     var set = 0
     var itemCount = 0
-    /// Frames per quantum of the segment.
+    /// Frames per quantum of the segment: a whole quantum when `quantumCount` is above 1.
     var frameCount = 0
+    var quantumCount = 1
     /// How many of the segment's quanta began with a voice sounding: the later ones add nothing.
     var soundingQuantumCount = 0
 }
@@ -208,14 +209,17 @@ struct VoiceWorkItems {
     /// - Thread: audio.
     var renderedMixes: VoiceSegmentMixes {
         @_noAllocation @_noLocks get {
-            VoiceSegmentMixes(set: mixSet, itemCount: itemCount, frameCount: frameCount, soundingQuantumCount: soundingQuantumCount())
+            VoiceSegmentMixes(set: mixSet, itemCount: itemCount, frameCount: frameCount, quantumCount: quantumCount,
+                              soundingQuantumCount: soundingQuantumCount())
         }
     }
 
-    /// What a segment in which nothing sounded left: nothing to add.
+    /// What a segment in which nothing sounded left: its length, and nothing to add.
     /// - Thread: audio.
     var silentMixes: VoiceSegmentMixes {
-        @_noAllocation @_noLocks get { VoiceSegmentMixes(set: mixSet, itemCount: 0, frameCount: 0, soundingQuantumCount: 0) }
+        @_noAllocation @_noLocks get {
+            VoiceSegmentMixes(set: mixSet, itemCount: 0, frameCount: frameCount, quantumCount: quantumCount, soundingQuantumCount: 0)
+        }
     }
 
     /// Adds every item's mix for quantum `quantum` of a rendered segment into the outputs, in item
