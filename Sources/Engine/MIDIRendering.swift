@@ -11,10 +11,9 @@ public struct MIDIRenderOptions: Sendable {
     /// Frames per render call, as a device with this period would ask for them. The output is the
     /// same whatever the value (`RenderQuantum`); it sets how much is handed over at a time, how
     /// many quanta the voices may be rendered for at once, and so handed to the voice threads
-    /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames), and how far the renderer may
-    /// mix one segment while the voice threads render the next: a block ends with its last segment
-    /// mixed on the audio thread alone (`Renderer.advanceInstruments`). 4,096, the most a default
-    /// `RenderConfiguration` takes, leaves that to one segment in four of what 1,024 did.
+    /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames), and how often the calling
+    /// thread hands a block over while the voice threads render the segment past it
+    /// (`Renderer.advanceInstruments`). 4,096 is the most a default `RenderConfiguration` takes.
     /// - Thread: any.
     public var blockFrameCount = 4_096
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
@@ -79,11 +78,20 @@ extension Engine {
         var output = RenderEnd(start: renderStart, songEnd: RenderQuantum.boundary(atOrAfter: songEnd),
                                limit: tailLimit, channelCount: channelCount)
         var rendered = renderStart
+        // The render ends at a block's end past the song's end, so the commands of the song's
+        // frames, sent a block ahead, are all it will ever have there: the voices may be rendered
+        // on past each block's end up to them, while the block is handed over
+        // (`Renderer.declareCommandsQueued(before:)`). A render that stops early takes the
+        // promise back.
+        let songQuantumEnd = RenderQuantum.boundary(atOrAfter: songEnd)
+        defer { renderer.declareCommandsQueued(before: 0) }
         while true {
             let blockStart = rendered
             rendered += FrameTime(block)
-            // Everything the renderer reaches this block: it renders its instruments a quantum at a time.
-            sequencer.send(dueBefore: RenderQuantum.boundary(atOrAfter: rendered), to: self)
+            // Everything the renderer reaches this block (it renders its instruments a quantum at
+            // a time), and the next block's.
+            sequencer.send(dueBefore: RenderQuantum.boundary(atOrAfter: rendered + FrameTime(block)), to: self)
+            renderer.declareCommandsQueued(before: min(sequencer.sentUntil, songQuantumEnd))
             renderer.render(into: scratch, frameCount: block)
             processEvents()
             var blockPeak: Float = 0

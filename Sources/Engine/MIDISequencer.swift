@@ -67,6 +67,10 @@ public final class MIDISequencer {
     /// True once every message has been sent.
     /// - Thread: control.
     public var isFinished: Bool { next >= messages.count }
+    /// Every message for an engine frame before this has been sent (`FrameTime.max` once all have):
+    /// what a render may declare queued (`Renderer.declareCommandsQueued(before:)`).
+    /// - Thread: control.
+    public var sentUntil: FrameTime { next < messages.count ? startFrame + messages[next].frame : .max }
 
     /// Sends every message due before `frame` (engine time) for which the command ring has room;
     /// the rest wait for the next call, so a full ring delays messages but never counts them as

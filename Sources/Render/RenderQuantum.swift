@@ -7,7 +7,8 @@
 ///
 /// A command must be queued before the quantum holding its frame is rendered: up to
 /// `frameCount - 1` frames before the block holding it is asked for. Offline renders queue up to
-/// `boundary(atOrAfter:)` of the block's end; live play queues a lookahead ahead, which is longer. A command that arrives
+/// `boundary(atOrAfter:)` of the next block's end and declare it (`Renderer.declareCommandsQueued(before:)`),
+/// so the voices may run on past the block; live play queues a lookahead ahead, which is longer. A command that arrives
 /// late takes effect at the next quantum's first frame, as one stamped in the past does; or, when the
 /// block's voices were rendered for several quanta at once (`Renderer.stretchQuantumCount`), at the
 /// first quantum after them, within the block asked for.

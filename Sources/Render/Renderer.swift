@@ -63,6 +63,14 @@ public final class Renderer: @unchecked Sendable {
     let unmixed: UnsafeMutablePointer<UnmixedSegment>
     var unmixedFirst = 0
     var unmixedCount = 0
+    /// The segment begun last (`beginSegment`): whether the voice workers share it, and its frames.
+    var begunSegmentIsShared = false
+    var begunSegmentFrameCount = 0
+    /// True while a segment begun past the block's end is with the voice workers: they render it
+    /// while the block is delivered, and the next call ends it (`advanceInstruments`).
+    var segmentInFlight = false
+    /// Every command for a frame before this is in the ring (`declareCommandsQueued(before:)`).
+    let queuedCommandsEnd = Atomic<UInt64>(0)
     /// Whether a voice sounded at the start of a segment of the quantum being mixed.
     var quantumSounded = false
     /// The end of the last quantum in which a sampler or drum voice played. Audio thread only.
@@ -159,9 +167,11 @@ public final class Renderer: @unchecked Sendable {
         songLeft.initialize(repeating: 0, count: quantum)
         songRight = .allocate(capacity: quantum)
         songRight.initialize(repeating: 0, count: quantum)
-        // Room for a block and the quantum each end of it may reach into, a power of two.
+        // Room for a block, the quantum each end of it may reach into, and a segment the voices
+        // rendered past the block's end (`advanceInstruments`), a power of two.
         var ringFrames = 2 * quantum
-        while ringFrames < configuration.maxFrameCount + 2 * quantum { ringFrames *= 2 }
+        let segmentFrames = VoiceWorkItems.maximumQuantumCount * quantum
+        while ringFrames < configuration.maxFrameCount + 2 * quantum + segmentFrames { ringFrames *= 2 }
         instrumentFrameCount = ringFrames
         instrumentLeft = .allocate(capacity: ringFrames)
         instrumentLeft.initialize(repeating: 0, count: ringFrames)
@@ -224,6 +234,18 @@ public final class Renderer: @unchecked Sendable {
     /// quantum ahead of `renderedFrameTime`.
     /// - Thread: any.
     public var lastSoundingFrame: FrameTime { publishedLastSoundingFrame.load(ordering: .acquiring) }
+
+    /// Promises that every command for a frame before `frame` is already queued, so the voices may
+    /// be rendered past the end of the block asked for, up to there. An offline render that queues
+    /// its commands ahead declares them: the voice workers then render the next segment while the
+    /// calling thread finishes the block and hands it on, where they would wait. Live playback
+    /// declares nothing (its commands come as they are played), and renders as before. The output
+    /// is the same either way; a command queued later for an earlier frame than promised takes
+    /// effect late, as a late command does (`RenderQuantum`).
+    /// - Thread: control.
+    public func declareCommandsQueued(before frame: FrameTime) {
+        queuedCommandsEnd.store(frame, ordering: .releasing)
+    }
 
     /// Sampler counters as last published by the audio thread.
     /// - Thread: any.
@@ -361,16 +383,61 @@ public final class Renderer: @unchecked Sendable {
     /// command that changes what the mixing uses (`RenderCommand.Action.touchesMix`) first has
     /// every rendered segment mixed (`applyCommands`). A segment rendered on the audio thread alone
     /// leaves the mixing for the next one handed out, as long as a set of mixes is free.
+    ///
+    /// When the commands past the block are already queued (`declareCommandsQueued(before:)`,
+    /// offline), the voices need not stop at the block's end: the segment after it is handed out
+    /// while the block's last segments are mixed, and stays with the workers while the block is
+    /// delivered; the next call ends it first. It begins only where no command is due, so no
+    /// command is applied a block early (`mute` and a reverb preset act on the whole block).
     @_noAllocation @_noLocks
     func advanceInstruments(reaching blockEnd: FrameTime) {
-        let quantum = FrameTime(RenderQuantum.frameCount)
-        guard voicesUntil < RenderQuantum.boundary(atOrAfter: blockEnd) else {
-            mixUnmixedSegments()
+        if segmentInFlight { endSegment() }
+        let blockQuantumEnd = RenderQuantum.boundary(atOrAfter: blockEnd)
+        if voicesUntil < blockQuantumEnd {
+            freeMixSet()
+            if beginSegment(reaching: blockQuantumEnd) { mixUnmixedSegments() }
+            endSegment()
             return
         }
-        // The next segment renders into the set of mixes the oldest waiting one holds, when all
-        // the others are taken.
+        let quantum = FrameTime(RenderQuantum.frameCount)
+        let queuedQuantumEnd = queuedCommandsEnd.load(ordering: .acquiring) / quantum * quantum
+        // Nested rather than `&&`, which takes its right side as a closure that would retain `self`.
+        var mayRunAhead = voicesUntil == blockQuantumEnd
+        if mayRunAhead { mayRunAhead = voicesUntil < queuedQuantumEnd }
+        if mayRunAhead { mayRunAhead = !commandIsDue(at: voicesUntil) }
+        if mayRunAhead {
+            freeMixSet()
+            let shared = beginSegment(reaching: queuedQuantumEnd)
+            mixUnmixedSegments()
+            if shared { segmentInFlight = true } else { endSegment() }
+            return
+        }
+        mixUnmixedSegments()
+    }
+
+    /// Mixes the oldest waiting segment when every other set of mixes is taken, so that the next
+    /// segment has one to render into.
+    @_noAllocation @_noLocks
+    func freeMixSet() {
         if unmixedCount == VoiceWorkItems.mixSetCount - 1 { mixOldestSegment() }
+    }
+
+    /// Whether a queued command takes effect at `frame` or before.
+    @_noAllocation @_noLocks
+    func commandIsDue(at frame: FrameTime) -> Bool {
+        takeQueuedCommands(arrivingAt: frame)
+        guard let command = pending.first else { return false }
+        return command.frameTime <= frame
+    }
+
+    /// Begins the voices' next segment at `voicesUntil`: applies the commands due there, and hands
+    /// the segment to the workers, or renders it on this thread when it is too small to share. It
+    /// runs to the next command or held release, within the quantum or for whole quanta, but not
+    /// past `limit` (a quantum boundary). `endSegment` ends it.
+    /// - Returns: whether the workers share it.
+    @_noAllocation @_noLocks
+    func beginSegment(reaching limit: FrameTime) -> Bool {
+        let quantum = FrameTime(RenderQuantum.frameCount)
         let quantumBegin = voicesUntil / quantum * quantum
         let offset = Int(voicesUntil - quantumBegin)
         let frameCount = RenderQuantum.frameCount
@@ -380,18 +447,26 @@ public final class Renderer: @unchecked Sendable {
         // A held note's release splits the quantum as a command does.
         if sampler.nextHeldRelease - quantumBegin < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumBegin) }
         let count = segmentEnd - offset
-        let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(from: quantumBegin, reaching: blockEnd) : 1
+        let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(from: quantumBegin, reaching: limit) : 1
         // The drum player's voices are rendered with the sampler's, as work items of theirs.
         drums.setChannelGain(sampler.percussionChannelGain())
         drums.prepareSegment(&sampler.work.pointee.drums)
-        let shared = sampler.beginVoices(frameCount: count, quantumCount: quanta)
-        if shared { mixUnmixedSegments() }
-        let mixes = sampler.finishVoices(shared: shared)
-        drums.finishSegment(sampler.work.pointee.drums, frameCount: count * quanta)
+        begunSegmentFrameCount = count * quanta
+        begunSegmentIsShared = sampler.beginVoices(frameCount: count, quantumCount: quanta)
+        return begunSegmentIsShared
+    }
+
+    /// Ends the segment `beginSegment` began: waits for the workers' items when they shared it,
+    /// and queues it for mixing.
+    @_noAllocation @_noLocks
+    func endSegment() {
+        segmentInFlight = false
+        let mixes = sampler.finishVoices(shared: begunSegmentIsShared)
+        drums.finishSegment(sampler.work.pointee.drums, frameCount: begunSegmentFrameCount)
         unmixed[(unmixedFirst + unmixedCount) % VoiceWorkItems.mixSetCount] =
             UnmixedSegment(start: voicesUntil, mixes: mixes)
         unmixedCount += 1
-        voicesUntil += FrameTime(count * quanta)
+        voicesUntil += FrameTime(begunSegmentFrameCount)
     }
 
     /// Mixes every segment whose voices are rendered, oldest first.
@@ -453,18 +528,17 @@ public final class Renderer: @unchecked Sendable {
 
     /// How many quanta, from `quantumStart` on, the sampler's voices may be rendered for at once: up
     /// to the first command still pending, the first held release, `VoiceWorkItems.maximumQuantumCount`,
-    /// and the end of the quantum holding `blockEnd` (commands for later frames may not have been
-    /// sent yet). Nothing but the voices changes in between, so rendering them as one
+    /// and `limit`, a quantum boundary: the end of the quantum holding the block's end, or the end of
+    /// the commands declared queued (commands for later frames may not have been sent yet). Nothing but the voices changes in between, so rendering them as one
     /// segment is the same bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to
     /// the workers once instead of each quantum. Live, with a quantum per period, it is one.
     @_noAllocation @_noLocks
-    func stretchQuantumCount(from quantumStart: FrameTime, reaching blockEnd: FrameTime) -> Int {
+    func stretchQuantumCount(from quantumStart: FrameTime, reaching limit: FrameTime) -> Int {
         let quantum = FrameTime(RenderQuantum.frameCount)
         // Full, the pending store may not hold every command already sent.
         guard !pending.isFull else { return 1 }
         var end = quantumStart + quantum * FrameTime(VoiceWorkItems.maximumQuantumCount)
-        let blockQuantumEnd = RenderQuantum.boundary(atOrAfter: blockEnd)
-        if blockQuantumEnd < end { end = blockQuantumEnd }
+        if limit < end { end = limit }
         if let command = pending.first, command.frameTime / quantum * quantum < end { end = command.frameTime / quantum * quantum }
         if sampler.nextHeldRelease / quantum * quantum < end { end = sampler.nextHeldRelease / quantum * quantum }
         return end > quantumStart ? max(1, Int((end - quantumStart) / quantum)) : 1

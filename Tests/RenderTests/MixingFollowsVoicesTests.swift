@@ -1,7 +1,7 @@
 import Engine
 import Foundation
 import MIDIVocabulary
-import Render
+@testable import Render
 import SoundFont
 import TestSupport
 import XCTest
@@ -56,15 +56,33 @@ final class MixingFollowsVoicesTests: XCTestCase {
         XCTAssertLessThan(sent, 4_096, "every command fits the ring")
     }
 
-    func render(bank: SampleBank, threads: Int, blockFrameCount: Int,
-                also extra: (action: RenderCommand.Action, frame: Int)? = nil) -> (samples: [Float], engine: Engine) {
+    /// Renders the song; with `queuedAhead`, every command is declared queued
+    /// (`Renderer.declareCommandsQueued(before:)`), so the voices may run past each block's end.
+    /// - Returns: the samples, the engine, and how many blocks were delivered with a segment of
+    ///   the voices still with the workers.
+    func render(bank: SampleBank, threads: Int, blockFrameCount: Int, queuedAhead: Bool = false,
+                also extra: (action: RenderCommand.Action, frame: Int)? = nil) -> (samples: [Float], engine: Engine, blocksInFlight: Int) {
         var configuration = RenderConfiguration(sampleRate: rate)
         configuration.threadCount = threads
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
         XCTAssertTrue(engine.install(bank))
         sendSong(to: engine)
         if let extra { XCTAssertTrue(engine.send(extra.action, at: FrameTime(extra.frame))) }
-        return (engine.renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount), engine)
+        if queuedAhead { engine.renderer.declareCommandsQueued(before: FrameTime(frameCount)) }
+        var samples: [Float] = []
+        var blocksInFlight = 0
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrameCount * 2)
+        defer { block.deallocate() }
+        var rendered = 0
+        while rendered < frameCount {
+            let count = min(blockFrameCount, frameCount - rendered)
+            engine.renderer.render(into: block, frameCount: count)
+            if engine.renderer.segmentInFlight { blocksInFlight += 1 }
+            engine.processEvents()
+            samples.append(contentsOf: UnsafeBufferPointer(start: block, count: count * 2))
+            rendered += count
+        }
+        return (samples, engine, blocksInFlight)
     }
 
     func firstDifferentFrame(_ one: [Float], _ other: [Float]) -> Int? {
@@ -106,5 +124,33 @@ final class MixingFollowsVoicesTests: XCTestCase {
                                   "\(extra.name) on \(threads) threads in blocks of \(blockFrameCount): it takes effect on its frame")
             }
         }
+    }
+
+    /// Offline, where every command is queued ahead (`Engine.render` sends a block ahead and says
+    /// so), the voices' segment after a block's end is handed to the workers while the block's last
+    /// segments are mixed, and stays with them while the block is delivered. The output is the
+    /// same bits; and a command due right at the block's end keeps the voices at the block, so
+    /// `mute`, which acts on a whole block, is not applied a block early.
+    func testVoicesRunPastTheBlockWhereTheCommandsAreQueuedForTheSameOutput() throws {
+        let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
+        let reference = render(bank: bank, threads: 1, blockFrameCount: 64)
+        XCTAssertEqual(reference.blocksInFlight, 0)
+        for (threads, blockFrameCount) in [(2, 4_096), (1, 4_096), (3, 1_000), (2, 333), (2, 64)] {
+            let other = render(bank: bank, threads: threads, blockFrameCount: blockFrameCount, queuedAhead: true)
+            XCTAssertNil(firstDifferentFrame(other.samples, reference.samples),
+                         "\(threads) threads in blocks of \(blockFrameCount), commands queued ahead: the first frame that differs")
+            if threads > 1 {
+                XCTAssertGreaterThan(other.blocksInFlight, 0, "\(threads) threads in blocks of \(blockFrameCount): some blocks go out while the workers render on")
+            }
+        }
+        let notDeclared = render(bank: bank, threads: 2, blockFrameCount: 4_096)
+        XCTAssertEqual(notDeclared.blocksInFlight, 0, "without the promise the voices stop at the block, as live")
+
+        // Mute on the first frame after a block: the block before it is not faded.
+        let muteFrame = 10 * 4_096
+        let muted = render(bank: bank, threads: 2, blockFrameCount: 4_096, also: (.mute(true), muteFrame))
+        let mutedAhead = render(bank: bank, threads: 2, blockFrameCount: 4_096, queuedAhead: true, also: (.mute(true), muteFrame))
+        XCTAssertEqual(firstDifferentFrame(muted.samples, reference.samples), muteFrame, "the mute fades from its block on")
+        XCTAssertNil(firstDifferentFrame(mutedAhead.samples, muted.samples), "queued ahead, the mute is applied with its own block")
     }
 }
