@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import MIDI
 import Render
+import Synchronization
 
 /// Offline render speed, as a multiple of real time, of whole MIDI files to WAV files: Staccato
 /// through `Engine.render(_:to:)` (what `staccato render` does), FluidSynth through
@@ -24,8 +25,29 @@ enum ThroughputBenchmark {
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds)
     }
 
+    /// `count` one-thread renders of the song at once, each on its own thread with its own engine
+    /// (as `staccato render --out-dir` runs a batch): what `count` cores give work that shares
+    /// nothing, the ceiling for one render on `count` threads on this machine.
+    /// - Returns: the wall time from the first start to the last end, and each render's audio.
+    static func renderIndependently(_ song: MIDIFile, bank: SampleBank, count: Int, to folder: URL) throws -> (seconds: Double, audioSeconds: Double) {
+        let outcomes = IndependentOutcomes()
+        let start = DispatchTime.now().uptimeNanoseconds
+        // No more at once than there are cores (the caller caps `count`), so Dispatch's pool runs them all together.
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let output = folder.appendingPathComponent("independent-\(index).wav").path
+            let outcome = Result { try renderStaccato(song, bank: bank, to: output, threads: 1).audioSeconds }
+            outcomes.results.withLock { $0.append(outcome) }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var audioSeconds = 0.0
+        for outcome in outcomes.results.withLock({ $0 }) { audioSeconds = try outcome.get() }
+        return (seconds, audioSeconds)
+    }
+
     /// - Parameter threadCounts: Staccato renders each song with each of these thread counts, in
-    ///   turn run by run; the first is the one compared with FluidSynth, the others with it.
+    ///   turn run by run; the first is the one compared with FluidSynth, the others with it. With
+    ///   1 and more among them, each run also renders the song that many times at once, one thread
+    ///   each (`renderIndependently`), for the machine's own ceiling.
     static func run(font: String, songs: [String], runs: Int, threadCounts: [Int]) throws -> [String: Any] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -51,12 +73,21 @@ enum ThroughputBenchmark {
             // Real-time factors by thread count; the first count's are the ones FluidSynth is set beside.
             var threaded = [[Double]](repeating: [], count: threadCounts.count)
             var audio = (staccato: 0.0, fluid: 0.0)
+            // The independent renders' combined speed over the same run's one-thread render.
+            let oneThread = threadCounts.firstIndex(of: 1)
+            let independentCount = min(threadCounts.max() ?? 1, ProcessInfo.processInfo.activeProcessorCount)
+            var independentSpeedups: [Double] = []
             for _ in 0..<runs {
                 for (index, threads) in threadCounts.enumerated() {
                     let render = try renderStaccato(song, bank: bank, to: ours, threads: threads)
                     threaded[index].append(render.audioSeconds / render.seconds)
                     if index == 0 { withLoad.append(render.audioSeconds / (render.seconds + loadSeconds)) }
                     audio.staccato = render.audioSeconds
+                }
+                if let oneThread, independentCount > 1 {
+                    let together = try renderIndependently(song, bank: bank, count: independentCount, to: folder)
+                    let combined = Double(independentCount) * together.audioSeconds / together.seconds
+                    independentSpeedups.append(combined / threaded[oneThread].last!)
                 }
                 if fluidVersion != nil, let render = FluidSynth.render(font: font, song: path, to: theirs),
                    let load = FluidSynth.loadSeconds(font: font, output: theirs) {
@@ -97,6 +128,11 @@ enum ThroughputBenchmark {
                 }
                 print("    " + parts.joined(separator: ";  "))
                 file["staccato_by_threads"] = threads
+                if !independentSpeedups.isEmpty {
+                    print("    \(independentCount) one-thread renders at once: \(String(format: "%.2f", independentSpeedups.median))x the speed of one alone"
+                          + " (work that shares nothing: what \(independentCount) cores give on this machine)")
+                    file["independent_one_thread_renders"] = ["count": independentCount, "speedup_over_one": independentSpeedups.summary]
+                }
             }
             files.append(file)
         }
@@ -112,4 +148,10 @@ enum ThroughputBenchmark {
         if !fluidLoad.isEmpty { report["fluidsynth_load_seconds"] = fluidLoad.summary }
         return report
     }
+}
+
+/// The outcomes of renders run at once (`ThroughputBenchmark.renderIndependently`).
+/// - Thread: any. A lock guards them.
+private final class IndependentOutcomes: Sendable {
+    let results = Mutex<[Result<Double, any Error>]>([])
 }
