@@ -81,17 +81,28 @@ extension Engine {
         // The render ends at a block's end past the song's end, so the commands of the song's
         // frames, sent a block ahead, are all it will ever have there: the voices may be rendered
         // on past each block's end up to them, while the block is handed over
-        // (`Renderer.declareCommandsQueued(before:)`). A render that stops early takes the
-        // promise back.
+        // (`Renderer.declareCommandsQueued(before:)`). A render that stops early (its output
+        // failed) takes the promise back and plays on, unheard, to where the voices reached, so
+        // that a later render's first commands are on time.
         let songQuantumEnd = RenderQuantum.boundary(atOrAfter: songEnd)
-        defer { renderer.declareCommandsQueued(before: 0) }
+        var ended = false
+        defer {
+            renderer.declareCommandsQueued(before: 0)
+            if !ended {
+                while renderer.framesRenderedAhead > 0 {
+                    renderer.render(into: scratch, frameCount: min(block, renderer.framesRenderedAhead))
+                }
+                processEvents()
+            }
+        }
         while true {
             let blockStart = rendered
             rendered += FrameTime(block)
             // Everything the renderer reaches this block (it renders its instruments a quantum at
             // a time), and the next block's.
             sequencer.send(dueBefore: RenderQuantum.boundary(atOrAfter: rendered + FrameTime(block)), to: self)
-            renderer.declareCommandsQueued(before: min(sequencer.sentUntil, songQuantumEnd))
+            // A release kept back from a full ring (`send`) is sent, but not yet queued.
+            renderer.declareCommandsQueued(before: pendingReleaseCount == 0 ? min(sequencer.sentUntil, songQuantumEnd) : 0)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
             var blockPeak: Float = 0
@@ -101,6 +112,7 @@ extension Engine {
             if rendered >= output.committed,
                sequencer.isOver(at: rendered, tailLimit: tailLimit, fallenSilent: renderer.statistics.hasFallenSilent(outputPeak: blockPeak)) { break }
         }
+        ended = true
         return MIDIRenderSummary(frameCount: Int(output.end - renderStart), seconds: Double(output.end - renderStart) / sampleRate,
                                  messageCount: sequencer.messageCount, statistics: renderer.statistics,
                                  refusedCommands: refusedCommandCount, peak: output.peak)

@@ -247,6 +247,16 @@ public final class Renderer: @unchecked Sendable {
         queuedCommandsEnd.store(frame, ordering: .releasing)
     }
 
+    /// Frames the voices have been rendered past the last block delivered: after
+    /// `declareCommandsQueued(before:)`, up to a segment (`VoiceWorkItems.maximumQuantumCount`
+    /// quanta) and the quantum a block ends in. A command for an earlier frame sent now takes
+    /// effect late.
+    /// - Thread: audio. The thread that calls `render`, between two calls.
+    public var framesRenderedAhead: Int {
+        let reached = voicesUntil + FrameTime(segmentInFlight ? begunSegmentFrameCount : 0)
+        return reached > frameTime ? Int(reached - frameTime) : 0
+    }
+
     /// Sampler counters as last published by the audio thread.
     /// - Thread: any.
     public var statistics: RenderStatistics {
@@ -363,7 +373,9 @@ public final class Renderer: @unchecked Sendable {
         publishPeak(publishedOutputPeak, of: mixLeft, mixRight, frameCount: frameCount)
         writeOutput(output, frameCount: frameCount)
         outputTapReference._withUnsafeGuaranteedRef { $0.write(output, frameCount: frameCount) }
-        retireUnusedInstruments()
+        // Not while a segment is with the workers: its drum items read the kits' slots, and a
+        // replaced kit's voices may be among them. A later block retires it.
+        if !segmentInFlight { retireUnusedInstruments() }
 
         publishStatistics()
         publishedLastSoundingFrame.store(soundingUntil, ordering: .relaxed)

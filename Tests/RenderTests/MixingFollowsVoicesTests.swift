@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import MIDI
 import MIDIVocabulary
 @testable import Render
 import SoundFont
@@ -152,5 +153,28 @@ final class MixingFollowsVoicesTests: XCTestCase {
         let mutedAhead = render(bank: bank, threads: 2, blockFrameCount: 4_096, queuedAhead: true, also: (.mute(true), muteFrame))
         XCTAssertEqual(firstDifferentFrame(muted.samples, reference.samples), muteFrame, "the mute fades from its block on")
         XCTAssertNil(firstDifferentFrame(mutedAhead.samples, muted.samples), "queued ahead, the mute is applied with its own block")
+    }
+
+    struct OutputFailed: Error {}
+
+    /// A render whose output fails stops, but first plays on, unheard, to where its voices
+    /// reached past the block: no segment is left with the workers, and a later render's first
+    /// commands find the voices at its own start.
+    func testARenderThatStopsOnAnErrorLeavesNoVoicesAheadOfIt() throws {
+        let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
+        let song = try MIDIFile.read(path: BlockSizeIndependenceTests.root.appendingPathComponent("Tests/Fixtures/midi/openmsx_keep_on_rolling_dense.mid").path)
+        var configuration = RenderConfiguration(sampleRate: rate)
+        configuration.threadCount = 2
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
+        XCTAssertTrue(engine.install(bank))
+        var blocks = 0
+        XCTAssertThrowsError(try engine.render(song, options: MIDIRenderOptions(blockFrameCount: 4_096)) { (_: UnsafeBufferPointer<Float>) throws(OutputFailed) in
+            blocks += 1
+            if blocks == 40 { throw OutputFailed() }
+        })
+        XCTAssertEqual(blocks, 40)
+        XCTAssertFalse(engine.renderer.segmentInFlight)
+        XCTAssertEqual(engine.renderer.framesRenderedAhead, 0)
+        XCTAssertEqual(engine.renderer.queuedCommandsEnd.load(ordering: .relaxed), 0, "the promise is taken back")
     }
 }

@@ -73,10 +73,10 @@ enum ThroughputBenchmark {
             // Real-time factors by thread count; the first count's are the ones FluidSynth is set beside.
             var threaded = [[Double]](repeating: [], count: threadCounts.count)
             var audio = (staccato: 0.0, fluid: 0.0)
-            // The independent renders' combined speed over the same run's one-thread render.
+            // The independent renders' combined real-time factor, set beside the one-thread render's.
             let oneThread = threadCounts.firstIndex(of: 1)
             let independentCount = min(threadCounts.max() ?? 1, ProcessInfo.processInfo.activeProcessorCount)
-            var independentSpeedups: [Double] = []
+            var independentCombined: [Double] = []
             for _ in 0..<runs {
                 for (index, threads) in threadCounts.enumerated() {
                     let render = try renderStaccato(song, bank: bank, to: ours, threads: threads)
@@ -86,8 +86,7 @@ enum ThroughputBenchmark {
                 }
                 if let oneThread, independentCount > 1 {
                     let together = try renderIndependently(song, bank: bank, count: independentCount, to: folder)
-                    let combined = Double(independentCount) * together.audioSeconds / together.seconds
-                    independentSpeedups.append(combined / threaded[oneThread].last!)
+                    independentCombined.append(Double(independentCount) * together.audioSeconds / together.seconds)
                 }
                 if fluidVersion != nil, let render = FluidSynth.render(font: font, song: path, to: theirs),
                    let load = FluidSynth.loadSeconds(font: font, output: theirs) {
@@ -128,10 +127,13 @@ enum ThroughputBenchmark {
                 }
                 print("    " + parts.joined(separator: ";  "))
                 file["staccato_by_threads"] = threads
-                if !independentSpeedups.isEmpty {
-                    print("    \(independentCount) one-thread renders at once: \(String(format: "%.2f", independentSpeedups.median))x the speed of one alone"
-                          + " (work that shares nothing: what \(independentCount) cores give on this machine)")
-                    file["independent_one_thread_renders"] = ["count": independentCount, "speedup_over_one": independentSpeedups.summary]
+                if let oneThread, !independentCombined.isEmpty {
+                    // Medians over medians, as the thread counts' speed-ups are.
+                    let speedup = independentCombined.median / threaded[oneThread].median
+                    print("    \(independentCount) one-thread renders at once: \(String(format: "%.1f", independentCombined.median))x real time together,"
+                          + " \(String(format: "%.2f", speedup))x the speed of one alone (work that shares nothing: what \(independentCount) cores give on this machine)")
+                    file["independent_one_thread_renders"] = ["count": independentCount, "combined_realtime_factor": independentCombined.summary,
+                                                              "speedup_over_one": speedup]
                 }
             }
             files.append(file)
