@@ -540,10 +540,11 @@ public final class Renderer: @unchecked Sendable {
 
     /// How many quanta, from `quantumStart` on, the sampler's voices may be rendered for at once: up
     /// to the first command still pending, the first held release, `VoiceWorkItems.maximumQuantumCount`,
-    /// and `limit`, a quantum boundary: the end of the quantum holding the block's end, or the end of
-    /// the commands declared queued (commands for later frames may not have been sent yet). Nothing but the voices changes in between, so rendering them as one
-    /// segment is the same bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to
-    /// the workers once instead of each quantum. Live, with a quantum per period, it is one.
+    /// and `limit`, a quantum boundary: the end of the quantum holding the block's end, or the end
+    /// of the commands declared queued (commands for later frames may not have been sent yet).
+    /// Nothing but the voices changes in between, so rendering them as one segment is the same
+    /// bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to the workers once
+    /// instead of each quantum. Live, with a quantum per period, it is one.
     @_noAllocation @_noLocks
     func stretchQuantumCount(from quantumStart: FrameTime, reaching limit: FrameTime) -> Int {
         let quantum = FrameTime(RenderQuantum.frameCount)

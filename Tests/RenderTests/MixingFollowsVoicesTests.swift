@@ -72,16 +72,9 @@ final class MixingFollowsVoicesTests: XCTestCase {
         if queuedAhead { engine.renderer.declareCommandsQueued(before: FrameTime(frameCount)) }
         var samples: [Float] = []
         var blocksInFlight = 0
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrameCount * 2)
-        defer { block.deallocate() }
-        var rendered = 0
-        while rendered < frameCount {
-            let count = min(blockFrameCount, frameCount - rendered)
-            engine.renderer.render(into: block, frameCount: count)
+        engine.renderOffline(frameCount: frameCount, blockFrameCount: blockFrameCount) { block in
             if engine.renderer.segmentInFlight { blocksInFlight += 1 }
-            engine.processEvents()
-            samples.append(contentsOf: UnsafeBufferPointer(start: block, count: count * 2))
-            rendered += count
+            samples.append(contentsOf: block)
         }
         return (samples, engine, blocksInFlight)
     }

@@ -28,7 +28,8 @@ enum ThroughputBenchmark {
     /// `count` one-thread renders of the song at once, each on its own thread with its own engine
     /// (as `staccato render --out-dir` runs a batch): what `count` cores give work that shares
     /// nothing, the ceiling for one render on `count` threads on this machine.
-    /// - Returns: the wall time from the first start to the last end, and each render's audio.
+    /// - Returns: the wall time from the first start to the last end, and the audio one render
+    ///   made (the same song each time).
     static func renderIndependently(_ song: MIDIFile, bank: SampleBank, count: Int, to folder: URL) throws -> (seconds: Double, audioSeconds: Double) {
         let outcomes = IndependentOutcomes()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -84,7 +85,7 @@ enum ThroughputBenchmark {
                     if index == 0 { withLoad.append(render.audioSeconds / (render.seconds + loadSeconds)) }
                     audio.staccato = render.audioSeconds
                 }
-                if let oneThread, independentCount > 1 {
+                if oneThread != nil, independentCount > 1 {
                     let together = try renderIndependently(song, bank: bank, count: independentCount, to: folder)
                     independentCombined.append(Double(independentCount) * together.audioSeconds / together.seconds)
                 }
