@@ -51,6 +51,8 @@ struct Sampler {
     /// Voices in the list (`renderVoices`), and which of them were sounding when last looked at.
     var listedCount = 0
     let listedSounding: UnsafeMutablePointer<Bool>
+    /// How many of `listedSounding` are true.
+    var listedSoundingCount = 0
     /// Whether the list must be rebuilt before the next segment: set when a note takes a voice.
     /// Nothing else changes who is listed (a voice that fades keeps its slot), and nothing else
     /// may rebuild it: a live stream's own commands (a volume, a parameter), or a grid that the
@@ -583,8 +585,7 @@ struct Sampler {
         // Levels move and voices end: the pool's steal scores are rebuilt at the next note-on.
         pool.keysValid = false
         if listIsStale { listVoices() }
-        var sounding = 0
-        for index in 0..<listedCount where listedSounding[index] { sounding += 1 }
+        let sounding = listedSoundingCount
         renderedVoiceCount = sounding
         work.pointee.mixSet = (work.pointee.mixSet + 1) % VoiceWorkItems.mixSetCount
         work.pointee.voiceCount = listedCount
@@ -622,15 +623,19 @@ struct Sampler {
         }
         if shared { workers!.finish(with: &workspace) }
         let mixes = work.pointee.renderedMixes
-        // The voices that ended in the segment: their banks have one user fewer.
+        // The voices that ended in the segment: their banks have one user fewer. Only the items
+        // that counted an ended voice are looked through.
         let voices = work.pointee.voices
-        for index in 0..<listedCount where listedSounding[index] && !voices[index].pointee.isActive {
-            listedSounding[index] = false
-            let voice = voices[index]
-            voiceEnded(bankSlot: voice.pointee.bankSlot)
-            if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
+        let perItem = work.pointee.voicesPerItem
+        for item in 0..<work.pointee.samplerItemCount where work.pointee.endedCounts[item] > 0 {
+            for index in item * perItem..<min((item + 1) * perItem, listedCount) where listedSounding[index] && !voices[index].pointee.isActive {
+                listedSounding[index] = false
+                listedSoundingCount -= 1
+                let voice = voices[index]
+                voiceEnded(bankSlot: voice.pointee.bankSlot)
+                if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
+            }
         }
-        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
         return mixes
     }
 
@@ -658,6 +663,9 @@ struct Sampler {
             listed += 1
         }
         activeVoiceCount = listed
+        // Taken where voices are added, at a note's frame: after a segment the count would miss a
+        // voice that ended within it, and how long a segment runs depends on the block size.
+        peakVoiceCount = max(peakVoiceCount, activeVoiceCount)
         if pool.fadingCount > 0 {
             for index in 0..<pool.fadeCapacity where pool.fading[index].isActive {
                 if voices[listed] != pool.fading + index { voices[listed] = pool.fading + index }
@@ -668,6 +676,7 @@ struct Sampler {
         }
         pool.activeBound = activeBound
         listedCount = listed
+        listedSoundingCount = listed
     }
 
     /// Hands back banks that are neither current nor used by any voice.

@@ -53,6 +53,7 @@ final class BlockSizeIndependenceTests: XCTestCase {
             XCTAssertNil(firstDifference.map { $0 / 2 }, "\(name) in blocks of \(blockSize): first frame that differs from blocks of 64")
             XCTAssertEqual(summary.frameCount, referenceSummary.frameCount, "\(name) in blocks of \(blockSize): the same length")
             XCTAssertEqual(summary.statistics.noteOns, referenceSummary.statistics.noteOns)
+            XCTAssertEqual(summary.statistics.peakVoices, referenceSummary.statistics.peakVoices, "\(name) in blocks of \(blockSize): the same peak")
         }
         print("\(name): \(referenceSummary.frameCount) frames, bit-identical in blocks of \(blockSizes.map(String.init).joined(separator: ", ")) and 64")
     }
@@ -70,6 +71,36 @@ final class BlockSizeIndependenceTests: XCTestCase {
         let bank = try SoundFontLoader.load(path: Self.font, sampleRate: rate)
         for name in ["bach_bwv772_sankey", "timidity_test_sample_drums"] {
             try assertBlockSizeIndependent(name, bank: bank, blockSizes: [1])
+        }
+    }
+
+    /// The peak voice count is counted where voices start: three one-shot notes of 654 frames, which
+    /// end within the first 16-quantum stretch of a render in large blocks, count as three in every
+    /// block size. (Counted after each segment, they were three in blocks of 64 and none in 4,096.)
+    func testThePeakVoiceCountDoesNotDependOnTheBlockSize() {
+        let oneShot = SyntheticBank.sine(cycles: 2) { region in region.loopMode = .none }
+        let song = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [[
+            TrackEvent(tick: 0, kind: .channel(.noteOn(channel: 0, key: 69, velocity: 100))),
+            TrackEvent(tick: 0, kind: .channel(.noteOn(channel: 0, key: 70, velocity: 100))),
+            TrackEvent(tick: 0, kind: .channel(.noteOn(channel: 0, key: 71, velocity: 100))),
+            TrackEvent(tick: 480, kind: .channel(.noteOff(channel: 0, key: 69, velocity: 0))),
+            TrackEvent(tick: 480, kind: .channel(.noteOff(channel: 0, key: 70, velocity: 0))),
+            TrackEvent(tick: 480, kind: .channel(.noteOff(channel: 0, key: 71, velocity: 0))),
+            TrackEvent(tick: 480, kind: .endOfTrack),
+        ]])
+        for blockSize in [64, 1_000, 4_096] {
+            for threads in [1, 2] {
+                var configuration = RenderConfiguration(sampleRate: rate)
+                configuration.threadCount = threads
+                let engine = Engine(configuration: EngineConfiguration(render: configuration))
+                XCTAssertTrue(engine.install(oneShot))
+                var sounding = 0
+                let summary = engine.render(song, options: MIDIRenderOptions(blockFrameCount: blockSize)) { samples in
+                    sounding += samples.filter { $0 != 0 }.count
+                }
+                XCTAssertGreaterThan(sounding, 0, "the notes sound")
+                XCTAssertEqual(summary.statistics.peakVoices, 3, "blocks of \(blockSize) on \(threads) threads")
+            }
         }
     }
 

@@ -41,8 +41,7 @@ enum CompareBenchmark {
         }
         // Every song is read before the first render: a bad file is one line now, not after minutes.
         let parsed = try songs.map { path in (path: path, song: try MIDIFile.read(path: path)) }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-compare-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("compare")
         defer { try? FileManager.default.removeItem(at: folder) }
         let settings = LogMelSpectrogram.Settings()
         print("Compare: Staccato against FluidSynth \(fluidVersion) (-R 0 -C 0 -g \(FluidSynth.comparisonGain)), \(sampleRate) Hz,")

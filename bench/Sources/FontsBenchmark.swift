@@ -61,8 +61,7 @@ enum FontsBenchmark {
     }
 
     static func run(fonts: [String], runs: Int) throws -> [String: Any] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-fonts-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("fonts").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let song = folder + "/one-note.mid"
         let oneNote = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [[

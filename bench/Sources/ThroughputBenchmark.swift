@@ -50,8 +50,7 @@ enum ThroughputBenchmark {
     ///   1 and more among them, each run also renders the song that many times at once, one thread
     ///   each (`renderIndependently`), for the machine's own ceiling.
     static func run(font: String, songs: [String], runs: Int, threadCounts: [Int]) throws -> [String: Any] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("staccato-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("throughput")
         defer { try? FileManager.default.removeItem(at: folder) }
         let ours = folder.appendingPathComponent("staccato.wav").path
         let theirs = folder.appendingPathComponent("fluidsynth.wav").path
@@ -64,6 +63,8 @@ enum ThroughputBenchmark {
         print("\(URL(fileURLWithPath: font).lastPathComponent), median of \(runs) runs, engines alternating run by run;"
               + " Staccato with \(threadCounts.map(String.init).joined(separator: ", ")) thread\(threadCounts == [1] ? "" : "s") on \(ProcessInfo.processInfo.activeProcessorCount) cores, \(FontsBenchmark.cpuModel)")
         print("  Staccato font load: \(String(format: "%.3f", loadSeconds)) s (once; not in the render times below)")
+        print("  Both engines write their WAV files to \(folder.deletingLastPathComponent().path)"
+              + (folder.path.hasPrefix("/dev/shm/") ? " (memory: the renders are timed, not the disk)" : ""))
         if fluidVersion == nil { print("  fluidsynth is not on PATH: Staccato alone (apt install fluidsynth, or scripts/install-deps --reference)") }
 
         var files: [[String: Any]] = []
@@ -146,7 +147,8 @@ enum ThroughputBenchmark {
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "sample_rate": 48_000, "runs": runs,
                                      "thread_counts": threadCounts, "cores": ProcessInfo.processInfo.activeProcessorCount, "cpu": FontsBenchmark.cpuModel,
-                                     "staccato_font_load_seconds": loadSeconds, "files": files]
+                                     "staccato_font_load_seconds": loadSeconds, "output_folder": folder.deletingLastPathComponent().path,
+                                     "files": files]
         report["fluidsynth_version"] = fluidVersion ?? NSNull()
         if !fluidLoad.isEmpty { report["fluidsynth_load_seconds"] = fluidLoad.summary }
         return report

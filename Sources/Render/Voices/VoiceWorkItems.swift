@@ -93,6 +93,9 @@ struct VoiceWorkItems {
     /// Per item, how many of the segment's quanta began with one of its voices sounding: a prefix,
     /// since no voice starts within a segment.
     let soundingQuanta: UnsafeMutablePointer<Int>
+    /// Per sampler item, how many of its voices ended in the segment: the audio thread looks for
+    /// them in those items alone (`Sampler.finishVoices`), not through every voice listed.
+    let endedCounts: UnsafeMutablePointer<Int>
     var voiceCount = 0
     /// Frames per quantum of the segment: a whole quantum when `quantumCount` is above 1.
     var frameCount = 0
@@ -134,6 +137,8 @@ struct VoiceWorkItems {
         mixSends.initialize(repeating: 0, count: mixCount)
         soundingQuanta = .allocate(capacity: itemCapacity)
         soundingQuanta.initialize(repeating: 0, count: itemCapacity)
+        endedCounts = .allocate(capacity: itemCapacity)
+        endedCounts.initialize(repeating: 0, count: itemCapacity)
         self.context = context
     }
 
@@ -144,6 +149,7 @@ struct VoiceWorkItems {
         mixFrames.deallocate()
         mixSends.deallocate()
         soundingQuanta.deallocate()
+        endedCounts.deallocate()
     }
 
     /// Item `item`'s mix for quantum `quantum` of the segment.
@@ -176,6 +182,8 @@ struct VoiceWorkItems {
         let perItem = voicesPerItem
         let first = voices + item * perItem
         let count = min(perItem, voiceCount - item * perItem)
+        // No voice starts within a segment, so those active now and not at the end ended in it.
+        let activeAtStart = activeCount(first, count: count)
         var sounding = 0
         for quantum in 0..<quantumCount {
             var anySounding = false
@@ -192,6 +200,15 @@ struct VoiceWorkItems {
                                  into: mix(item, quantum: quantum))
         }
         soundingQuanta[item] = sounding
+        endedCounts[item] = activeAtStart == 0 ? 0 : activeAtStart - activeCount(first, count: count)
+    }
+
+    /// How many of the `count` voices from `first` on are active.
+    @_noAllocation @_noLocks
+    func activeCount(_ first: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>, count: Int) -> Int {
+        var active = 0
+        for index in 0..<count where first[index].pointee.isActive { active += 1 }
+        return active
     }
 
     /// How many of the segment's quanta began with a voice sounding.
