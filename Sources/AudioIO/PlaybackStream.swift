@@ -158,6 +158,7 @@ public final class PlaybackStream: @unchecked Sendable {
         try implementation.start()
         // The renderer's voice workers share the audio thread's deadline: they run as it does.
         if case let .fifo(priority) = implementation.realtimeScheduling { core.renderer.setVoiceWorkerPriority(priority) }
+        core.renderer.setVoiceWorkersPaced(true)
     }
 
     /// The scheduling the audio thread got.

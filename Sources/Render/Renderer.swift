@@ -159,6 +159,9 @@ public final class Renderer: @unchecked Sendable {
         voiceThreadCount = (sampler.workers?.workerCount ?? 0) + 1
         workerItemCounter = sampler.workers?.workerItemCount
         workerPriority = sampler.workers?.requestedPriority
+        workersPaced = sampler.workers?.paced
+        workerBlockFrameCount = sampler.workers?.blockFrameCount
+        workerBlockSequence = sampler.workers?.blockSequence
         sampler.minimumNoteFrames = FrameTime((configuration.minimumNoteSeconds * configuration.sampleRate).rounded())
         sampler.basicChannel = configuration.basicChannel
         sends = EffectsSends(sampleRate: configuration.sampleRate, maxFrameCount: quantum)
@@ -301,6 +304,13 @@ public final class Renderer: @unchecked Sendable {
     let workerItemCounter: UnsafeMutablePointer<Atomic<Int>>?
     /// The workers' requested priority (nil without workers), set from any thread.
     let workerPriority: UnsafeMutablePointer<Atomic<Int32>>?
+    /// Whether the workers are paced (nil without workers), set from any thread; and the frames of
+    /// the last block, which the audio thread stores for them when it changes.
+    let workersPaced: UnsafeMutablePointer<Atomic<Bool>>?
+    let workerBlockFrameCount: UnsafeMutablePointer<Atomic<Int>>?
+    let workerBlockSequence: UnsafeMutablePointer<Atomic<Int>>?
+    var storedBlockFrameCount = 0
+    var blocksBegun = 0
 
     /// Work items (groups of voices, `VoiceWorkItems`) the voice workers have rendered so far; the
     /// audio thread rendered the rest.
@@ -313,6 +323,16 @@ public final class Renderer: @unchecked Sendable {
     /// - Thread: any.
     public func setVoiceWorkerPriority(_ priority: Int32) {
         workerPriority?.pointee.store(max(0, priority), ordering: .relaxed)
+    }
+
+    /// Tells the voice workers whether `render` is called once a period of a device's clock
+    /// (live), a period being the last block's frames, or back to back (offline, the default).
+    /// Paced, between periods each sleeps once, to just before the next period's work, rather than
+    /// napping through the period. When a worker wakes costs time, never a deadline: the audio
+    /// thread renders what no worker has claimed.
+    /// - Thread: any.
+    public func setVoiceWorkersPaced(_ paced: Bool) {
+        workersPaced?.pointee.store(paced, ordering: .relaxed)
     }
 
     /// Events the audio thread could not send because the return ring was full.
@@ -345,6 +365,13 @@ public final class Renderer: @unchecked Sendable {
         // function writes its own stack frame and nothing else.
         _unsafePerformance { staccato_prefault_stack() }
         chain.updateParameters()
+        // What paced workers go by (`setVoiceWorkersPaced`): the period, and that a block began.
+        if frameCount != storedBlockFrameCount {
+            storedBlockFrameCount = frameCount
+            workerBlockFrameCount?.pointee.store(frameCount, ordering: .relaxed)
+        }
+        blocksBegun &+= 1
+        workerBlockSequence?.pointee.store(blocksBegun, ordering: .relaxed)
         let blockEnd = frameTime + FrameTime(frameCount)
         while mixedUntil < blockEnd { advanceInstruments(reaching: blockEnd) }
         let mask = instrumentFrameCount - 1

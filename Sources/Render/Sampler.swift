@@ -118,7 +118,7 @@ struct Sampler {
         work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
                                            context: VoiceRenderContext(channels: channels, sampleRate: sampleRate, sendsEnabled: sendsEnabled,
                                                                        interpolation: interpolation, kernel: kernel)))
-        workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work) : nil
+        workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work, sampleRate: sampleRate) : nil
     }
 
     /// Frees the pools and hands every bank still held to `release`.

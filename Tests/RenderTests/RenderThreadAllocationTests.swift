@@ -50,6 +50,9 @@ final class RenderThreadAllocationTests: XCTestCase {
             // Warm-up: first use of any generic metadata may allocate; a device thread does the same
             // before it starts streaming.
             for _ in 0..<100 { renderer.render(input: microphone, inputChannelCount: 1, into: buffer, frameCount: 64) }
+            // Paced as live playback paces the worker (it then sleeps once a period): that waiting
+            // is counted too.
+            renderer.setVoiceWorkersPaced(true)
             warmedUp.signal()
             staccato_allocation_counting_begin_every_thread()
             for block in 0..<blockCount {

@@ -49,6 +49,7 @@ enum BurstBenchmark {
         var afterBurst = before
         _ = RealtimeThread.run(periodNanoseconds: Int(Double(blockFrames) / sampleRate * 1e9)) { thread in
             if case let .fifo(priority) = thread.scheduling { engine.renderer.setVoiceWorkerPriority(priority) }
+            engine.renderer.setVoiceWorkersPaced(true)
             for block in 0..<blocksTimed {
                 thread.waitForNextPeriod()
                 let start = DispatchTime.now().uptimeNanoseconds

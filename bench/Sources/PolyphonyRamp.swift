@@ -63,6 +63,7 @@ enum PolyphonyRamp {
         let scheduling = RealtimeThread.run(periodNanoseconds: Int(Double(period) / sampleRate * 1e9)) { thread in
             // The voice workers run as the device thread does, as live playback runs them.
             if case let .fifo(priority) = thread.scheduling { engine.renderer.setVoiceWorkerPriority(priority) }
+            engine.renderer.setVoiceWorkersPaced(true)
             for _ in 0..<blocks {
                 thread.waitForNextPeriod()
                 let start = clock.nanoseconds

@@ -12,7 +12,8 @@ import Synchronization
 ///   itself.
 /// - On the audio thread: no allocation, no lock, no system call. It publishes a segment with one
 ///   atomic store and claims with compare-and-exchange. Workers sleep on their own side (a short
-///   `nanosleep` once no segment has come for `spinNanoseconds`); nobody has to wake them.
+///   `nanosleep` once no segment has come for `spinNanoseconds`, a longer one after
+///   `restAfterNanoseconds`); nobody has to wake them.
 /// - The output does not depend on who renders what: see `VoiceWorkItems`.
 ///
 /// The claim word packs a generation, the segment's item count and a bit per item claimed, so a
@@ -21,9 +22,10 @@ import Synchronization
 /// a worker holds always belongs to the segment `work` describes.
 struct VoiceWorkers {
     /// Once no segment has come for this long a worker naps; within it, it spins on the claim
-    /// word. Live, one segment or a few come per period: 200 µs covers their run, and the worker
-    /// is back within `napNanoseconds` of the next period's first. Offline, segments come back to
-    /// back and it never naps.
+    /// word. Offline, segments come back to back and it never naps. Unpaced (a caller that renders
+    /// blocks on a clock of its own), one segment or a few come a block: 200 µs covers their run,
+    /// and the worker is back within `napNanoseconds` of the next block's first. Paced (live),
+    /// `pacedSpinNanoseconds` and one sleep a period take its place.
     static var spinNanoseconds: Int {
         @_noAllocation @_noLocks get { 200_000 }
     }
@@ -34,6 +36,29 @@ struct VoiceWorkers {
     /// 50 µs: 4 % of a 64-frame period at 48 kHz, and few enough wake-ups to cost little.
     static var napNanoseconds: Int {
         @_noAllocation @_noLocks get { 50_000 }
+    }
+    /// Once no segment has come for this long (silence: a pause in the song, an instrument left
+    /// open), a worker rests `restNanoseconds` at a time instead: napping 50 µs at a time, an idle
+    /// engine on two threads took 3.0 s of CPU time in 10 s on a virtual machine, where each nap
+    /// costs about 12 µs of it. Longer than a period of 2,048 frames at 48 kHz, so a
+    /// stream that plays never gets there; the first segments after a silence are the audio
+    /// thread's alone for up to `restNanoseconds`, which it renders as it does on one thread.
+    static var restAfterNanoseconds: Int {
+        @_noAllocation @_noLocks get { 50_000_000 }
+    }
+    static var restNanoseconds: Int {
+        @_noAllocation @_noLocks get { 1_000_000 }
+    }
+    /// Live and paced, how long a worker watches for the period's next segment after an item.
+    static var pacedSpinNanoseconds: Int {
+        @_noAllocation @_noLocks get { 50_000 }
+    }
+    /// Live, how long before the next period's work is due a paced worker wakes (`paced`): the
+    /// device thread's wake-up and the audio thread's own work before its first segment move by
+    /// tens of microseconds, so an eighth of the period, and 100 µs at least.
+    @_noAllocation @_noLocks
+    static func wakeMarginNanoseconds(period: Int) -> Int {
+        max(100_000, period / 8)
     }
     /// Voice frames (voices × frames) below which a segment is rendered on the audio thread alone:
     /// 32 voices for a whole quantum, about 5 µs of work. Smaller segments cost more to hand out than
@@ -61,6 +86,19 @@ struct VoiceWorkers {
     /// The SCHED_FIFO priority workers should run at (0: normal scheduling), which any thread may
     /// set (`Renderer.setVoiceWorkerPriority`); each worker applies it itself before its next claim.
     let requestedPriority: UnsafeMutablePointer<Atomic<Int32>>
+    /// Live, `render` is called once a period of the device's clock (`Renderer.setVoiceWorkersPaced`);
+    /// offline, back to back. A period's segments come in a burst: between bursts a paced worker
+    /// sleeps once, to just before the next is due, instead of napping 50 µs at a time (each nap
+    /// costs about 12 µs of CPU time on a virtual machine).
+    let paced: UnsafeMutablePointer<Atomic<Bool>>
+    /// The frames of the block `render` was last called for, which the audio thread stores when
+    /// it changes (a JACK server's period may): a paced worker's period.
+    let blockFrameCount: UnsafeMutablePointer<Atomic<Int>>
+    /// Blocks `render` has begun, ever: a paced worker sleeps a period only while they come one a
+    /// period, not while a stream catches up with blocks back to back.
+    let blockSequence: UnsafeMutablePointer<Atomic<Int>>
+    /// Nanoseconds a frame lasts at the render's sample rate.
+    let frameNanoseconds: Double
     let work: UnsafeMutablePointer<VoiceWorkItems>
     let workspaces: UnsafeMutablePointer<VoiceLaneWorkspace>
     let threads: UnsafeMutablePointer<pthread_t>
@@ -79,9 +117,9 @@ struct VoiceWorkers {
         }
     }
 
-    /// Starts `count` workers over `work`.
+    /// Starts `count` workers over `work`, for a render at `sampleRate`.
     /// - Thread: control.
-    init(count: Int, work: UnsafeMutablePointer<VoiceWorkItems>) {
+    init(count: Int, work: UnsafeMutablePointer<VoiceWorkItems>, sampleRate: Double) {
         claimWord = .allocate(capacity: 1)
         claimWord.initialize(to: Atomic(0))
         finishedCount = .allocate(capacity: 1)
@@ -92,6 +130,13 @@ struct VoiceWorkers {
         stopping.initialize(to: Atomic(false))
         requestedPriority = .allocate(capacity: 1)
         requestedPriority.initialize(to: Atomic(0))
+        paced = .allocate(capacity: 1)
+        paced.initialize(to: Atomic(false))
+        blockFrameCount = .allocate(capacity: 1)
+        blockFrameCount.initialize(to: Atomic(0))
+        blockSequence = .allocate(capacity: 1)
+        blockSequence.initialize(to: Atomic(0))
+        frameNanoseconds = 1e9 / sampleRate
         self.work = work
         workspaces = .allocate(capacity: max(count, 1))
         for index in 0..<count { (workspaces + index).initialize(to: VoiceLaneWorkspace()) }
@@ -140,6 +185,9 @@ struct VoiceWorkers {
         workerItemCount.deallocate()
         stopping.deallocate()
         requestedPriority.deallocate()
+        paced.deallocate()
+        blockFrameCount.deallocate()
+        blockSequence.deallocate()
     }
 
     // MARK: The audio thread
@@ -202,13 +250,20 @@ struct VoiceWorkers {
     // MARK: A worker
 
     /// A worker's loop: claim and render while items are left; spin a while after the last one,
-    /// then nap. Proved allocation- and lock-free as the audio thread's code is; only the waiting
-    /// between segments makes system calls (each in an `_unsafePerformance` funnel).
+    /// then nap, or, paced, sleep to just before the next period's work and watch for it. Proved
+    /// allocation- and lock-free as the audio thread's code is; only the waiting between segments
+    /// makes system calls (each in an `_unsafePerformance` funnel).
     @_noAllocation @_noLocks
     static func run(_ workers: VoiceWorkers, index: Int) {
         var priority: Int32 = 0
         var lastWork = monotonicNanoseconds()
-        var nap = timespec(tv_sec: 0, tv_nsec: napNanoseconds)
+        // Watch the claim word until then: after an item, or after a paced sleep.
+        var watchUntil = lastWork + spinNanoseconds
+        // When this worker found the first item after a sleep: a period's work begins there; and
+        // the block the audio thread was on then.
+        var burstStart = 0
+        var burstBlock = 0
+        var sleptSinceWork = false
         while !workers.stopping.pointee.load(ordering: .acquiring) {
             let wanted = workers.requestedPriority.pointee.load(ordering: .relaxed)
             if wanted != priority {
@@ -218,13 +273,22 @@ struct VoiceWorkers {
                 _ = _unsafePerformance { pthread_setschedparam(pthread_self(), wanted > 0 ? SCHED_FIFO : SCHED_OTHER, &parameters) }
             }
             if let item = workers.claim(as: index + 1) {
+                if sleptSinceWork {
+                    burstStart = monotonicNanoseconds()
+                    burstBlock = workers.blockSequence.pointee.load(ordering: .relaxed)
+                    sleptSinceWork = false
+                }
                 workers.work.pointee.render(item: item, with: &workers.workspaces[index])
                 workers.finishedCount.pointee.wrappingAdd(1, ordering: .releasing)
                 workers.workerItemCount.pointee.wrappingAdd(1, ordering: .relaxed)
                 lastWork = monotonicNanoseconds()
+                // Paced, a period's segments follow each other within tens of microseconds; a
+                // later one (a burst of note-ons between them) comes from the next nap.
+                watchUntil = lastWork + (workers.isOnSchedule(since: burstBlock) ? pacedSpinNanoseconds : spinNanoseconds)
                 continue
             }
-            if monotonicNanoseconds() - lastWork < spinNanoseconds {
+            let now = monotonicNanoseconds()
+            if now < watchUntil {
                 // Watch the claim word for a while (a load from its own cache until the audio
                 // thread writes it), then give the core up once: sharing one with the audio thread
                 // (the scheduler's choice, or more threads than cores), a spinning worker would take
@@ -235,8 +299,37 @@ struct VoiceWorkers {
                 if watched == Self.watchCount { _ = _unsafePerformance { sched_yield() } }
                 continue
             }
+            let idle = now - lastWork
+            sleptSinceWork = true
+            let period = workers.isOnSchedule(since: burstBlock)
+                ? Int(Double(workers.blockFrameCount.pointee.load(ordering: .relaxed)) * workers.frameNanoseconds) : 0
+            if period > 0, idle < restAfterNanoseconds {
+                // The next period's work is due a whole number of periods after the last burst
+                // this worker saw (periods whose voices were too few to share have none).
+                let margin = wakeMarginNanoseconds(period: period)
+                var due = burstStart + period
+                if due - margin <= now { due += ((now - (due - margin)) / period + 1) * period }
+                let untilDue = due - margin - now
+                if untilDue > napNanoseconds {
+                    var rest = timespec(tv_sec: untilDue / 1_000_000_000, tv_nsec: untilDue % 1_000_000_000)
+                    _ = _unsafePerformance { nanosleep(&rest, nil) }
+                    // Then watch for the period's first segment as after an item; when the
+                    // guess was wrong, naps follow until a segment comes.
+                    watchUntil = monotonicNanoseconds() + 2 * wakeMarginNanoseconds(period: period)
+                    continue
+                }
+            }
+            var nap = timespec(tv_sec: 0, tv_nsec: idle < restAfterNanoseconds ? napNanoseconds : restNanoseconds)
             _ = _unsafePerformance { nanosleep(&nap, nil) }
         }
+    }
+
+    /// Whether the workers are paced and the audio thread has begun no more than one block since
+    /// block `burstBlock`: blocks come a period apart, and the next is a period away.
+    @_noAllocation @_noLocks
+    func isOnSchedule(since burstBlock: Int) -> Bool {
+        guard paced.pointee.load(ordering: .relaxed) else { return false }
+        return blockSequence.pointee.load(ordering: .relaxed) &- burstBlock <= 1
     }
 
     @_noAllocation @_noLocks
