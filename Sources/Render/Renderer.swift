@@ -328,8 +328,8 @@ public final class Renderer: @unchecked Sendable {
     /// Tells the voice workers whether `render` is called once a period of a device's clock
     /// (live), a period being the last block's frames, or back to back (offline, the default).
     /// Paced, between periods each sleeps once, to just before the next period's work, rather than
-    /// napping through the period. When a worker wakes costs time, never a deadline: the audio
-    /// thread renders what no worker has claimed.
+    /// napping through the period. When a worker wakes never changes the output, and the audio
+    /// thread never waits for it: it renders what no worker has claimed.
     /// - Thread: any.
     public func setVoiceWorkersPaced(_ paced: Bool) {
         workersPaced?.pointee.store(paced, ordering: .relaxed)
