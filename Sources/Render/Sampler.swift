@@ -626,9 +626,8 @@ struct Sampler {
         // The voices that ended in the segment: their banks have one user fewer. Only the items
         // that counted an ended voice are looked through.
         let voices = work.pointee.voices
-        let perItem = work.pointee.voicesPerItem
         for item in 0..<work.pointee.samplerItemCount where work.pointee.endedCounts[item] > 0 {
-            for index in item * perItem..<min((item + 1) * perItem, listedCount) where listedSounding[index] && !voices[index].pointee.isActive {
+            for index in work.pointee.voiceRange(ofItem: item) where listedSounding[index] && !voices[index].pointee.isActive {
                 listedSounding[index] = false
                 listedSoundingCount -= 1
                 let voice = voices[index]

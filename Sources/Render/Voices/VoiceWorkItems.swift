@@ -117,6 +117,12 @@ struct VoiceWorkItems {
     var samplerItemCount: Int {
         @_noAllocation @_noLocks get { (voiceCount + voicesPerItem - 1) / voicesPerItem }
     }
+    /// The indices in `voices` of sampler item `item`'s voices.
+    @_noAllocation @_noLocks
+    func voiceRange(ofItem item: Int) -> Range<Int> {
+        let perItem = voicesPerItem
+        return item * perItem..<min((item + 1) * perItem, voiceCount)
+    }
     /// The items a segment has: the sampler's, then the drums'.
     var itemCount: Int {
         @_noAllocation @_noLocks get { samplerItemCount + drums.itemCount }
@@ -179,9 +185,9 @@ struct VoiceWorkItems {
                                                 mixes: self, mixIndex: item)
             return
         }
-        let perItem = voicesPerItem
-        let first = voices + item * perItem
-        let count = min(perItem, voiceCount - item * perItem)
+        let range = voiceRange(ofItem: item)
+        let first = voices + range.lowerBound
+        let count = range.count
         // No voice starts within a segment, so those active now and not at the end ended in it.
         let activeAtStart = activeCount(first, count: count)
         var sounding = 0

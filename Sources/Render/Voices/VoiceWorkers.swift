@@ -315,7 +315,7 @@ struct VoiceWorkers {
                     _ = _unsafePerformance { nanosleep(&rest, nil) }
                     // Then watch for the period's first segment as after an item; when the
                     // guess was wrong, naps follow until a segment comes.
-                    watchUntil = monotonicNanoseconds() + 2 * wakeMarginNanoseconds(period: period)
+                    watchUntil = monotonicNanoseconds() + 2 * margin
                     continue
                 }
             }
