@@ -24,14 +24,10 @@ final class WorkerPacingTests: XCTestCase {
         }
         engine.renderer.setVoiceWorkersPaced(paced)
         var samples: [Float] = []
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * Self.blockFrameCount)
-        defer { buffer.deallocate() }
-        for _ in 0..<Self.blockCount {
-            engine.renderer.render(into: buffer, frameCount: Self.blockFrameCount)
-            samples.append(contentsOf: UnsafeBufferPointer(start: buffer, count: 2 * Self.blockFrameCount))
+        engine.renderOffline(frameCount: Self.blockCount * Self.blockFrameCount, blockFrameCount: Self.blockFrameCount) { block in
+            samples.append(contentsOf: block)
             if sleepMicroseconds > 0 { usleep(sleepMicroseconds) }
         }
-        engine.processEvents()
         return (samples, engine.renderer.voiceItemsRenderedByWorkers)
     }
 

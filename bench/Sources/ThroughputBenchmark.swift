@@ -51,6 +51,7 @@ enum ThroughputBenchmark {
     ///   each (`renderIndependently`), for the machine's own ceiling.
     static func run(font: String, songs: [String], runs: Int, threadCounts: [Int]) throws -> [String: Any] {
         let folder = try ScratchFolder.make("throughput")
+        let outputFolder = folder.deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(at: folder) }
         let ours = folder.appendingPathComponent("staccato.wav").path
         let theirs = folder.appendingPathComponent("fluidsynth.wav").path
@@ -63,7 +64,7 @@ enum ThroughputBenchmark {
         print("\(URL(fileURLWithPath: font).lastPathComponent), median of \(runs) runs, engines alternating run by run;"
               + " Staccato with \(threadCounts.map(String.init).joined(separator: ", ")) thread\(threadCounts == [1] ? "" : "s") on \(ProcessInfo.processInfo.activeProcessorCount) cores, \(FontsBenchmark.cpuModel)")
         print("  Staccato font load: \(String(format: "%.3f", loadSeconds)) s (once; not in the render times below)")
-        print("  Both engines write their WAV files to \(folder.deletingLastPathComponent().path)"
+        print("  Both engines write their WAV files to \(outputFolder)"
               + (folder.path.hasPrefix("/dev/shm/") ? " (memory: the renders are timed, not the disk)" : ""))
         if fluidVersion == nil { print("  fluidsynth is not on PATH: Staccato alone (apt install fluidsynth, or scripts/install-deps --reference)") }
 
@@ -147,7 +148,7 @@ enum ThroughputBenchmark {
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "sample_rate": 48_000, "runs": runs,
                                      "thread_counts": threadCounts, "cores": ProcessInfo.processInfo.activeProcessorCount, "cpu": FontsBenchmark.cpuModel,
-                                     "staccato_font_load_seconds": loadSeconds, "output_folder": folder.deletingLastPathComponent().path,
+                                     "staccato_font_load_seconds": loadSeconds, "output_folder": outputFolder,
                                      "files": files]
         report["fluidsynth_version"] = fluidVersion ?? NSNull()
         if !fluidLoad.isEmpty { report["fluidsynth_load_seconds"] = fluidLoad.summary }
