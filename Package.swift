@@ -64,7 +64,7 @@ let package = Package(
         // Spectrograms and level measures for comparing renders (staccato-bench compare, the
         // FluidSynth reference tests); optimised in debug builds too, or a test's FFTs of whole
         // songs take minutes.
-        .target(name: "AudioAnalysis", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "AudioAnalysis", dependencies: ["DSP"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // AudioFile decodes SF3's Ogg Vorbis samples at load (libsndfile): control-thread code,
         // like the rest of the loader.
         .target(name: "SoundFont", dependencies: ["Render", "DSP", "FileChecks", "AudioFile"]),
@@ -87,14 +87,14 @@ let package = Package(
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis"], path: "bench/Sources"),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis", "DSP"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
-        .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis"]),
+        .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "TestSupport"],

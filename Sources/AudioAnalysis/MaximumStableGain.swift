@@ -19,6 +19,10 @@ public protocol FeedbackLoopChain: AnyObject {
     /// Notches in place now, and the deepest one's gain in dB (0 when none).
     /// - Thread: control.
     var notches: (count: Int, deepestDecibels: Float) { get }
+    /// The chain as it stands (its gain, filters and notches; its limiter and any duck left
+    /// out): what the loop's linear criterion judges.
+    /// - Thread: control.
+    var linearChain: LoopStability.Chain { get }
 }
 
 /// The maximum stable gain of a chain in a simulated room (`AcousticLoop`), found by sweeping its
@@ -27,8 +31,11 @@ public protocol FeedbackLoopChain: AnyObject {
 /// A run at one gain plays `runSeconds` of a speech-like voice into the closed loop; it is stable
 /// when the output's last second is at most `allowedRiseDecibels` above what the same gain gives
 /// with the loop open, the limiter acted for at most `allowedLimiterSeconds` (a brief catch while
-/// a notch settles), and nothing ducked. One chain is carried through the sweep, as an engineer
-/// rings a room out by raising the gain: its notches stay, while the loop's audio starts afresh.
+/// a notch settles), nothing ducked, and the loop as the chain then stands (its notches frozen)
+/// meets the Nyquist criterion (`LoopStability`): a loop just past its edge grows so slowly that
+/// no run of seconds shows it, and it howls all the same. One chain is carried through the sweep,
+/// as an engineer rings a room out by raising the gain: its notches stay, while the loop's audio
+/// starts afresh.
 public enum MaximumStableGain {
     /// One run at one gain.
     public struct Run: Sendable {
@@ -44,6 +51,9 @@ public enum MaximumStableGain {
         /// Notches in place at the run's end, and the deepest one's gain in dB.
         /// - Thread: any.
         public var notches: (count: Int, deepestDecibels: Float)
+        /// The linear loop's margin with the chain as it stands at the run's end.
+        /// - Thread: any.
+        public var margin: LoopStability.Margin
         /// - Thread: any.
         public var stable: Bool
         /// - Thread: any.
@@ -72,9 +82,11 @@ public enum MaximumStableGain {
     /// - Thread: any.
     public static let allowedLimiterSeconds = 0.25
 
-    /// Runs the loop once at `gainDecibels` around `chain`.
+    /// Runs the loop once at `gainDecibels` around `chain`; `stability` is the same response's
+    /// criterion, made once for a sweep.
     /// - Thread: control.
-    public static func run(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float], sampleRate: Double) -> Run {
+    public static func run(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float], sampleRate: Double,
+                           stability: LoopStability? = nil) -> Run {
         let loop = AcousticLoop(response: response)
         chain.setGain(decibels: gainDecibels)
         let limitedBefore = chain.limitedFrameCount, ducksBefore = chain.duckCount
@@ -84,9 +96,11 @@ public enum MaximumStableGain {
         let open = gainDecibels + level(voice[(output.count - second)..<output.count])
         let limiterSeconds = Double(chain.limitedFrameCount - limitedBefore) / sampleRate
         let ducks = chain.duckCount - ducksBefore
-        let stable = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0
+        let criterion = stability ?? LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
+        let margin = criterion.margin(chain: chain.linearChain)
+        let stable = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0 && margin.isStable
         return Run(gainDecibels: gainDecibels, closedDecibels: closed, openDecibels: open, limiterSeconds: limiterSeconds,
-                   ducks: ducks, notches: chain.notches, stable: stable, output: output)
+                   ducks: ducks, notches: chain.notches, margin: margin, stable: stable, output: output)
     }
 
     /// Sweeps the gain up in 1 dB steps from `startDecibels` until a run is unstable (or
@@ -97,8 +111,9 @@ public enum MaximumStableGain {
         var runs: [Run] = []
         var lastStable: Run?
         var gain = startDecibels
+        let stability = LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
         while gain <= ceilingDecibels {
-            let run = run(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate)
+            let run = run(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate, stability: stability)
             runs.append(run)
             log?(run)
             if !run.stable { break }
@@ -106,7 +121,8 @@ public enum MaximumStableGain {
             gain += 1
         }
         if let stable = lastStable, stable.gainDecibels + 0.5 <= ceilingDecibels {
-            let half = run(response: response, gainDecibels: stable.gainDecibels + 0.5, chain: chain, voice: voice, sampleRate: sampleRate)
+            let half = run(response: response, gainDecibels: stable.gainDecibels + 0.5, chain: chain, voice: voice, sampleRate: sampleRate,
+                           stability: stability)
             runs.append(half)
             log?(half)
             if half.stable { lastStable = half }

@@ -84,17 +84,26 @@ public struct BiquadCoefficients: Sendable, Equatable {
         b0 == other.b0 && b1 == other.b1 && b2 == other.b2 && a1 == other.a1 && a2 == other.a2
     }
 
-    /// |H(e^jω)| at `frequency`, from the coefficients (what a filter with them must measure).
+    /// H(e^jω) at `frequency`, from the coefficients: what a filter with them does to a sinusoid
+    /// there, its gain and its phase.
     /// - Thread: any.
-    public func magnitude(at frequency: Double, sampleRate: Double) -> Double {
+    public func response(at frequency: Double, sampleRate: Double) -> (real: Double, imaginary: Double) {
         let turns = frequency / sampleRate
         let c1 = sineOfTurns((turns + 0.25).truncatingRemainder(dividingBy: 1)), s1 = sineOfTurns(turns.truncatingRemainder(dividingBy: 1))
         let c2 = sineOfTurns((2 * turns + 0.25).truncatingRemainder(dividingBy: 1)), s2 = sineOfTurns((2 * turns).truncatingRemainder(dividingBy: 1))
         let (b0, b1, b2, a1, a2) = (Double(self.b0), Double(self.b1), Double(self.b2), Double(self.a1), Double(self.a2))
         let numeratorReal = b0 + b1 * c1 + b2 * c2, numeratorImaginary = -(b1 * s1 + b2 * s2)
         let denominatorReal = 1 + a1 * c1 + a2 * c2, denominatorImaginary = -(a1 * s1 + a2 * s2)
-        return ((numeratorReal * numeratorReal + numeratorImaginary * numeratorImaginary)
-            / (denominatorReal * denominatorReal + denominatorImaginary * denominatorImaginary)).squareRoot()
+        let denominator = denominatorReal * denominatorReal + denominatorImaginary * denominatorImaginary
+        return ((numeratorReal * denominatorReal + numeratorImaginary * denominatorImaginary) / denominator,
+                (numeratorImaginary * denominatorReal - numeratorReal * denominatorImaginary) / denominator)
+    }
+
+    /// |H(e^jω)| at `frequency`, from the coefficients (what a filter with them must measure).
+    /// - Thread: any.
+    public func magnitude(at frequency: Double, sampleRate: Double) -> Double {
+        let (real, imaginary) = response(at: frequency, sampleRate: sampleRate)
+        return (real * real + imaginary * imaginary).squareRoot()
     }
 }
 

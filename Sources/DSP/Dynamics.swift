@@ -39,6 +39,10 @@ public struct DCBlocker: Sendable {
         pole = Float(1 - 2 * Double.pi * cornerHertz / sampleRate)
     }
 
+    /// The filter as a biquad, (1 − z⁻¹) / (1 − pole·z⁻¹), for its frequency response.
+    /// - Thread: any.
+    public var coefficients: BiquadCoefficients { BiquadCoefficients(b0: 1, b1: -1, b2: 0, a1: -pole, a2: 0) }
+
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func process(_ samples: UnsafeMutablePointer<Float>, frameCount: Int, stride: Int = 1) {

@@ -1141,25 +1141,22 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         return (Float(alpha / a0), Float(-2 * cosine / a0), Float((1 - alpha) / a0))
     }
 
-    /// |H| in dB of a notch of `depthDecibels` (0 or below) at `hertz`, measured at `frequency`:
-    /// what the filter built from these coefficients does.
+    /// A notch of `depthDecibels` (0 or below) at `hertz` as one biquad: x − w·bandPass(x) with
+    /// w = 1 − g puts (1 + a1 z⁻¹ + a2 z⁻²) − w·b(1 − z⁻²) over the band-pass's denominator.
+    /// What the filter built from these coefficients does, for its frequency response.
+    /// - Thread: any.
+    public static func notchCoefficients(hertz: Double, depthDecibels: Float, sampleRate: Double) -> BiquadCoefficients {
+        let (b, a1, a2) = bandPassCoefficients(hertz: hertz, sampleRate: sampleRate)
+        let weightedB = (1 - decibelsToAmplitude(depthDecibels)) * b
+        return BiquadCoefficients(b0: 1 - weightedB, b1: a1, b2: a2 + weightedB, a1: a1, a2: a2)
+    }
+
+    /// |H| in dB of a notch of `depthDecibels` (0 or below) at `hertz`, measured at `frequency`.
     /// - Thread: any.
     public static func notchResponseDecibels(hertz: Double, depthDecibels: Float, at frequency: Double,
                                              sampleRate: Double) -> Double {
-        let (b, a1, a2) = bandPassCoefficients(hertz: hertz, sampleRate: sampleRate)
-        let weight = Double(1 - decibelsToAmplitude(depthDecibels))
-        let turns = (frequency / sampleRate).truncatingRemainder(dividingBy: 1)
-        let c1 = cosineOfTurns(turns), s1 = sineOfTurns(turns)
-        let twice = (2 * turns).truncatingRemainder(dividingBy: 1)
-        let c2 = cosineOfTurns(twice), s2 = sineOfTurns(twice)
-        // Band-pass: b(1 − z⁻²) / (1 + a1 z⁻¹ + a2 z⁻²) at z = e^{jω}; the notch is 1 − w·bandPass.
-        let (bb, aa1, aa2) = (Double(b), Double(a1), Double(a2))
-        let numeratorReal = bb * (1 - c2), numeratorImaginary = bb * s2
-        let denominatorReal = 1 + aa1 * c1 + aa2 * c2, denominatorImaginary = -(aa1 * s1 + aa2 * s2)
-        let denominator = denominatorReal * denominatorReal + denominatorImaginary * denominatorImaginary
-        let bandReal = (numeratorReal * denominatorReal + numeratorImaginary * denominatorImaginary) / denominator
-        let bandImaginary = (numeratorImaginary * denominatorReal - numeratorReal * denominatorImaginary) / denominator
-        let real = 1 - weight * bandReal, imaginary = -weight * bandImaginary
+        let (real, imaginary) = notchCoefficients(hertz: hertz, depthDecibels: depthDecibels, sampleRate: sampleRate)
+            .response(at: frequency, sampleRate: sampleRate)
         return 10 * Double(log2Approximation(Float(real * real + imaginary * imaginary))) * 0.301_029_995_663_981_2
     }
 }

@@ -122,6 +122,10 @@ public final class Renderer: @unchecked Sendable {
     let publishedActiveNotches = Atomic<Int>(0)
     let publishedDeepestNotch = Atomic<UInt32>(0)
     let publishedFeedbackDucks = Atomic<Int>(0)
+    /// The suppressor's notch slots, each its centre's and its depth's bits in one word (a slot
+    /// is never read half old, half new); 0 for a free slot.
+    let publishedNotches = PublishedNotchCells { _ in Atomic<UInt64>(0) }
+    typealias PublishedNotchCells = InlineArray<8, Atomic<UInt64>>
     let publishedLimitedFrames = Atomic<Int>(0)
     let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
@@ -137,6 +141,7 @@ public final class Renderer: @unchecked Sendable {
                 outputTap: OutputTap? = nil,
                 microphoneTap: OutputTap? = nil) {
         precondition(configuration.sampleRate > 0 && configuration.channelCount > 0 && configuration.maxFrameCount > 0)
+        precondition(PublishedNotchCells.count == FeedbackSuppressor.maximumNotchCount, "a published cell per notch slot")
         self.configuration = configuration
         self.commands = commands
         pending = PendingCommands(capacity: self.commands.capacity)
@@ -293,7 +298,13 @@ public final class Renderer: @unchecked Sendable {
                        lastNotchedHertz: Float(bitPattern: publishedLastNotchedHertz.load(ordering: .relaxed)),
                        activeNotches: publishedActiveNotches.load(ordering: .relaxed),
                        deepestNotchDecibels: Float(bitPattern: publishedDeepestNotch.load(ordering: .relaxed)),
-                       ducks: publishedFeedbackDucks.load(ordering: .relaxed))
+                       ducks: publishedFeedbackDucks.load(ordering: .relaxed),
+                       notches: (0..<publishedNotches.count).compactMap { slot in
+                           let bits = publishedNotches[slot].load(ordering: .relaxed)
+                           guard bits != 0 else { return nil }
+                           return FeedbackNotch(hertz: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)),
+                                                depthDecibels: Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
+                       })
     }
 
     /// Threads that render the sampler's voices: the audio thread and the voice workers started
@@ -820,6 +831,11 @@ public final class Renderer: @unchecked Sendable {
         publishedActiveNotches.store(chain.feedback.activeNotchCount, ordering: .relaxed)
         publishedDeepestNotch.store(chain.feedback.deepestNotchDecibels.bitPattern, ordering: .relaxed)
         publishedFeedbackDucks.store(chain.feedback.duckCount, ordering: .relaxed)
+        for slot in 0..<publishedNotches.count {
+            let notch = chain.feedback.notch(at: slot)
+            let bits = notch.hertz > 0 ? UInt64(notch.hertz.bitPattern) << 32 | UInt64(notch.depthDecibels.bitPattern) : 0
+            publishedNotches[slot].store(bits, ordering: .relaxed)
+        }
         publishedNotchedFrequencies.store(chain.feedback.notchedFrequencyCount, ordering: .releasing)
         publishedDeepestLimiterGain.store(chain.limiter.deepestGain.bitPattern, ordering: .relaxed)
     }

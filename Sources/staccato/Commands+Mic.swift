@@ -78,7 +78,8 @@ extension Commands {
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
         let feedback = reportFeedback(setup.engine, already: FeedbackStatus())
         if feedback.notchedFrequencies > 0 || feedback.ducks > 0 {
-            print("feedback: \(feedback.notchedFrequencies) frequenc\(feedback.notchedFrequencies == 1 ? "y" : "ies") notched, \(feedback.ducks) duck\(feedback.ducks == 1 ? "" : "s")")
+            print("feedback: \(feedback.notchedFrequencies) frequenc\(feedback.notchedFrequencies == 1 ? "y" : "ies") notched, \(feedback.ducks) duck\(feedback.ducks == 1 ? "" : "s")"
+                  + (feedback.notches.isEmpty ? "" : "; notches in place at the end: " + notchList(feedback.notches)))
         }
         return 0
     }
@@ -204,6 +205,7 @@ extension Commands {
         let feedback = engine.renderer.feedback
         LiveReport.extra["feedbackNotched"] = feedback.notchedFrequencies
         LiveReport.extra["feedbackDucks"] = feedback.ducks
+        LiveReport.extra["feedbackNotches"] = feedback.notches.map { ["hertz": Double($0.hertz), "depthDecibels": Double($0.depthDecibels)] }
         LiveReport.extra["voiceProcessingFrames"] = chain.latencyFrameCount(sampleRate: Double(configuration.sampleRate))
         if let recorder {
             LiveReport.extra["recordingPath"] = recorder.path
@@ -216,6 +218,14 @@ extension Commands {
         }
         LiveReport.write(session, outcome: outcome, exitCode: exitCode)
         return exitCode
+    }
+
+    /// The notches as a sound engineer reads them off a feedback eliminator, lowest first:
+    /// "142 Hz -9 dB, 1709 Hz -3 dB".
+    static func notchList(_ notches: [FeedbackNotch]) -> String {
+        notches.sorted { $0.hertz < $1.hertz }
+            .map { "\(Int($0.hertz.rounded())) Hz \(Int($0.depthDecibels.rounded())) dB" }
+            .joined(separator: ", ")
     }
 
     /// Says what the feedback suppressor did since `already`: each new frequency notched, each

@@ -10,6 +10,9 @@ final class FeedbackBenchmarkTests: XCTestCase {
     struct Room {
         var name: String
         var off: Double, on: Double, rise: Double, correlation: Double
+        /// The suppressor-off edge by the Nyquist criterion, and the notch-wide bands that howl
+        /// 6 dB past it.
+        var edge: Double, bands: Int
     }
 
     func rooms(in path: String) throws -> [Room] {
@@ -19,7 +22,8 @@ final class FeedbackBenchmarkTests: XCTestCase {
         return try figures.map { room in
             Room(name: try XCTUnwrap(room["room"] as? String),
                  off: try XCTUnwrap(room["maximum_stable_gain_off_db"] as? Double), on: try XCTUnwrap(room["maximum_stable_gain_on_db"] as? Double),
-                 rise: try XCTUnwrap(room["rise_db"] as? Double), correlation: try XCTUnwrap(room["voice_correlation_on"] as? Double))
+                 rise: try XCTUnwrap(room["rise_db"] as? Double), correlation: try XCTUnwrap(room["voice_correlation_on"] as? Double),
+                 edge: try XCTUnwrap(room["linear_edge_off_db"] as? Double), bands: try XCTUnwrap(room["notch_bands_for_target_rise"] as? Int))
         }
     }
 
@@ -35,6 +39,13 @@ final class FeedbackBenchmarkTests: XCTestCase {
         for room in measured where ["builtIn", "stage"].contains(room.name) {
             XCTAssertGreaterThanOrEqual(room.rise, 6, "\(room.name): \(room.off) dB off, \(room.on) dB on")
             XCTAssertGreaterThan(room.correlation, 0.7, "\(room.name): the voice survives at the highest gain")
+            XCTAssertLessThanOrEqual(room.bands, 8, "\(room.name): a 6 dB rise is within eight notches' reach")
+        }
+        for room in measured {
+            // With the suppressor off the chain is linear: the sweep, in half-decibel steps, stops
+            // at the criterion's edge.
+            XCTAssertLessThanOrEqual(room.off, room.edge, room.name)
+            XCTAssertGreaterThan(room.off, room.edge - 0.5, room.name)
         }
     }
 

@@ -191,6 +191,11 @@ final class EffectsGraphTests: XCTestCase {
             XCTAssertLessThanOrEqual(seconds, 0.75, "mode \(mode) Hz, delay \(delay) frames")
             XCTAssertEqual(outcome.feedback.ducks, 0, "mode \(mode) Hz: a notch holds one mode, no duck")
             XCTAssertLessThan(lastSecond, -40, "mode \(mode) Hz: the loop has died away")
+            // The published notches say where and how deep, as the count and the deepest do.
+            let notches = outcome.feedback.notches
+            XCTAssertEqual(notches.count, outcome.feedback.activeNotches, "mode \(mode) Hz")
+            XCTAssertEqual(notches.map(\.depthDecibels).min() ?? 0, outcome.feedback.deepestNotchDecibels, "mode \(mode) Hz")
+            XCTAssertTrue(notches.contains { abs(log2(Double($0.hertz) / mode)) < 0.05 }, "mode \(mode) Hz: a notch on it, not \(notches)")
         }
     }
 

@@ -1,5 +1,6 @@
 import AudioAnalysis
 import AudioFile
+import DSP
 import Engine
 import Foundation
 import Render
@@ -36,12 +37,24 @@ enum FeedbackBenchmark {
             let feedback = engine.renderer.feedback
             return (feedback.activeNotches, feedback.deepestNotchDecibels)
         }
+        /// The microphone's path with the EQ flat, no reverb and the volume at 1: the input's DC
+        /// blocker, the boost and the suppressor's notches.
+        var linearChain: LoopStability.Chain {
+            let sampleRate = engine.configuration.render.sampleRate
+            var stages = [DCBlocker(sampleRate: sampleRate).coefficients]
+            for notch in engine.renderer.feedback.notches {
+                stages.append(FeedbackSuppressor.notchCoefficients(hertz: Double(notch.hertz), depthDecibels: notch.depthDecibels,
+                                                                   sampleRate: sampleRate))
+            }
+            return LoopStability.Chain(gain: Double(decibelsToAmplitude(engine.effects.boostDecibels.value)), sections: stages)
+        }
     }
 
     /// One run's figures for the JSON file.
     static func runFigures(_ run: MaximumStableGain.Run) -> [String: Any] {
         ["gain_db": run.gainDecibels, "stable": run.stable, "closed_dbfs": run.closedDecibels, "open_dbfs": run.openDecibels,
-         "limiter_seconds": run.limiterSeconds, "ducks": run.ducks]
+         "limiter_seconds": run.limiterSeconds, "ducks": run.ducks,
+         "margin_db": run.margin.decibels.isFinite ? Double(run.margin.decibels) as Any : NSNull(), "margin_hertz": run.margin.hertz]
     }
 
     /// The boost's range bounds the sweep.
@@ -61,8 +74,11 @@ enum FeedbackBenchmark {
         }
         print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
-        print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck.\n")
-        print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)")
+        print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
+        print("and the loop with the chain as it then stands meets the Nyquist criterion. The last column counts the")
+        print("notch-wide bands where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: the least")
+        print("number of notches that rise needs (the suppressor has \(FeedbackSuppressor.maximumNotchCount)).\n")
+        print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {
             let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
@@ -74,18 +90,37 @@ enum FeedbackBenchmark {
             let off = sweep(false), on = sweep(true)
             let rise = on.decibels - off.decibels
             let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
+            let bands = notchBands(response: room.response, sampleRate: room.sampleRate)
             print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
-                  + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)",
-                           off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels)
+                  + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)           %d notch",
+                           off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
+                  + (bands.bands.count == 1 ? "" : "es")
                   + (room.modal ? "" : "   (modeless: little for notches to work on)"))
             figures.append(["room": room.name, "modal": room.modal,
                             "maximum_stable_gain_off_db": off.decibels, "maximum_stable_gain_on_db": on.decibels,
                             "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
+                            "linear_edge_off_db": bands.edgeDecibels.isFinite ? Double(bands.edgeDecibels) as Any : NSNull(), "notch_bands_for_target_rise": bands.bands.count,
+                            "notch_bands_hertz": bands.bands.map { $0.hertz.rounded() },
                             "runs_off": off.runs.map(runFigures), "runs_on": on.runs.map(runFigures)])
         }
         return ["rooms": figures, "run_seconds": MaximumStableGain.runSeconds, "block_frames": AcousticLoop.blockFrameCount,
-                "latency_frames": AcousticLoop.latencyFrameCount]
+                "latency_frames": AcousticLoop.latencyFrameCount, "target_rise_db": targetRiseDecibels]
+    }
+
+    /// The rise the suppressor is built to give in a room with strong modes.
+    static let targetRiseDecibels: Float = 6
+
+    /// The loop's edge with the suppressor off (the Nyquist criterion, exact where the sweep's
+    /// steps are half a decibel), and the notch-wide bands that howl `targetRiseDecibels` past it.
+    static func notchBands(response: [Float], sampleRate: Double) -> (edgeDecibels: Float, bands: [LoopStability.Crossing]) {
+        let stability = LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
+        let chain = EngineChain(sampleRate: sampleRate, suppressorOn: false)
+        chain.setGain(decibels: 0)
+        let edge = stability.margin(chain: chain.linearChain).decibels
+        let bands = stability.howlBands(chain: chain.linearChain, raisedDecibels: edge + targetRiseDecibels,
+                                        bandOctaves: FeedbackSuppressor.notchBandwidthOctaves)
+        return (edge, bands)
     }
 }
 

@@ -16,14 +16,32 @@ public struct FeedbackStatus: Sendable, Equatable {
     /// Times the whole output was ducked, the last resort.
     /// - Thread: any.
     public var ducks = 0
+    /// The notches in place now, in slot order.
+    /// - Thread: any.
+    public var notches: [FeedbackNotch] = []
 
     /// - Thread: any.
     public init(notchedFrequencies: Int = 0, lastNotchedHertz: Float = 0, activeNotches: Int = 0,
-                deepestNotchDecibels: Float = 0, ducks: Int = 0) {
+                deepestNotchDecibels: Float = 0, ducks: Int = 0, notches: [FeedbackNotch] = []) {
         self.notchedFrequencies = notchedFrequencies
         self.lastNotchedHertz = lastNotchedHertz
         self.activeNotches = activeNotches
         self.deepestNotchDecibels = deepestNotchDecibels
         self.ducks = ducks
+        self.notches = notches
+    }
+}
+
+/// One notch of the feedback suppressor: its centre, and its gain there (0 dB or below).
+public struct FeedbackNotch: Sendable, Equatable {
+    /// - Thread: any.
+    public var hertz: Float
+    /// - Thread: any.
+    public var depthDecibels: Float
+
+    /// - Thread: any.
+    public init(hertz: Float, depthDecibels: Float) {
+        self.hertz = hertz
+        self.depthDecibels = depthDecibels
     }
 }
