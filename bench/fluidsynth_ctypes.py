@@ -11,6 +11,8 @@ fs.fluid_settings_setnum.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_
 fs.fluid_synth_sfload.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
 for function in ("fluid_synth_noteon", "fluid_synth_cc"):
     getattr(fs, function).argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+for function in ("fluid_synth_program_change", "fluid_synth_bank_select"):
+    getattr(fs, function).argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
 fs.fluid_synth_write_float.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                                        ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
 fs.fluid_synth_get_active_voice_count.argtypes = [ctypes.c_void_p]

@@ -16,11 +16,15 @@ from fluidsynth_ctypes import MELODIC, fs, open_synth
 font, notes, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rate = float(sys.argv[4]) if len(sys.argv) > 4 else 48000.0
 clock = sys.argv[5] if len(sys.argv) > 5 else "wall"
+program = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+bank = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 if clock not in ("wall", "cpu"):
     sys.exit(f"fluidsynth_polyphony: clock must be wall or cpu, not {clock}")
 now = time.thread_time if clock == "cpu" else time.perf_counter
 synth = open_synth(font, 4096, rate)  # the same pool size Staccato gets
 for channel in MELODIC:
+    fs.fluid_synth_bank_select(synth, channel, bank)
+    fs.fluid_synth_program_change(synth, channel, program)
     fs.fluid_synth_cc(synth, channel, 64, 127)
 for index in range(notes):
     fs.fluid_synth_noteon(synth, MELODIC[index % 15], 21 + (index // 15) % 88, 100)

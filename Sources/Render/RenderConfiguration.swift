@@ -10,9 +10,14 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// The longest block one `render` call may ask for; scratch memory is sized for it.
     /// - Thread: any.
     public var maxFrameCount: Int = 4_096
-    /// Sampler voices allocated at start (1...4096). When all sound, new notes steal; none is dropped.
+    /// Sampler voices allocated at start (1 ... `maximumVoiceCount`). When all sound, new notes
+    /// steal; none is dropped.
     /// - Thread: any.
     public var voiceCount: Int = 256
+    /// The largest voice pool: 16,384 voices, about four times what two cores render in real time
+    /// at 64-frame periods, so a benchmark finds the machine's limit before the pool's.
+    /// - Thread: any.
+    public static let maximumVoiceCount = 16_384
     /// Spare slots where stolen voices fade out over 5 ms instead of being cut.
     /// - Thread: any.
     public var fadeSlotCount: Int = 64
@@ -92,7 +97,7 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maxFrameCount = maxFrameCount
-        self.voiceCount = min(max(voiceCount, 1), 4_096)
+        self.voiceCount = min(max(voiceCount, 1), Self.maximumVoiceCount)
         self.fadeSlotCount = max(fadeSlotCount, 1)
         self.cubicInterpolation = cubicInterpolation
         self.outputLimiter = outputLimiter

@@ -28,7 +28,7 @@ extension Commands {
             OptionSpec(name: "kit", valueName: "KIT.json", help: "a drum kit manifest: channel 10 plays it (e.g. samples/drums/kit.json)"),
             OptionSpec(name: "program", valueName: "N", help: "play every melodic channel with program N, ignoring the file's", range: 0...127),
             DeviceOptions.rate,
-            OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...4_096),
+            OptionSpec(name: "voices", valueName: "N", help: "voice pool size", default: .number(RenderConfiguration().voiceCount), range: 1...Double(RenderConfiguration.maximumVoiceCount)),
             OptionSpec(name: "interpolation", valueName: "KIND", help: "cubic or linear", default: .value("cubic")),
             OptionSpec(name: "block-frames", valueName: "N", help: "frames per render call (the output is the same for every N)",
                        default: .number(MIDIRenderOptions().blockFrameCount), range: 1...Double(RenderConfiguration().maxFrameCount)),

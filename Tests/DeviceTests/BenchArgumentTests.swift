@@ -38,6 +38,22 @@ final class BenchArgumentTests: XCTestCase {
         XCTAssertTrue(missing.standardError.contains("/nonexistent.sfz"), missing.standardError)
     }
 
+    /// `--program [B:]P`: every channel plays that program (here the shipped font's xylophone),
+    /// said in the first line; a program that is not one is one line and exit 2, before anything
+    /// is measured.
+    func testPolyphonyOfAnotherProgram() throws {
+        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic", "--runs", "1", "--seconds", "1", "--notes", "20",
+                                              "--program", "13"], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("(program 0:13 on every channel)"), result.standardOutput)
+        for wrong in ["128", "x", "1:2:3", "200:1"] {
+            let refused = try CommandRunner.bench(["polyphony", "--no-ramp", "--program", wrong], timeout: 30)
+            XCTAssertEqual(refused.exitCode, 2, wrong)
+            XCTAssertEqual(refused.errorLines, ["staccato-bench: --program expects a program 0...127, or BANK:PROGRAM, got '\(wrong)'"])
+            XCTAssertEqual(refused.standardOutput, "", "nothing is measured")
+        }
+    }
+
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
         let result = try CommandRunner.bench(["latency", "--device", "nosuch", "--seconds", "1"], timeout: 30)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)

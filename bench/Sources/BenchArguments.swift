@@ -41,6 +41,16 @@ struct BenchArguments {
         return parsed
     }
 
+    /// `--name P` or `--name B:P`: a General MIDI program, in bank B (0 unless given).
+    func program(_ name: String) -> (bank: UInt8, program: UInt8) {
+        guard let text = string(name) else { return (0, 0) }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { UInt8($0) }
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0.map { $0 < 128 } ?? false }) else {
+            BenchArguments.fail("--\(name) expects a program 0...127, or BANK:PROGRAM, got '\(text)'", status: 2)
+        }
+        return parts.count == 2 ? (parts[0]!, parts[1]!) : (0, parts[0]!)
+    }
+
     /// `--name 64,128` (or `--name 64 128`): a subset of `allowed`, in the order `allowed` lists
     /// them; every other value is an error naming the values that are measured.
     func integers(_ name: String, from allowed: [Int]) -> [Int] {

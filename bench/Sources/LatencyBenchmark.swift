@@ -58,9 +58,10 @@ enum LatencyBenchmark {
         }
         if let bank {
             engine.install(bank)
-            HeldNotes.pressPedals(engine)
+            let held = HeldNotes(bank: bank)
+            held.prepare(engine)
             // Two voices a note (the font's stereo pairs), as in the polyphony benchmark.
-            HeldNotes(bank: bank).strike(engine, 0..<(voices + 1) / 2)
+            held.strike(engine, 0..<(voices + 1) / 2)
         }
         let frames = Int(seconds * Double(rate))
         let configuration = StreamConfiguration(sampleRate: rate, periodFrameCount: period, periodCount: count,

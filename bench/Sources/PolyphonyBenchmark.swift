@@ -43,7 +43,8 @@ enum PolyphonyBenchmark {
     }
 
     static func measureStaccato(font: String, notes: Int, seconds: Double, cubic: Bool,
-                                kernel: SamplerKernelVariant, clock: Clock, threads: Int = 1, rate: Double = 48_000) throws -> Figure {
+                                kernel: SamplerKernelVariant, clock: Clock, threads: Int = 1, rate: Double = 48_000,
+                                program: (bank: UInt8, program: UInt8) = (0, 0)) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
         var configuration = RenderConfiguration(
             sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
@@ -51,8 +52,9 @@ enum PolyphonyBenchmark {
         configuration.threadCount = threads
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
-        HeldNotes.pressPedals(engine)
-        HeldNotes(bank: bank).strike(engine, 0..<notes)
+        let held = HeldNotes(bank: bank, program: program)
+        held.prepare(engine)
+        held.strike(engine, 0..<notes)
         let block = 64
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
         defer { buffer.deallocate() }
@@ -76,10 +78,10 @@ enum PolyphonyBenchmark {
                       voicesPerCPUSecond: Double(voiceFrames) / cpu / rate)
     }
 
-    static func measureFluidSynth(font: String, notes: Int, seconds: Double, clock: Clock) -> Figure? {
+    static func measureFluidSynth(font: String, notes: Int, seconds: Double, clock: Clock, program: (bank: UInt8, program: UInt8) = (0, 0)) -> Figure? {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("fluidsynth_polyphony.py").path
-        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(seconds), "48000", clock.rawValue]), run.status == 0,
+        guard let run = ChildProcess.run(["python3", script, font, String(notes), String(seconds), "48000", clock.rawValue, String(program.program), String(program.bank)]), run.status == 0,
               let json = try? JSONSerialization.jsonObject(with: run.output) as? [String: Double],
               let voices = json["voices_per_core"], let mean = json["mean_voices"], let factor = json["realtime_factor"]
         else { return nil }
@@ -95,8 +97,9 @@ enum PolyphonyBenchmark {
     ///   time (the threads' CPU time is reported beside it), and the ramp runs with each too.
     static func run(font: String, notes: Int, seconds: Double, runs: Int, clock: Clock, rampPeriods: [Int], rampRuns: Int,
                     contenders: Set<Contender> = Set(Contender.allCases), threadCounts: [Int] = [1],
-                    beside: String? = nil) throws -> [String: Any] {
-        print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent),")
+                    beside: String? = nil, program: (bank: UInt8, program: UInt8) = (0, 0)) throws -> [String: Any] {
+        print("Polyphony: voices one core renders in real time, 64-frame blocks at 48 kHz, \(notes) held notes of \(URL(fileURLWithPath: font).lastPathComponent)"
+              + (program == (0, 0) ? "," : " (program \(program.bank):\(program.program) on every channel),"))
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
         let fastest = SamplerKernelVariant.fastestSupported
@@ -109,19 +112,23 @@ enum PolyphonyBenchmark {
                 besideFigures.append(try measureStaccato(font: beside, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
             }
             if contenders.contains(.cubic) {
-                cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
+                cubic.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock,
+                                                 program: program))
                 for (index, threads) in moreThreads.enumerated() {
                     threaded[index].append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest,
-                                                               clock: .wall, threads: threads))
+                                                               clock: .wall, threads: threads, program: program))
                 }
             }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
-                cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock))
+                cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock,
+                                                        program: program))
             }
             if contenders.contains(.linear) {
-                linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false, kernel: fastest, clock: clock))
+                linear.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: false, kernel: fastest, clock: clock,
+                                                  program: program))
             }
-            if contenders.contains(.fluidsynth), let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds, clock: clock) {
+            if contenders.contains(.fluidsynth), let figure = measureFluidSynth(font: font, notes: notes, seconds: seconds, clock: clock,
+                                                                                       program: program) {
                 fluid.append(figure)
             }
         }
@@ -188,7 +195,8 @@ enum PolyphonyBenchmark {
         }
         report["ramp_runs"] = rampRuns
         guard rampRuns > 0 else { return report }
-        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock, threadCounts: threadCounts)
+        report["ramp"] = try PolyphonyRamp.run(font: font, periods: rampPeriods, runs: rampRuns, clock: clock, threadCounts: threadCounts,
+                                               program: program)
         report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }

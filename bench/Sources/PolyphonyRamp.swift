@@ -16,8 +16,8 @@ enum PolyphonyRamp {
     static let periodFrameCounts = [16, 32, 64, 128, 256, 512, 1_024]
     static let loadLimit = 0.8
     static let sampleRate = 48_000.0
-    /// `RenderConfiguration` builds at most 4,096 voices.
-    static let poolLimit = 4_096
+    /// The most voices `RenderConfiguration` builds.
+    static let poolLimit = RenderConfiguration.maximumVoiceCount
     static let firstTrialVoices = 256
 
     struct Trial {
@@ -43,11 +43,11 @@ enum PolyphonyRamp {
 
     static func trial(bank: SampleBank, held: HeldNotes, period: Int, voices: Int, cubic: Bool, clock: PolyphonyBenchmark.Clock,
                       threads: Int) -> Trial {
-        var configuration = RenderConfiguration(sampleRate: sampleRate, maxFrameCount: period, voiceCount: 4_096, cubicInterpolation: cubic)
+        var configuration = RenderConfiguration(sampleRate: sampleRate, maxFrameCount: period, voiceCount: poolLimit, cubicInterpolation: cubic)
         configuration.threadCount = threads
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
-        HeldNotes.pressPedals(engine)
+        held.prepare(engine)
         var notes = 0
         while notes < held.distinctCount && held.voiceCount(0..<notes) < voices { notes += 1 }
         held.strike(engine, 0..<notes)
@@ -118,16 +118,19 @@ enum PolyphonyRamp {
     /// Per period, `runs` ramps of each interpolation, alternating; the median ramp is the figure.
     /// Per period, `runs` ramps of each interpolation on one thread, alternating, and of cubic on each
     /// of `threadCounts` above one; the median ramp is the figure.
-    static func run(font: String, periods: [Int], runs: Int, clock: PolyphonyBenchmark.Clock, threadCounts: [Int] = [1]) throws -> [[String: Any]] {
+    static func run(font: String, periods: [Int], runs: Int, clock: PolyphonyBenchmark.Clock, threadCounts: [Int] = [1],
+                    program: (bank: UInt8, program: UInt8) = (0, 0)) throws -> [[String: Any]] {
         let moreThreads = threadCounts.filter { $0 > 1 }
         let bank = try InstrumentLoader.load(path: font, sampleRate: sampleRate)
-        let held = HeldNotes(bank: bank)
+        let held = HeldNotes(bank: bank, program: program)
         print("")
         print("Real-time voices per period: one thread renders blocks of one period with N held voices; N rises until the")
         print("p99.9 block time passes 80 % of the period (a trial per N: max(256 blocks, 1 s of audio), every block timed; one retry),")
         print("on a thread paced like the device thread: SCHED_FIFO 70 when allowed, woken once a period; median of \(runs) ramps;")
         print(clock == .wall ? "blocks timed by wall time (a block the host took the CPU from counts whole)"
                              : "blocks timed by the thread's CPU time (time the host or other threads took the CPU is left out)")
+        print("held: \(held.distinctCount) distinct notes (\(HeldNotes.melodicChannels.count) channels × \(held.keys.count) keys) of program \(held.bank):\(held.program), "
+              + "\(held.distinctVoiceCount) voices at once; a pool of \(poolLimit)")
         print("  period  deadline  80 % of it   cubic: voices  p99.9 (of period)   linear: voices  p99.9 (of period)   every ramp: cubic | linear")
         var rows: [[String: Any]] = []
         for period in periods {

@@ -8,7 +8,7 @@ usage: staccato-bench <benchmark> [options] [--json PATH]
 benchmarks:
   ring [--items N] [--runs R]   SPSC ring throughput between two threads, beside JACK's jack_ringbuffer
                                 in the same run (default 20000000 items, 5 runs)
-  polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--beside I] [--cpu-time] [--period F,...] [--ramp-runs R] [--no-ramp]
+  polyphony [--notes N] [--seconds S] [--runs R] [--soundfont F] [--program [B:]P] [--beside I] [--cpu-time] [--period F,...] [--ramp-runs R] [--no-ramp]
                                 [--engines cubic,cubic-generic,linear,fluidsynth] [--threads 1,2]
                                 voices per core in real time at 64-frame periods, cubic and linear,
                                 beside FluidSynth in the same run (default 1000 notes = 2000 voices, 3 s, 3 runs);
@@ -22,7 +22,9 @@ benchmarks:
                                 also with the voices on 2 threads, voices per second of wall time and of the
                                 process's CPU time, and a ramp of its own, beside the one-thread figures;
                                 --beside I: cubic on another instrument too (an SFZ, a sample set), run by run
-                                with the others, and its ratio to the font
+                                with the others, and its ratio to the font; --program [B:]P: every channel plays
+                                program P of bank B (default 0:0), for a font whose other programs layer more
+                                voices a note, so the ramp can hold more voices than the piano's distinct notes sound
   burst [--notes N,...] [--runs R] [--soundfont F] [--threads N]
                                 N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
@@ -126,9 +128,10 @@ case "ring":
     let options = parse(["items"])
     measure("ring", options) { RingBenchmark.run(itemCount: options.integer("items", default: 20_000_000), runs: options.integer("runs", default: 5)) }
 case "polyphony":
-    let options = parse(["notes", "seconds", "soundfont", "beside", "period", "ramp-runs", "engines", "threads"], flags: ["cpu-time", "no-ramp"])
+    let options = parse(["notes", "seconds", "soundfont", "program", "beside", "period", "ramp-runs", "engines", "threads"], flags: ["cpu-time", "no-ramp"])
     let font = options.existingFile("soundfont", default: InstrumentLoader.defaultSoundFontPath)
     let beside = options.string("beside").map { options.existingFile("beside", default: $0) }
+    let program = options.program("program")
     measure("polyphony", options) {
         try PolyphonyBenchmark.run(font: font, notes: options.integer("notes", default: 1_000),
                                    seconds: Double(options.integer("seconds", default: 3)), runs: options.integer("runs", default: 3),
@@ -136,7 +139,8 @@ case "polyphony":
                                    rampPeriods: options.integers("period", from: PolyphonyRamp.periodFrameCounts),
                                    rampRuns: options.flag("no-ramp") ? 0 : options.integer("ramp-runs", default: 1),
                                    contenders: options.choices("engines", from: PolyphonyBenchmark.Contender.self),
-                                   threadCounts: options.integers("threads", default: [1], in: 1...64), beside: beside)
+                                   threadCounts: options.integers("threads", default: [1], in: 1...64), beside: beside,
+                                   program: program)
     }
 case "burst":
     let options = parse(["notes", "soundfont", "threads"])
