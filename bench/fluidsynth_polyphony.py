@@ -6,9 +6,11 @@ notes (sustain pedal down on 15 melodic channels), renders 64-frame blocks with
 fluid_synth_write_float on one thread, and counts active voices every block. Prints one JSON
 line: {"voice_frames_per_second": ..., "voices_per_core": ..., "mean_voices": ...}.
 
-usage: fluidsynth_polyphony.py FONT.sf2 NOTES SECONDS [RATE] [wall|cpu]
+usage: fluidsynth_polyphony.py FONT.sf2 NOTES SECONDS [RATE] [wall|cpu] [PROGRAM] [BANK]
 Reverb and chorus are off; interpolation is FluidSynth's default (4th order). `cpu` times the
 rendering thread's CPU time instead of wall time, as staccato-bench polyphony --cpu-time does.
+PROGRAM and BANK (default 0 and 0) select what every melodic channel plays (--program BANK:PROGRAM);
+the keys struck are 21-108 whatever the program plays.
 """
 import ctypes, json, sys, time
 from fluidsynth_ctypes import MELODIC, fs, open_synth

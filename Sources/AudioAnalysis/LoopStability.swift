@@ -6,11 +6,12 @@ import Foundation
 /// is given.
 ///
 /// The microphone hears voice + room ∗ speaker and the speaker plays chain(microphone), so the
-/// closed loop is 1 / (1 − L) with L = chain · room · z^−latency. Every part of L is stable, so the
-/// loop howls exactly when L's plot around the unit circle reaches +1: where L's phase is a whole
-/// number of turns and its magnitude is 1 or more. The maximum stable gain is therefore
-/// −20·log10 of the largest |L| at those phase crossings (the definition of the acoustic feedback
-/// literature), not the peak of |L| alone: a mode whose phase misses zero can stand above 1.
+/// closed loop is 1 / (1 − L) with L = chain · room · z^−latency. Every part of L is stable, so,
+/// raising the chain's gain from silence, the loop starts to howl where L's plot around the unit
+/// circle first reaches +1: where L's phase is a whole number of turns and its magnitude is 1.
+/// The maximum stable gain is therefore −20·log10 of the largest |L| at those phase crossings (the
+/// definition of the acoustic feedback literature), not the peak of |L| alone: a mode whose phase
+/// misses zero can stand above 1.
 ///
 /// A finite run of the loop cannot see this edge: a loop a decibel past it grows by a fraction of a
 /// decibel a second and still sounds stable after 24 s. The criterion sees it whatever the
@@ -50,8 +51,8 @@ public struct LoopStability: Sendable {
 
     /// Where the loop would first howl as the chain's gain rises, and how far that is.
     public struct Margin: Sendable {
-        /// How far the chain's gain could rise before the loop howls, in dB: negative when the
-        /// loop is already unstable (it grows, however slowly). +∞ when L never crosses zero phase.
+        /// How far the chain's gain could rise before the loop howls, in dB: negative past that
+        /// edge, where the loop grows however slowly. +∞ when L never crosses zero phase.
         /// - Thread: any.
         public var decibels: Float
         /// The frequency of that crossing, in hertz (0 with no crossing).
@@ -108,10 +109,19 @@ public struct LoopStability: Sendable {
             let loop = (real: c.real * h.real - c.imaginary * h.imaginary, imaginary: c.real * h.imaginary + c.imaginary * h.real)
             if let last = previous, (last.imaginary < 0) != (loop.imaginary < 0) {
                 // The imaginary part changes sign between the points: the phase crosses 0 or ½
-                // turn. Where the real part there is positive, it is a zero-phase crossing.
-                let fraction = last.imaginary / (last.imaginary - loop.imaginary)
-                let real = last.real + fraction * (loop.real - last.real)
-                if real > 0 { crossings.append(Crossing(hertz: hertz - (1 - fraction) * hertzPerPoint, gain: real)) }
+                // turn, 0 where the chord between them crosses the positive real axis. The
+                // magnitude and the phase are interpolated apart: the chord itself cuts inside
+                // the circle (1 − cos of half the step: 0.17 dB at 16 points a turn), while a
+                // pure delay's magnitude is constant and its phase linear, so for it this is exact.
+                let chordFraction = last.imaginary / (last.imaginary - loop.imaginary)
+                if last.real + chordFraction * (loop.real - last.real) > 0 {
+                    let lastPhase = atan2(last.imaginary, last.real), phase = atan2(loop.imaginary, loop.real)
+                    let fraction = lastPhase == phase ? chordFraction : lastPhase / (lastPhase - phase)
+                    let lastMagnitude = (last.real * last.real + last.imaginary * last.imaginary).squareRoot()
+                    let magnitude = (loop.real * loop.real + loop.imaginary * loop.imaginary).squareRoot()
+                    crossings.append(Crossing(hertz: hertz - (1 - fraction) * hertzPerPoint,
+                                              gain: lastMagnitude + fraction * (magnitude - lastMagnitude)))
+                }
             }
             if point == 0 || point == roomReal.count - 1, loop.real > 0 {
                 // At 0 Hz and at half the sample rate L is real: the circle's mirror half
@@ -133,9 +143,11 @@ public struct LoopStability: Sendable {
     }
 
     /// The bands `bandOctaves` wide (a notch's) in which the loop, with its chain's gain raised by
-    /// `raisedDecibels`, reaches +1 at zero phase: each needs a notch of its own before the loop
-    /// is stable at that gain, so their count is the least number of notches that gain takes
-    /// (a notch's own phase can move a crossing just beside it and ask for more).
+    /// `raisedDecibels`, reaches +1 at zero phase: their count estimates the notches that gain
+    /// takes, a notch a band. It is an estimate, not a bound: a crossing barely above 1 can be cut
+    /// enough by a notch whose band misses it, and a notch's own phase can move a crossing just
+    /// beside it and ask for another. Each band is given by its strongest crossing, with |L|
+    /// there at the raised gain.
     /// - Thread: control.
     public func howlBands(chain: Chain, raisedDecibels: Float,
                           bandOctaves: Double) -> [Crossing] {

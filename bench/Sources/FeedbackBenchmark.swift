@@ -37,16 +37,10 @@ enum FeedbackBenchmark {
             let feedback = engine.renderer.feedback
             return (feedback.activeNotches, feedback.deepestNotchDecibels)
         }
-        /// The microphone's path with the EQ flat, no reverb and the volume at 1: the input's DC
-        /// blocker, the boost and the suppressor's notches.
+        /// The engine's own account of the microphone's path (no reverb, no voice processing here).
         var linearChain: LoopStability.Chain {
-            let sampleRate = engine.configuration.render.sampleRate
-            var stages = [DCBlocker(sampleRate: sampleRate).coefficients]
-            for notch in engine.renderer.feedback.notches {
-                stages.append(FeedbackSuppressor.notchCoefficients(hertz: Double(notch.hertz), depthDecibels: notch.depthDecibels,
-                                                                   sampleRate: sampleRate))
-            }
-            return LoopStability.Chain(gain: Double(decibelsToAmplitude(engine.effects.boostDecibels.value)), sections: stages)
+            guard let path = engine.renderer.microphonePath() else { preconditionFailure("the benchmark's chain is linear") }
+            return LoopStability.Chain(gain: path.gain, sections: path.sections)
         }
     }
 
@@ -76,8 +70,8 @@ enum FeedbackBenchmark {
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
         print("and the loop with the chain as it then stands meets the Nyquist criterion. The last column counts the")
-        print("notch-wide bands where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: the least")
-        print("number of notches that rise needs (the suppressor has \(FeedbackSuppressor.maximumNotchCount)).\n")
+        print("notch-wide bands where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate")
+        print("of the notches that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)).\n")
         print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {

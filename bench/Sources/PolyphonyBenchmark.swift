@@ -134,7 +134,8 @@ enum PolyphonyBenchmark {
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "notes": notes,
                                      "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000,
-                                     "sampler_kernel": fastest.description, "clock": clock.rawValue]
+                                     "sampler_kernel": fastest.description, "clock": clock.rawValue,
+                                     "program": "\(program.bank):\(program.program)"]
         let contenderOf: [String: Contender] = ["staccato_cubic": .cubic, "staccato_cubic_generic": .cubicGeneric,
                                                 "staccato_linear": .linear, "fluidsynth": .fluidsynth]
         func show(_ name: String, key: String, _ figures: [Figure]) {

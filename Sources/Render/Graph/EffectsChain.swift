@@ -26,6 +26,18 @@ struct EffectsChain {
     static var shelfQ: Double { 0.707_106_781_186_547_6 }
     static var limiterCeilingDecibels: Float { -1 }
 
+    /// The bass knob's low shelf.
+    @_noAllocation @_noLocks
+    static func bassShelf(decibels: Float, sampleRate: Double) -> BiquadCoefficients {
+        BiquadCoefficients(.lowShelf(gain: Double(decibels)), frequency: bassHertz, q: shelfQ, sampleRate: sampleRate)
+    }
+
+    /// The treble knob's high shelf.
+    @_noAllocation @_noLocks
+    static func trebleShelf(decibels: Float, sampleRate: Double) -> BiquadCoefficients {
+        BiquadCoefficients(.highShelf(gain: Double(decibels)), frequency: trebleHertz, q: shelfQ, sampleRate: sampleRate)
+    }
+
     let sampleRate: Double
     let bassReader: ParameterReader, trebleReader: ParameterReader, boostReader: ParameterReader
     let reverbReader: ParameterReader, volumeReader: ParameterReader
@@ -110,12 +122,12 @@ struct EffectsChain {
         let bass = bassReader.value, treble = trebleReader.value
         if bass != appliedBass {
             appliedBass = bass
-            let shelf = BiquadCoefficients(.lowShelf(gain: Double(bass)), frequency: Self.bassHertz, q: Self.shelfQ, sampleRate: sampleRate)
+            let shelf = Self.bassShelf(decibels: bass, sampleRate: sampleRate)
             if startingNow { bassLeft = Biquad(shelf); bassRight = Biquad(shelf) } else { bassLeft.setTarget(shelf); bassRight.setTarget(shelf) }
         }
         if treble != appliedTreble {
             appliedTreble = treble
-            let shelf = BiquadCoefficients(.highShelf(gain: Double(treble)), frequency: Self.trebleHertz, q: Self.shelfQ, sampleRate: sampleRate)
+            let shelf = Self.trebleShelf(decibels: treble, sampleRate: sampleRate)
             if startingNow { trebleLeft = Biquad(shelf); trebleRight = Biquad(shelf) } else { trebleLeft.setTarget(shelf); trebleRight.setTarget(shelf) }
         }
     }
