@@ -86,7 +86,7 @@ public enum MaximumStableGain {
     /// criterion, made once for a sweep.
     /// - Thread: control.
     public static func run(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float], sampleRate: Double,
-                           stability: LoopStability? = nil) -> Run {
+                           stability: LoopStability) -> Run {
         let loop = AcousticLoop(response: response)
         chain.setGain(decibels: gainDecibels)
         let limitedBefore = chain.limitedFrameCount, ducksBefore = chain.duckCount
@@ -96,22 +96,24 @@ public enum MaximumStableGain {
         let open = gainDecibels + level(voice[(output.count - second)..<output.count])
         let limiterSeconds = Double(chain.limitedFrameCount - limitedBefore) / sampleRate
         let ducks = chain.duckCount - ducksBefore
-        let criterion = stability ?? LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
-        let margin = criterion.margin(chain: chain.linearChain)
+        let margin = stability.margin(chain: chain.linearChain)
         let stable = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0 && margin.isStable
         return Run(gainDecibels: gainDecibels, closedDecibels: closed, openDecibels: open, limiterSeconds: limiterSeconds,
                    ducks: ducks, notches: chain.notches, margin: margin, stable: stable, output: output)
     }
 
     /// Sweeps the gain up in 1 dB steps from `startDecibels` until a run is unstable (or
-    /// `ceilingDecibels`), then tries the half step above the last stable gain.
+    /// `ceilingDecibels`), then tries the half step above the last stable gain. `stability` is the
+    /// response's criterion when the caller has made it already.
     /// - Thread: control.
     public static func sweep(response: [Float], chain: FeedbackLoopChain, voice: [Float], sampleRate: Double,
-                             startDecibels: Float = -8, ceilingDecibels: Float = 24, log: ((Run) -> Void)? = nil) -> Result {
+                             startDecibels: Float = -8, ceilingDecibels: Float = 24, stability: LoopStability? = nil,
+                             log: ((Run) -> Void)? = nil) -> Result {
         var runs: [Run] = []
         var lastStable: Run?
         var gain = startDecibels
-        let stability = LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
+        let stability = stability ?? LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount,
+                                                   sampleRate: sampleRate)
         while gain <= ceilingDecibels {
             let run = run(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate, stability: stability)
             runs.append(run)

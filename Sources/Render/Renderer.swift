@@ -119,8 +119,6 @@ public final class Renderer: @unchecked Sendable {
     let publishedOutputPeak = Atomic<UInt32>(0)
     let publishedNotchedFrequencies = Atomic<Int>(0)
     let publishedLastNotchedHertz = Atomic<UInt32>(0)
-    let publishedActiveNotches = Atomic<Int>(0)
-    let publishedDeepestNotch = Atomic<UInt32>(0)
     let publishedFeedbackDucks = Atomic<Int>(0)
     /// The suppressor's notch slots, each its centre's and its depth's bits in one word (a slot
     /// is never read half old, half new); 0 for a free slot.
@@ -296,8 +294,6 @@ public final class Renderer: @unchecked Sendable {
     public var feedback: FeedbackStatus {
         FeedbackStatus(notchedFrequencies: publishedNotchedFrequencies.load(ordering: .acquiring),
                        lastNotchedHertz: Float(bitPattern: publishedLastNotchedHertz.load(ordering: .relaxed)),
-                       activeNotches: publishedActiveNotches.load(ordering: .relaxed),
-                       deepestNotchDecibels: Float(bitPattern: publishedDeepestNotch.load(ordering: .relaxed)),
                        ducks: publishedFeedbackDucks.load(ordering: .relaxed),
                        notches: (0..<publishedNotches.count).compactMap { slot in
                            let bits = publishedNotches[slot].load(ordering: .relaxed)
@@ -828,8 +824,6 @@ public final class Renderer: @unchecked Sendable {
         publishedLimitedFrames.store(chain.limiter.reducedFrameCount, ordering: .relaxed)
         // The frequency before the count: a reader that sees the count sees its frequency.
         publishedLastNotchedHertz.store(chain.feedback.lastNotchedHertz.bitPattern, ordering: .relaxed)
-        publishedActiveNotches.store(chain.feedback.activeNotchCount, ordering: .relaxed)
-        publishedDeepestNotch.store(chain.feedback.deepestNotchDecibels.bitPattern, ordering: .relaxed)
         publishedFeedbackDucks.store(chain.feedback.duckCount, ordering: .relaxed)
         for slot in 0..<publishedNotches.count {
             let notch = chain.feedback.notch(at: slot)

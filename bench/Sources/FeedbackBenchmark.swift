@@ -76,15 +76,17 @@ enum FeedbackBenchmark {
         var figures: [[String: Any]] = []
         for room in rooms {
             let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
+            // The room's criterion, made once (a large transform) for both sweeps and the count.
+            let stability = LoopStability(response: room.response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: room.sampleRate)
             func sweep(_ suppressorOn: Bool) -> MaximumStableGain.Result {
                 MaximumStableGain.sweep(response: room.response, chain: EngineChain(sampleRate: room.sampleRate, suppressorOn: suppressorOn),
                                         voice: voice, sampleRate: room.sampleRate,
-                                        startDecibels: gainRange.lowerBound + 16, ceilingDecibels: gainRange.upperBound)
+                                        startDecibels: gainRange.lowerBound + 16, ceilingDecibels: gainRange.upperBound, stability: stability)
             }
             let off = sweep(false), on = sweep(true)
             let rise = on.decibels - off.decibels
             let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
-            let bands = notchBands(response: room.response, sampleRate: room.sampleRate)
+            let bands = notchBands(stability: stability)
             print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
                   + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)           %d notch",
                            off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
@@ -107,12 +109,12 @@ enum FeedbackBenchmark {
 
     /// The loop's edge with the suppressor off (the Nyquist criterion, exact where the sweep's
     /// steps are half a decibel), and the notch-wide bands that howl `targetRiseDecibels` past it.
-    static func notchBands(response: [Float], sampleRate: Double) -> (edgeDecibels: Float, bands: [LoopStability.Crossing]) {
-        let stability = LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: sampleRate)
-        let chain = EngineChain(sampleRate: sampleRate, suppressorOn: false)
-        chain.setGain(decibels: 0)
-        let edge = stability.margin(chain: chain.linearChain).decibels
-        let bands = stability.howlBands(chain: chain.linearChain, raisedDecibels: edge + targetRiseDecibels,
+    static func notchBands(stability: LoopStability) -> (edgeDecibels: Float, bands: [LoopStability.Crossing]) {
+        let engine = EngineChain(sampleRate: stability.sampleRate, suppressorOn: false)
+        engine.setGain(decibels: 0)
+        let chain = engine.linearChain
+        let edge = stability.margin(chain: chain).decibels
+        let bands = stability.howlBands(chain: chain, raisedDecibels: edge + targetRiseDecibels,
                                         bandOctaves: FeedbackSuppressor.notchBandwidthOctaves)
         return (edge, bands)
     }

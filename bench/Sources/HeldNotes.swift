@@ -22,8 +22,7 @@ struct HeldNotes {
     init(bank: SampleBank, program: (bank: UInt8, program: UInt8) = (0, 0)) {
         self.program = program.program
         self.bank = program.bank
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(maxFrameCount: 64,
-                                                                                           voiceCount: RenderConfiguration.maximumVoiceCount)))
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(maxFrameCount: 64, voiceCount: 4_096)))
         engine.install(bank)
         engine.send(midi: .controlChange(channel: 0, controller: 0, value: program.bank))
         engine.send(midi: .programChange(channel: 0, program: program.program))

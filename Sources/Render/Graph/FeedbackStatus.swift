@@ -7,26 +7,23 @@ public struct FeedbackStatus: Sendable, Equatable {
     /// The frequency of the last one, in hertz (0 before the first).
     /// - Thread: any.
     public var lastNotchedHertz: Float = 0
-    /// Notches in place now.
-    /// - Thread: any.
-    public var activeNotches = 0
-    /// The deepest notch's gain now, in dB (0 when none is placed).
-    /// - Thread: any.
-    public var deepestNotchDecibels: Float = 0
     /// Times the whole output was ducked, the last resort.
     /// - Thread: any.
     public var ducks = 0
     /// The notches in place now, in slot order.
     /// - Thread: any.
     public var notches: [FeedbackNotch] = []
+    /// Notches in place now.
+    /// - Thread: any.
+    public var activeNotches: Int { notches.count }
+    /// The deepest notch's gain now, in dB (0 when none is placed).
+    /// - Thread: any.
+    public var deepestNotchDecibels: Float { notches.map(\.depthDecibels).min() ?? 0 }
 
     /// - Thread: any.
-    public init(notchedFrequencies: Int = 0, lastNotchedHertz: Float = 0, activeNotches: Int = 0,
-                deepestNotchDecibels: Float = 0, ducks: Int = 0, notches: [FeedbackNotch] = []) {
+    public init(notchedFrequencies: Int = 0, lastNotchedHertz: Float = 0, ducks: Int = 0, notches: [FeedbackNotch] = []) {
         self.notchedFrequencies = notchedFrequencies
         self.lastNotchedHertz = lastNotchedHertz
-        self.activeNotches = activeNotches
-        self.deepestNotchDecibels = deepestNotchDecibels
         self.ducks = ducks
         self.notches = notches
     }
