@@ -7,7 +7,7 @@ import Render
 
 /// `staccato-bench feedback`: the maximum stable gain of the microphone chain in a simulated
 /// acoustic loop (`AcousticLoop`), with its feedback suppressor off and on, in the built-in rooms
-/// or through the impulse response of `--ir`, and how the voice survives at the highest gain.
+/// or through the impulse responses of `--ir`, and how the voice survives at the highest gain.
 /// The chain is the engine's own: DC blocker, EQ (flat), boost (the gain swept), volume 1, the
 /// feedback suppressor, the −1 dBFS limiter, in 64-frame blocks.
 enum FeedbackBenchmark {
@@ -54,24 +54,26 @@ enum FeedbackBenchmark {
     /// The boost's range bounds the sweep.
     static let gainRange: ClosedRange<Float> = EffectsControls.boostRange
 
-    /// - Parameter irPath: an impulse response file to measure instead of the built-in rooms.
-    static func run(irPath: String?) throws -> [String: Any] {
-        var rooms: [(name: String, response: [Float], sampleRate: Double, modal: Bool)] = []
-        if let irPath {
+    /// - Parameter irPaths: impulse response files to measure instead of the built-in rooms.
+    static func run(irPaths: [String]) throws -> [String: Any] {
+        var rooms: [(name: String, response: [Float], sampleRate: Double)] = []
+        for irPath in irPaths {
             let file = try AudioFileReader.read(irPath)
             let response = file.channel(0)
             let peak = RoomImpulse.magnitudePeak(response)
             guard peak > 0 else { throw FeedbackFailure(description: "\(irPath): the impulse response is silent") }
-            rooms.append(((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate), true))
-        } else {
-            rooms = RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate, $0 != .diffuse) }
+            rooms.append(((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate)))
+        }
+        if irPaths.isEmpty {
+            rooms = RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate) }
         }
         print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
         print("and the loop with the chain as it then stands meets the Nyquist criterion. The last column counts the")
         print("notch-wide bands where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate")
-        print("of the notches that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)).\n")
+        print("of the notches that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)); a room that needs more")
+        print("howls in more places than notches can cover, whatever modes it has.\n")
         print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {
@@ -87,12 +89,13 @@ enum FeedbackBenchmark {
             let rise = on.decibels - off.decibels
             let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
             let bands = notchBands(stability: stability)
+            let withinReach = bands.bands.count <= FeedbackSuppressor.maximumNotchCount
             print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
                   + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)           %d notch",
                            off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
                   + (bands.bands.count == 1 ? "" : "es")
-                  + (room.modal ? "" : "   (modeless: little for notches to work on)"))
-            figures.append(["room": room.name, "modal": room.modal,
+                  + (withinReach ? "" : "   (beyond the notches' reach)"))
+            figures.append(["room": room.name, "within_notch_reach": withinReach,
                             "maximum_stable_gain_off_db": off.decibels, "maximum_stable_gain_on_db": on.decibels,
                             "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,

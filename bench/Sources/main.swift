@@ -64,10 +64,10 @@ benchmarks:
                                 staccato render beside fluidsynth -F (default: the system's FluidR3_GM.sf2, TimGM6mb.sf2
                                 and MuseScore_General_Full.sf3 that exist, 3 runs)
 
-  feedback [--ir IR.wav]        the microphone chain's maximum stable gain in a simulated acoustic loop with its
+  feedback [--ir IR.wav...]     the microphone chain's maximum stable gain in a simulated acoustic loop with its
                                 feedback suppressor off and on, in the built-in rooms (three with strong modes, one
-                                diffuse) or through the impulse response given, and the voice's correlation with
-                                the dry voice at the highest stable gain
+                                diffuse) or through each impulse response given, the voice's correlation with the
+                                dry voice at the highest stable gain, and how many notches a 6 dB rise would need
 
   chart FILE.json [--svg OUT.svg]
                                 draws the chart of a saved latency or polyphony report again
@@ -213,8 +213,8 @@ case "fonts":
     measure("fonts", options) { try FontsBenchmark.run(fonts: fonts, runs: options.integer("runs", default: 3)) }
 case "feedback":
     let options = parse(["ir"])
-    if let ir = options.string("ir") { BenchArguments.requireFile(ir) }
-    measure("feedback", options) { try FeedbackBenchmark.run(irPath: options.string("ir")) }
+    options.strings("ir").forEach(BenchArguments.requireFile)
+    measure("feedback", options) { try FeedbackBenchmark.run(irPaths: options.strings("ir")) }
 case "--help", "-h", "help":
     print(usage)
 case let other:
