@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import Render
+import Synchronization
 
 /// Voices one core renders in real time at 64-frame periods: hold many notes of a real font, render
 /// 64-frame blocks on one thread, count active voices every block, and divide the voice-frames
@@ -46,6 +47,13 @@ enum PolyphonyBenchmark {
                                 kernel: SamplerKernelVariant, clock: Clock, threads: Int = 1, rate: Double = 48_000,
                                 program: (bank: UInt8, program: UInt8) = (0, 0)) throws -> Figure {
         let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
+        let engine = heldNotesEngine(bank: bank, notes: notes, cubic: cubic, kernel: kernel, threads: threads, rate: rate, program: program)
+        return time(engine, seconds: seconds, clock: clock, cpuNanoseconds: { processCPUNanoseconds }, rate: rate)
+    }
+
+    /// An engine holding `notes` notes of `bank`, their note-ons applied: ready to be timed.
+    static func heldNotesEngine(bank: SampleBank, notes: Int, cubic: Bool, kernel: SamplerKernelVariant, threads: Int,
+                                rate: Double, program: (bank: UInt8, program: UInt8)) -> Engine {
         var configuration = RenderConfiguration(
             sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
             samplerKernel: kernel)
@@ -55,10 +63,21 @@ enum PolyphonyBenchmark {
         let held = HeldNotes(bank: bank, program: program)
         held.prepare(engine)
         held.strike(engine, 0..<notes)
-        let block = 64
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * timedBlockFrameCount)
+        defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: timedBlockFrameCount)  // applies the note-ons
+        return engine
+    }
+
+    /// The block the held notes are timed in: the real-time figure's period.
+    static let timedBlockFrameCount = 64
+
+    /// Times `seconds` of `engine`'s held notes in 64-frame blocks; `cpuNanoseconds` is the CPU
+    /// time the voices are charged (the process's, or one thread's when renders run side by side).
+    static func time(_ engine: Engine, seconds: Double, clock: Clock, cpuNanoseconds: () -> UInt64, rate: Double) -> Figure {
+        let block = timedBlockFrameCount
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
         defer { buffer.deallocate() }
-        engine.renderer.render(into: buffer, frameCount: block)  // applies the note-ons
         let blocks = Int(seconds * rate) / block
         var voiceFrames = 0
         var elapsed = 0.0, cpu = 0.0
@@ -66,16 +85,42 @@ enum PolyphonyBenchmark {
         for first in stride(from: 0, to: blocks, by: 32) {
             let count = min(32, blocks - first)
             voiceFrames += engine.renderer.statistics.activeVoices * block * count
-            let start = clock.nanoseconds, cpuStart = processCPUNanoseconds
+            let start = clock.nanoseconds, cpuStart = cpuNanoseconds()
             for _ in 0..<count { engine.renderer.render(into: buffer, frameCount: block) }
             elapsed += Double(clock.nanoseconds - start) / 1e9
-            cpu += Double(processCPUNanoseconds - cpuStart) / 1e9
+            cpu += Double(cpuNanoseconds() - cpuStart) / 1e9
         }
         engine.processEvents()
         return Figure(voicesPerCore: Double(voiceFrames) / elapsed / rate,
                       meanVoices: Double(voiceFrames) / Double(blocks * block),
                       realtimeFactor: Double(blocks * block) / rate / elapsed,
                       voicesPerCPUSecond: Double(voiceFrames) / cpu / rate)
+    }
+
+    /// `count` one-thread renders of the same held notes at once, each on a thread of its own with
+    /// an engine of its own (one loaded font between them, as one render's threads share one), each
+    /// charged its own thread's CPU time: what `count` cores lose to each other on this machine
+    /// with nothing to share or wait for, beside which the threads of one render are judged.
+    static func measureIndependently(font: String, count: Int, notes: Int, seconds: Double, kernel: SamplerKernelVariant,
+                                     rate: Double = 48_000, program: (bank: UInt8, program: UInt8)) throws -> [Figure] {
+        let bank = try InstrumentLoader.load(path: font, sampleRate: rate)
+        let side = SideBySide()
+        let group = DispatchGroup()
+        for _ in 0..<count {
+            group.enter()
+            let thread = Thread {
+                let engine = heldNotesEngine(bank: bank, notes: notes, cubic: true, kernel: kernel, threads: 1, rate: rate, program: program)
+                // Every render is ready before any is timed, so that they run side by side throughout.
+                side.ready.add(1, ordering: .acquiringAndReleasing)
+                while side.ready.load(ordering: .acquiring) < count {}
+                let figure = time(engine, seconds: seconds, clock: .wall, cpuNanoseconds: { Clock.threadCPU.nanoseconds }, rate: rate)
+                side.figures.withLock { $0.append(figure) }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        return side.figures.withLock { $0 }
     }
 
     static func measureFluidSynth(font: String, notes: Int, seconds: Double, clock: Clock, program: (bank: UInt8, program: UInt8) = (0, 0)) -> Figure? {
@@ -107,6 +152,9 @@ enum PolyphonyBenchmark {
         let moreThreads = Array(threadCounts.drop { $0 == 1 })
         var threaded = [[Figure]](repeating: [], count: moreThreads.count)
         var besideFigures: [Figure] = []
+        // With more threads measured, as many one-thread renders at once: the machine's own loss.
+        let independentCount = min(moreThreads.max() ?? 1, ProcessInfo.processInfo.activeProcessorCount)
+        var independent: [Figure] = []
         for _ in 0..<runs {
             if let beside {
                 besideFigures.append(try measureStaccato(font: beside, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
@@ -117,6 +165,10 @@ enum PolyphonyBenchmark {
                 for (index, threads) in moreThreads.enumerated() {
                     threaded[index].append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: fastest,
                                                                clock: .wall, threads: threads, program: program))
+                }
+                if independentCount > 1 {
+                    independent.append(contentsOf: try measureIndependently(font: font, count: independentCount, notes: notes, seconds: seconds,
+                                                                            kernel: fastest, program: program))
                 }
             }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
@@ -162,6 +214,15 @@ enum PolyphonyBenchmark {
                                   "voices_per_cpu_second": perCPU, "speedup": median.voicesPerCore / single.voicesPerCore])
             }
             if !moreThreads.isEmpty { report["staccato_cubic_by_threads"] = byThreads }
+            if !independent.isEmpty {
+                let perCPU = independent.map { $0.voicesPerCPUSecond ?? 0 }
+                let singlePerCPU = single.voicesPerCPUSecond ?? single.voicesPerCore
+                print("  \("  \(independentCount) one-thread renders at once".padding(toLength: 52, withPad: " ", startingAt: 0))"
+                      + " per second of CPU \(String(format: "%.0f", perCPU.median)) each (\(String(format: "%+.1f", 100 * (perCPU.median / singlePerCPU - 1))) %"
+                      + " against one thread alone: what \(independentCount) cores lose to each other on this machine, sharing nothing)")
+                report["staccato_cubic_independent"] = ["count": independentCount, "voices_per_cpu_second": perCPU.summary,
+                                                        "against_one_thread": perCPU.median / singlePerCPU - 1]
+            }
         }
         if !cubicGeneric.isEmpty {
             show("Staccato, cubic (4-point), \(SamplerKernelVariant.generic) kernels", key: "staccato_cubic_generic", cubicGeneric)
@@ -201,4 +262,10 @@ enum PolyphonyBenchmark {
         report["ramp_load_limit"] = PolyphonyRamp.loadLimit
         return report
     }
+}
+
+/// What the renders of `PolyphonyBenchmark.measureIndependently` share: a start line and their figures.
+private final class SideBySide: Sendable {
+    let ready = Atomic<Int>(0)
+    let figures = Mutex<[PolyphonyBenchmark.Figure]>([])
 }
