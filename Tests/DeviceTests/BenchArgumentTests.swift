@@ -54,6 +54,33 @@ final class BenchArgumentTests: XCTestCase {
         }
     }
 
+    /// `--threads 1,2`: two threads of one render beside one, and, on a machine of two cores or
+    /// more, two one-thread renders at once, each charged its own thread's CPU time, so the
+    /// per-CPU figure stands beside what the cores lose to each other.
+    func testPolyphonyOnTwoThreadsBesideTwoRendersAtOnce() throws {
+        let folder = try TemporaryFolder(self)
+        let report = folder.file("threads.json")
+        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic", "--runs", "1", "--seconds", "1", "--notes", "20",
+                                              "--threads", "1,2", "--json", report], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("the same on 2 threads"), result.standardOutput)
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: report))
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let byThreads = try XCTUnwrap(json["staccato_cubic_by_threads"] as? [[String: Any]])
+        XCTAssertEqual(byThreads.compactMap { $0["threads"] as? Int }, [1, 2])
+        guard ProcessInfo.processInfo.activeProcessorCount >= 2 else { return }
+        XCTAssertTrue(result.standardOutput.contains("2 one-thread renders at once"), result.standardOutput)
+        let independent = try XCTUnwrap(json["staccato_cubic_independent"] as? [String: Any])
+        XCTAssertEqual(independent["count"] as? Int, 2)
+        let perCPU = try XCTUnwrap((independent["voices_per_cpu_second"] as? [String: Any])?["runs"] as? [Double])
+        XCTAssertEqual(perCPU.count, 2, "one figure for each render")
+        // Each render holds the same notes as one thread alone: its voices per CPU second are
+        // of the same order (far from zero, not the two summed), however busy the machine.
+        let single = try XCTUnwrap(byThreads.first?["voices_per_cpu_second"] as? Double)
+        for figure in perCPU { XCTAssertGreaterThan(figure, single / 4, "\(perCPU) against \(single)") }
+        for figure in perCPU { XCTAssertLessThan(figure, single * 4, "\(perCPU) against \(single)") }
+    }
+
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
         let result = try CommandRunner.bench(["latency", "--device", "nosuch", "--seconds", "1"], timeout: 30)
         XCTAssertEqual(result.exitCode, 1, result.standardOutput + result.standardError)
