@@ -104,6 +104,6 @@ let package = Package(
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "CJack", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
+        .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
     ]
 )

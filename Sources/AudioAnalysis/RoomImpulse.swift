@@ -10,9 +10,10 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
     /// A PA on a stage: a reflective wall 0.6 m behind the microphone (a comb every 290 Hz), two
     /// very strong modes, and a livelier tail (RT60 500 ms).
     case stage
-    /// A small modal room: five strong low-mid modes (90–310 Hz) over a short tail. Near its modes
-    /// the loop's phase misses zero, so it is the tail's own field of peaks that howls first, in
-    /// more bands than eight notches cover (`staccato-bench feedback` counts them).
+    /// A small modal room: five strong low-mid modes (90–310 Hz) over a short tail. At its modes'
+    /// peaks the loop's phase misses zero, so it howls first on two of their flanks, and 6 dB past
+    /// that edge its tail's peaks howl too, in more bands than eight notches cover
+    /// (`staccato-bench feedback` counts them).
     case smallRoomModal
     /// Exponentially decaying noise (RT60 400 ms) after the direct path: no modes.
     case diffuse

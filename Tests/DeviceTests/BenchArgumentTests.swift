@@ -73,12 +73,15 @@ final class BenchArgumentTests: XCTestCase {
         let independent = try XCTUnwrap(json["staccato_cubic_independent"] as? [String: Any])
         XCTAssertEqual(independent["count"] as? Int, 2)
         let perCPU = try XCTUnwrap((independent["voices_per_cpu_second"] as? [String: Any])?["runs"] as? [Double])
-        XCTAssertEqual(perCPU.count, 2, "one figure for each render")
-        // Each render holds the same notes as one thread alone: its voices per CPU second are
-        // of the same order (far from zero, not the two summed), however busy the machine.
+        XCTAssertEqual(perCPU.count, 1, "one figure a run: the renders' mean")
+        // Each render holds the same notes as one thread alone and is charged its own thread's CPU
+        // time: its voices per CPU second are about one thread's (0.95-1.19x seen with both cores
+        // busy), where the process's time would halve it and the two renders' voices summed double it.
         let single = try XCTUnwrap(byThreads.first?["voices_per_cpu_second"] as? Double)
-        for figure in perCPU { XCTAssertGreaterThan(figure, single / 4, "\(perCPU) against \(single)") }
-        for figure in perCPU { XCTAssertLessThan(figure, single * 4, "\(perCPU) against \(single)") }
+        for figure in perCPU {
+            XCTAssertGreaterThan(figure, single * 2 / 3, "\(perCPU) against \(single)")
+            XCTAssertLessThan(figure, single * 3 / 2, "\(perCPU) against \(single)")
+        }
     }
 
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {

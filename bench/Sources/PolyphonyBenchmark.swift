@@ -13,8 +13,9 @@ enum PolyphonyBenchmark {
         var voicesPerCore: Double
         var meanVoices: Double
         var realtimeFactor: Double
-        /// Voice-frames per second of the whole process's CPU time, over the sample rate: what the
-        /// voices cost in CPU, however many threads share them (nil where not measured).
+        /// Voice-frames per second of CPU time, over the sample rate: what the voices cost in CPU,
+        /// charged the whole process's time however many threads share them, or one thread's
+        /// when renders run side by side (`measureIndependently`); nil where not measured.
         var voicesPerCPUSecond: Double? = nil
     }
 
@@ -109,12 +110,16 @@ enum PolyphonyBenchmark {
         for _ in 0..<count {
             group.enter()
             let thread = Thread {
-                let engine = heldNotesEngine(bank: bank, notes: notes, cubic: true, kernel: kernel, threads: 1, rate: rate, program: program)
-                // Every render is ready before any is timed, so that they run side by side throughout.
-                side.ready.add(1, ordering: .acquiringAndReleasing)
-                while side.ready.load(ordering: .acquiring) < count {}
-                let figure = time(engine, seconds: seconds, clock: .wall, cpuNanoseconds: { Clock.threadCPU.nanoseconds }, rate: rate)
-                side.figures.withLock { $0.append(figure) }
+                // The engine is gone before the group is left, so its teardown is not timed as
+                // part of what the caller measures next.
+                do {
+                    let engine = heldNotesEngine(bank: bank, notes: notes, cubic: true, kernel: kernel, threads: 1, rate: rate, program: program)
+                    // Every render is ready before any is timed, so that they run side by side throughout.
+                    side.ready.add(1, ordering: .acquiringAndReleasing)
+                    while side.ready.load(ordering: .acquiring) < count { sched_yield() }
+                    let figure = time(engine, seconds: seconds, clock: .wall, cpuNanoseconds: { Clock.threadCPU.nanoseconds }, rate: rate)
+                    side.figures.withLock { $0.append(figure) }
+                }
                 group.leave()
             }
             thread.start()
@@ -154,7 +159,8 @@ enum PolyphonyBenchmark {
         var besideFigures: [Figure] = []
         // With more threads measured, as many one-thread renders at once: the machine's own loss.
         let independentCount = min(moreThreads.max() ?? 1, ProcessInfo.processInfo.activeProcessorCount)
-        var independent: [Figure] = []
+        // Per run, the renders' mean voices per CPU second: one figure a run, as for the others.
+        var independent: [Double] = []
         for _ in 0..<runs {
             if let beside {
                 besideFigures.append(try measureStaccato(font: beside, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
@@ -167,8 +173,9 @@ enum PolyphonyBenchmark {
                                                                clock: .wall, threads: threads, program: program))
                 }
                 if independentCount > 1 {
-                    independent.append(contentsOf: try measureIndependently(font: font, count: independentCount, notes: notes, seconds: seconds,
-                                                                            kernel: fastest, program: program))
+                    let renders = try measureIndependently(font: font, count: independentCount, notes: notes, seconds: seconds,
+                                                           kernel: fastest, program: program)
+                    independent.append(renders.map { $0.voicesPerCPUSecond ?? 0 }.reduce(0, +) / Double(renders.count))
                 }
             }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
@@ -201,12 +208,13 @@ enum PolyphonyBenchmark {
         }
         show("Staccato, cubic (4-point), \(fastest) kernels", key: "staccato_cubic", cubic)
         if let single = cubic.isEmpty ? nil : cubic.median(by: \.voicesPerCore) {
+            // Per CPU second, each figure is the median of the runs' own per-CPU figures.
+            let singlePerCPU = cubic.map { $0.voicesPerCPUSecond ?? $0.voicesPerCore }.median
             var byThreads: [[String: Any]] = [["threads": 1, "voices_per_second": single.voicesPerCore,
-                                               "voices_per_cpu_second": single.voicesPerCPUSecond ?? NSNull()]]
+                                               "voices_per_cpu_second": singlePerCPU]]
             for (index, threads) in moreThreads.enumerated() where !threaded[index].isEmpty {
                 let median = threaded[index].median(by: \.voicesPerCore)
                 let perCPU = threaded[index].map { $0.voicesPerCPUSecond ?? 0 }.median
-                let singlePerCPU = single.voicesPerCPUSecond ?? single.voicesPerCore
                 print("  \("  the same on \(threads) threads".padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%7.0f", median.voicesPerCore)) voices/s"
                       + " (\(String(format: "%.2f", median.voicesPerCore / single.voicesPerCore))x one thread); per second of CPU"
                       + " \(String(format: "%.0f", perCPU)) (\(String(format: "%+.1f", 100 * (perCPU / singlePerCPU - 1))) % against one thread's \(String(format: "%.0f", singlePerCPU)))")
@@ -215,8 +223,7 @@ enum PolyphonyBenchmark {
             }
             if !moreThreads.isEmpty { report["staccato_cubic_by_threads"] = byThreads }
             if !independent.isEmpty {
-                let perCPU = independent.map { $0.voicesPerCPUSecond ?? 0 }
-                let singlePerCPU = single.voicesPerCPUSecond ?? single.voicesPerCore
+                let perCPU = independent
                 print("  \("  \(independentCount) one-thread renders at once".padding(toLength: 52, withPad: " ", startingAt: 0))"
                       + " per second of CPU \(String(format: "%.0f", perCPU.median)) each (\(String(format: "%+.1f", 100 * (perCPU.median / singlePerCPU - 1))) %"
                       + " against one thread alone: what \(independentCount) cores lose to each other on this machine, sharing nothing)")

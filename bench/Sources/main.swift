@@ -22,10 +22,11 @@ benchmarks:
                                 also with the voices on 2 threads, voices per second of wall time and of the
                                 process's CPU time, and a ramp of its own, beside the one-thread figures, and
                                 as many one-thread renders at once, each charged its own thread's CPU time (what
-                                the cores lose to each other with nothing shared); --beside I: cubic on another instrument too (an SFZ, a sample set), run by run
-                                with the others, and its ratio to the font; --program [B:]P: every channel plays
-                                program P of bank B (default 0:0), for a font whose other programs layer more
-                                voices a note, so the ramp can hold more voices than the piano's distinct notes sound
+                                the cores lose to each other with nothing shared); --beside I: cubic on another
+                                instrument too (an SFZ, a sample set), run by run with the others, and its ratio
+                                to the font; --program [B:]P: every channel plays program P of bank B (default
+                                0:0), for a font whose other programs layer more voices a note, so the ramp can
+                                hold more voices than the piano's distinct notes sound
   burst [--notes N,...] [--runs R] [--soundfont F] [--threads N]
                                 N note-ons in one 64-frame block (default N = 512, 1024, 2048), 256-voice pool: worst
                                 block time against the deadline, notes dropped, steals, hard cuts, beside
