@@ -56,17 +56,16 @@ enum FeedbackBenchmark {
 
     /// - Parameter irPaths: impulse response files to measure instead of the built-in rooms.
     static func run(irPaths: [String]) throws -> [String: Any] {
-        var rooms: [(name: String, response: [Float], sampleRate: Double)] = []
-        for irPath in irPaths {
-            let file = try AudioFileReader.read(irPath)
-            let response = file.channel(0)
-            let peak = RoomImpulse.magnitudePeak(response)
-            guard peak > 0 else { throw FeedbackFailure(description: "\(irPath): the impulse response is silent") }
-            rooms.append(((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate)))
-        }
-        if irPaths.isEmpty {
-            rooms = RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate) }
-        }
+        // Every file is read before any room is measured: a bad one stops the run at once.
+        let rooms: [(name: String, response: [Float], sampleRate: Double)] = irPaths.isEmpty
+            ? RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate) }
+            : try irPaths.map { irPath in
+                let file = try AudioFileReader.read(irPath)
+                let response = file.channel(0)
+                let peak = RoomImpulse.magnitudePeak(response)
+                guard peak > 0 else { throw FeedbackFailure(description: "\(irPath): the impulse response is silent") }
+                return ((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate))
+            }
         print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")

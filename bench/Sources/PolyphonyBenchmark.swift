@@ -52,11 +52,11 @@ enum PolyphonyBenchmark {
         return time(engine, seconds: seconds, clock: clock, cpuNanoseconds: { processCPUNanoseconds }, rate: rate)
     }
 
-    /// An engine holding `notes` notes of `bank`, their note-ons applied: ready to be timed.
+    /// An engine with `notes` notes of `bank` struck: `time` applies them and times the rest.
     static func heldNotesEngine(bank: SampleBank, notes: Int, cubic: Bool, kernel: SamplerKernelVariant, threads: Int,
                                 rate: Double, program: (bank: UInt8, program: UInt8)) -> Engine {
         var configuration = RenderConfiguration(
-            sampleRate: rate, maxFrameCount: 64, voiceCount: 4_096, cubicInterpolation: cubic,
+            sampleRate: rate, maxFrameCount: timedBlockFrameCount, voiceCount: 4_096, cubicInterpolation: cubic,
             samplerKernel: kernel)
         configuration.threadCount = threads
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
@@ -64,21 +64,20 @@ enum PolyphonyBenchmark {
         let held = HeldNotes(bank: bank, program: program)
         held.prepare(engine)
         held.strike(engine, 0..<notes)
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * timedBlockFrameCount)
-        defer { buffer.deallocate() }
-        engine.renderer.render(into: buffer, frameCount: timedBlockFrameCount)  // applies the note-ons
         return engine
     }
 
     /// The block the held notes are timed in: the real-time figure's period.
     static let timedBlockFrameCount = 64
 
-    /// Times `seconds` of `engine`'s held notes in 64-frame blocks; `cpuNanoseconds` is the CPU
-    /// time the voices are charged (the process's, or one thread's when renders run side by side).
+    /// Applies `engine`'s struck notes in a first block, then times `seconds` of them held in
+    /// 64-frame blocks; `cpuNanoseconds` is the CPU time the voices are charged (the process's, or
+    /// one thread's when renders run side by side).
     static func time(_ engine: Engine, seconds: Double, clock: Clock, cpuNanoseconds: () -> UInt64, rate: Double) -> Figure {
         let block = timedBlockFrameCount
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
         defer { buffer.deallocate() }
+        engine.renderer.render(into: buffer, frameCount: block)  // applies the note-ons, untimed
         let blocks = Int(seconds * rate) / block
         var voiceFrames = 0
         var elapsed = 0.0, cpu = 0.0
@@ -192,7 +191,7 @@ enum PolyphonyBenchmark {
             }
         }
         var report: [String: Any] = ["soundfont": URL(fileURLWithPath: font).lastPathComponent, "notes": notes,
-                                     "seconds": seconds, "runs": runs, "block_frames": 64, "sample_rate": 48_000,
+                                     "seconds": seconds, "runs": runs, "block_frames": timedBlockFrameCount, "sample_rate": 48_000,
                                      "sampler_kernel": fastest.description, "clock": clock.rawValue,
                                      "program": "\(program.bank):\(program.program)"]
         let contenderOf: [String: Contender] = ["staccato_cubic": .cubic, "staccato_cubic_generic": .cubicGeneric,
@@ -223,12 +222,11 @@ enum PolyphonyBenchmark {
             }
             if !moreThreads.isEmpty { report["staccato_cubic_by_threads"] = byThreads }
             if !independent.isEmpty {
-                let perCPU = independent
                 print("  \("  \(independentCount) one-thread renders at once".padding(toLength: 52, withPad: " ", startingAt: 0))"
-                      + " per second of CPU \(String(format: "%.0f", perCPU.median)) each (\(String(format: "%+.1f", 100 * (perCPU.median / singlePerCPU - 1))) %"
+                      + " per second of CPU \(String(format: "%.0f", independent.median)) each (\(String(format: "%+.1f", 100 * (independent.median / singlePerCPU - 1))) %"
                       + " against one thread alone: what \(independentCount) cores lose to each other on this machine, sharing nothing)")
-                report["staccato_cubic_independent"] = ["count": independentCount, "voices_per_cpu_second": perCPU.summary,
-                                                        "against_one_thread": perCPU.median / singlePerCPU - 1]
+                report["staccato_cubic_independent"] = ["count": independentCount, "voices_per_cpu_second": independent.summary,
+                                                        "against_one_thread": independent.median / singlePerCPU - 1]
             }
         }
         if !cubicGeneric.isEmpty {
