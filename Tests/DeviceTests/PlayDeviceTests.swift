@@ -45,9 +45,10 @@ final class PlayDeviceTests: XCTestCase {
         let song = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
         // Three periods of 128 frames: the smallest setting on which a reference player ran clean
         // on this clock (shared/notes).
-        let (live, pace) = try ServerClock().measuringPace {
-            try Self.playRecorded(song, rate: Self.rate, arguments: ["--period", "128"], timeout: 120)
-        }
+        let live = try Self.playRecorded(song, rate: Self.rate, arguments: ["--period", "128"], timeout: 120)
+        // The pace of the run that counts: a re-run's first try (with its xruns) may have kept
+        // another.
+        let pace = live.pace
         XCTAssertEqual(live.granted.period, 128, live.result.standardOutput)
         let (offline, summary) = try Self.renderOffline(song, rate: Self.rate)
 
@@ -105,6 +106,8 @@ final class PlayDeviceTests: XCTestCase {
         var granted: (period: Int, buffer: Int)
         var xrunsPerRun: [Int]
         var report: TestDevices.Report
+        /// The server clock's pace over the run recorded (`ServerClock`).
+        var pace: Double
     }
 
     /// Plays `song` at `rate` into a `staccato_record` file and checks it ended cleanly with no
@@ -115,10 +118,11 @@ final class PlayDeviceTests: XCTestCase {
         let command = ["play", song, "--device", "staccato_record:FILE=\(recordPath)", "--rate", "\(rate)"] + arguments
         // A run with xruns (the dummy clock's own misses on a busy host) is taken again, four runs
         // in all: a CI run had xruns in two in a row.
-        var (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
+        let clock = try ServerClock()
+        var ((result, report), pace) = try clock.measuringPace { try TestDevices.staccatoReported(command, timeout: timeout) }
         var xrunsPerRun = [report.xruns]
         while report.xruns != 0 && xrunsPerRun.count < 4 {
-            (result, report) = try TestDevices.staccatoReported(command, timeout: timeout)
+            ((result, report), pace) = try clock.measuringPace { try TestDevices.staccatoReported(command, timeout: timeout) }
             xrunsPerRun.append(report.xruns)
         }
         XCTAssertEqual(result.exitCode, 0, result.standardError)
@@ -126,7 +130,7 @@ final class PlayDeviceTests: XCTestCase {
         XCTAssertEqual(xrunsPerRun.last, 0, "xruns per run: \(xrunsPerRun)")
         let start = try XCTUnwrap(report.songStartFrame, "the report names the song's start frame")
         return LiveRecording(result: result, played: try TestDevices.readRaw(recordPath), start: start,
-                             granted: (report.period, report.buffer), xrunsPerRun: xrunsPerRun, report: report)
+                             granted: (report.period, report.buffer), xrunsPerRun: xrunsPerRun, report: report, pace: pace)
     }
 
     /// `song` rendered offline with the shipped font, in the default blocks (64 frames).
