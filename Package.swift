@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),

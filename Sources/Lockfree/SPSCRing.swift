@@ -225,9 +225,6 @@ public enum SPSCRing<Element: BitwiseCopyable> {
 /// Shared state of one ring: the slots and the two published indices, each on its own cache line.
 @usableFromInline
 final class RingStorage<Element: BitwiseCopyable>: @unchecked Sendable {
-    /// 128 bytes: x86 prefetches cache lines in pairs, so 64 would still let the indices interfere.
-    @usableFromInline static var lineSize: Int { 128 }
-
     @usableFromInline let slots: UnsafeMutablePointer<Element>
     @usableFromInline let capacity: Int
     @usableFromInline let mask: Int
@@ -244,9 +241,9 @@ final class RingStorage<Element: BitwiseCopyable>: @unchecked Sendable {
         // Zeroed now, so that the producer's first write to a slot never faults its page in: the
         // audio thread produces into some rings.
         UnsafeMutableRawPointer(slots).initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
-        indexLines = .allocate(byteCount: 2 * Self.lineSize, alignment: Self.lineSize)
+        indexLines = .allocate(byteCount: 2 * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
         writeIndex = indexLines.bindMemory(to: Atomic<Int>.self, capacity: 1)
-        readIndex = (indexLines + Self.lineSize).bindMemory(to: Atomic<Int>.self, capacity: 1)
+        readIndex = (indexLines + CacheLine.separationByteCount).bindMemory(to: Atomic<Int>.self, capacity: 1)
         writeIndex.initialize(to: Atomic(0))
         readIndex.initialize(to: Atomic(0))
     }

@@ -626,7 +626,7 @@ struct Sampler {
         // The voices that ended in the segment: their banks have one user fewer. Only the items
         // that counted an ended voice are looked through.
         let voices = work.pointee.voices
-        for item in 0..<work.pointee.samplerItemCount where work.pointee.endedCounts[item] > 0 {
+        for item in 0..<work.pointee.samplerItemCount where work.pointee.report(ofItem: item).pointee.endedVoiceCount > 0 {
             for index in work.pointee.voiceRange(ofItem: item) where listedSounding[index] && !voices[index].pointee.isActive {
                 listedSounding[index] = false
                 listedSoundingCount -= 1

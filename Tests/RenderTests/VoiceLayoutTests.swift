@@ -1,3 +1,4 @@
+import Lockfree
 @testable import Render
 import XCTest
 
@@ -8,7 +9,7 @@ import XCTest
 /// thread's cache, and the audio thread's scans of the pool stay in its own cache.
 final class VoiceLayoutTests: XCTestCase {
     func testTheControlFieldsFillTheFirstCacheLineAndVoicesStartOnALine() {
-        let line = VoicePool.cacheLineByteCount
+        let line = CacheLine.byteCount
         print("SamplerVoice: size \(MemoryLayout<SamplerVoice>.size), stride \(MemoryLayout<SamplerVoice>.stride), samples at \(MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.samples)!), heldReleaseFrame at \(MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.heldReleaseFrame)!)")
         XCTAssertLessThanOrEqual(MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.heldReleaseFrame)! + MemoryLayout<FrameTime>.size, line)
         XCTAssertEqual(MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.samples)!, line, "rendering's fields start on the second line")

@@ -1,3 +1,5 @@
+import Lockfree
+
 /// A fixed pool of sampler voices, allocated once, plus spare slots where stolen voices fade out.
 ///
 /// A note is never dropped: when every voice sounds, the pool steals the best victim — released
@@ -104,17 +106,11 @@ struct VoicePool {
         rebuildTournament()
     }
 
-    /// Voices rendered by a worker and scanned by the audio thread must not share a cache line
-    /// with each other's parts (`SamplerVoice`'s layout): 64 bytes, the line of every x86-64 and of
-    /// most ARM cores.
-    static var cacheLineByteCount: Int {
-        @_noAllocation @_noLocks get { 64 }
-    }
-
-    /// `count` idle voices, the first on a cache line.
+    /// `count` idle voices, the first on a cache line: voices rendered by a worker and scanned by
+    /// the audio thread must not share a line with each other's parts (`SamplerVoice`'s layout).
     static func allocateVoices(_ count: Int) -> UnsafeMutablePointer<SamplerVoice> {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<SamplerVoice>.stride,
-                                                   alignment: max(cacheLineByteCount, MemoryLayout<SamplerVoice>.alignment))
+                                                   alignment: max(CacheLine.byteCount, MemoryLayout<SamplerVoice>.alignment))
         let voices = raw.bindMemory(to: SamplerVoice.self, capacity: count)
         voices.initialize(repeating: SamplerVoice(), count: count)
         return voices

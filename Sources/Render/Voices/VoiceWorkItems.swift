@@ -1,3 +1,5 @@
+import Lockfree
+
 /// What one work item's voices sum to for one quantum of a segment: stereo and the two send buses,
 /// each at most a quantum long, and which send buses they reached (none: the item adds nothing).
 struct VoiceItemMix {
@@ -16,6 +18,16 @@ struct VoiceItemMix {
     let reverb: UnsafeMutablePointer<Float>
     let chorus: UnsafeMutablePointer<Float>
     let sends: UnsafeMutablePointer<UInt8>
+}
+
+/// What rendering one work item of a segment found, for the audio thread once the segment is done.
+struct VoiceItemReport {
+    /// How many of the segment's quanta began with one of the item's voices sounding: a prefix,
+    /// since no voice starts within a segment.
+    var soundingQuantumCount = 0
+    /// A sampler item's voices that ended in the segment: the audio thread looks for them in those
+    /// items alone (`Sampler.finishVoices`), not through every voice listed.
+    var endedVoiceCount = 0
 }
 
 /// Where a rendered segment's item mixes are (`VoiceWorkItems.renderedMixes`).
@@ -82,20 +94,25 @@ struct VoiceWorkItems {
         @_noAllocation @_noLocks get { 3 }
     }
 
+    /// How far apart each item's sends and report are: on lines of their own
+    /// (`CacheLine.separationByteCount`), since neighbouring items are rendered by different
+    /// threads; room for a send byte per quantum.
+    static var itemRecordByteCount: Int {
+        @_noAllocation @_noLocks get { max(CacheLine.separationByteCount, maximumQuantumCount) }
+    }
+
     /// The segment's voices, in pool order.
     let voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
     /// Each item's mixes, one per quantum of the segment: left, right, reverb and chorus, a
     /// quantum each; `mixSetCount` sets of them.
     let mixFrames: UnsafeMutablePointer<Float>
+    /// Each item's sends, one byte per quantum, `itemRecordByteCount` apart: neighbouring items are
+    /// rendered by different threads, and each writes its own.
     let mixSends: UnsafeMutablePointer<UInt8>
     /// The set of mixes the segment renders into.
     var mixSet = 0
-    /// Per item, how many of the segment's quanta began with one of its voices sounding: a prefix,
-    /// since no voice starts within a segment.
-    let soundingQuanta: UnsafeMutablePointer<Int>
-    /// Per sampler item, how many of its voices ended in the segment: the audio thread looks for
-    /// them in those items alone (`Sampler.finishVoices`), not through every voice listed.
-    let endedCounts: UnsafeMutablePointer<Int>
+    /// What each item's renderer reports of it, `itemRecordByteCount` apart (`report(ofItem:)`).
+    let reports: UnsafeMutableRawPointer
     var voiceCount = 0
     /// Frames per quantum of the segment: a whole quantum when `quantumCount` is above 1.
     var frameCount = 0
@@ -137,14 +154,17 @@ struct VoiceWorkItems {
         voices = .allocate(capacity: voiceCapacity)
         voices.initialize(repeating: firstVoice, count: voiceCapacity)
         let mixCount = Self.mixSetCount * itemCapacity * Self.maximumQuantumCount
-        mixFrames = .allocate(capacity: mixCount * 4 * RenderQuantum.frameCount)
-        mixFrames.initialize(repeating: 0, count: mixCount * 4 * RenderQuantum.frameCount)
-        mixSends = .allocate(capacity: mixCount)
-        mixSends.initialize(repeating: 0, count: mixCount)
-        soundingQuanta = .allocate(capacity: itemCapacity)
-        soundingQuanta.initialize(repeating: 0, count: itemCapacity)
-        endedCounts = .allocate(capacity: itemCapacity)
-        endedCounts.initialize(repeating: 0, count: itemCapacity)
+        // On a line boundary, so that each mix (a whole number of lines) has its lines to itself.
+        mixFrames = UnsafeMutableRawPointer.allocate(byteCount: mixCount * 4 * RenderQuantum.frameCount * MemoryLayout<Float>.stride,
+                                                     alignment: CacheLine.separationByteCount)
+            .initializeMemory(as: Float.self, repeating: 0, count: mixCount * 4 * RenderQuantum.frameCount)
+        let sendsByteCount = Self.mixSetCount * itemCapacity * Self.itemRecordByteCount
+        mixSends = UnsafeMutableRawPointer.allocate(byteCount: sendsByteCount, alignment: CacheLine.separationByteCount)
+            .initializeMemory(as: UInt8.self, repeating: 0, count: sendsByteCount)
+        reports = .allocate(byteCount: itemCapacity * Self.itemRecordByteCount, alignment: CacheLine.separationByteCount)
+        for item in 0..<itemCapacity {
+            (reports + item * Self.itemRecordByteCount).initializeMemory(as: VoiceItemReport.self, repeating: VoiceItemReport(), count: 1)
+        }
         self.context = context
     }
 
@@ -154,8 +174,7 @@ struct VoiceWorkItems {
         drums.deallocate()
         mixFrames.deallocate()
         mixSends.deallocate()
-        soundingQuanta.deallocate()
-        endedCounts.deallocate()
+        reports.deallocate()
     }
 
     /// Item `item`'s mix for quantum `quantum` of the segment.
@@ -171,7 +190,7 @@ struct VoiceWorkItems {
         let frames = mixFrames + index * 4 * RenderQuantum.frameCount
         let length = RenderQuantum.frameCount
         return VoiceItemMix(left: frames, right: frames + length, reverb: frames + 2 * length, chorus: frames + 3 * length,
-                            sends: mixSends + index)
+                            sends: mixSends + (set * Self.maximumItemCount + item) * Self.itemRecordByteCount + quantum)
     }
 
     /// Renders item `item`'s voices into its mixes, quantum after quantum, with `workspace` (a
@@ -181,7 +200,7 @@ struct VoiceWorkItems {
     func render(item: Int, with workspace: inout VoiceLaneWorkspace) {
         let samplerItems = samplerItemCount
         guard item < samplerItems else {
-            soundingQuanta[item] = drums.render(item: item - samplerItems, quantumCount: quantumCount, frameCount: frameCount,
+            report(ofItem: item).pointee.soundingQuantumCount = drums.render(item: item - samplerItems, quantumCount: quantumCount, frameCount: frameCount,
                                                 mixes: self, mixIndex: item)
             return
         }
@@ -205,8 +224,14 @@ struct VoiceWorkItems {
             workspace.renderItem(voices: first, voiceCount: count, frameCount: frameCount, context: context,
                                  into: mix(item, quantum: quantum))
         }
-        soundingQuanta[item] = sounding
-        endedCounts[item] = activeAtStart == 0 ? 0 : activeAtStart - activeCount(first, count: count)
+        report(ofItem: item).pointee.soundingQuantumCount = sounding
+        report(ofItem: item).pointee.endedVoiceCount = activeAtStart == 0 ? 0 : activeAtStart - activeCount(first, count: count)
+    }
+
+    /// What the thread that rendered item `item` reports of it.
+    @_noAllocation @_noLocks
+    func report(ofItem item: Int) -> UnsafeMutablePointer<VoiceItemReport> {
+        (reports + item * Self.itemRecordByteCount).assumingMemoryBound(to: VoiceItemReport.self)
     }
 
     /// How many of the `count` voices from `first` on are active.
@@ -222,7 +247,7 @@ struct VoiceWorkItems {
     @_noAllocation @_noLocks
     func soundingQuantumCount() -> Int {
         var most = 0
-        for item in 0..<itemCount { most = max(most, soundingQuanta[item]) }
+        for item in 0..<itemCount { most = max(most, report(ofItem: item).pointee.soundingQuantumCount) }
         return most
     }
 

@@ -1,6 +1,7 @@
 import CStackPrefault
 import CThreadName
 import Glibc
+import Lockfree
 import Synchronization
 
 /// Threads that render the sampler's work items beside the audio thread.
@@ -78,6 +79,11 @@ struct VoiceWorkers {
     /// The workers' thread name (15 bytes at most, as Linux keeps it).
     static let threadName = "staccato-voices"
 
+    /// The memory of the atomic cells below, one cell to each `CacheLine.separationByteCount`.
+    let cells: UnsafeMutableRawPointer
+    static var cellCount: Int {
+        @_noAllocation @_noLocks get { 8 }
+    }
     let claimWord: UnsafeMutablePointer<Atomic<UInt64>>
     let finishedCount: UnsafeMutablePointer<Atomic<Int>>
     /// Items the workers have rendered, ever: what shows that they share the work.
@@ -120,22 +126,24 @@ struct VoiceWorkers {
     /// Starts `count` workers over `work`, for a render at `sampleRate`.
     /// - Thread: control.
     init(count: Int, work: UnsafeMutablePointer<VoiceWorkItems>, sampleRate: Double) {
-        claimWord = .allocate(capacity: 1)
-        claimWord.initialize(to: Atomic(0))
-        finishedCount = .allocate(capacity: 1)
-        finishedCount.initialize(to: Atomic(0))
-        workerItemCount = .allocate(capacity: 1)
-        workerItemCount.initialize(to: Atomic(0))
-        stopping = .allocate(capacity: 1)
-        stopping.initialize(to: Atomic(false))
-        requestedPriority = .allocate(capacity: 1)
-        requestedPriority.initialize(to: Atomic(0))
-        paced = .allocate(capacity: 1)
-        paced.initialize(to: Atomic(false))
-        blockFrameCount = .allocate(capacity: 1)
-        blockFrameCount.initialize(to: Atomic(0))
-        blockSequence = .allocate(capacity: 1)
-        blockSequence.initialize(to: Atomic(0))
+        // Each cell on lines of its own: the claim word moves between cores at every claim, and a
+        // cell one thread writes beside one another reads would drag it along each time.
+        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.cellCount * CacheLine.separationByteCount,
+                                                     alignment: CacheLine.separationByteCount)
+        func cell<Value: ~Copyable>(_ index: Int, _ value: consuming Value) -> UnsafeMutablePointer<Value> {
+            let pointer = (block + index * CacheLine.separationByteCount).bindMemory(to: Value.self, capacity: 1)
+            pointer.initialize(to: value)
+            return pointer
+        }
+        cells = block
+        claimWord = cell(0, Atomic<UInt64>(0))
+        finishedCount = cell(1, Atomic<Int>(0))
+        workerItemCount = cell(2, Atomic<Int>(0))
+        stopping = cell(3, Atomic<Bool>(false))
+        requestedPriority = cell(4, Atomic<Int32>(0))
+        paced = cell(5, Atomic<Bool>(false))
+        blockFrameCount = cell(6, Atomic<Int>(0))
+        blockSequence = cell(7, Atomic<Int>(0))
         frameNanoseconds = 1e9 / sampleRate
         self.work = work
         workspaces = .allocate(capacity: max(count, 1))
@@ -180,14 +188,7 @@ struct VoiceWorkers {
         for index in 0..<workerCount { workspaces[index].deallocate() }
         workspaces.deallocate()
         threads.deallocate()
-        claimWord.deallocate()
-        finishedCount.deallocate()
-        workerItemCount.deallocate()
-        stopping.deallocate()
-        requestedPriority.deallocate()
-        paced.deallocate()
-        blockFrameCount.deallocate()
-        blockSequence.deallocate()
+        cells.deallocate()
     }
 
     // MARK: The audio thread
