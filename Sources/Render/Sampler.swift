@@ -567,8 +567,8 @@ struct Sampler {
     /// Begins rendering every listed voice for a segment, and the drum player's as `work.drums`
     /// describes them: `quantumCount` whole quanta when above 1, else `frameCount` frames of one.
     /// The voices are split into work items (`VoiceWorkItems`) that the workers, when there are
-    /// any, render beside this thread; each quantum's item mixes are later added in item order, so
-    /// the sum is the same for any number of threads. A segment worth sharing is only handed out
+    /// any, render beside this thread; each quantum's item mixes are summed in a tree whose shape
+    /// follows from the item count alone, so the sum is the same for any number of threads. A segment worth sharing is only handed out
     /// here, and the caller may do other work (mix the segment before) until `finishVoices`; a
     /// small one is rendered at once. The items render into the set of mixes the last segment did
     /// not use.

@@ -1,4 +1,5 @@
 import Lockfree
+import Synchronization
 
 /// What one work item's voices sum to for one quantum of a segment: stereo and the two send buses,
 /// each at most a quantum long, and which send buses they reached (none: the item adds nothing).
@@ -44,14 +45,18 @@ struct VoiceSegmentMixes {
 
 /// A segment's voices split into work items: the unit the audio thread and the voice workers
 /// claim, and the unit of summation. The sampler's items come first, then the drum player's
-/// (`DrumWorkItems`), and the mixes are added in that order.
+/// (`DrumWorkItems`).
 ///
 /// The split depends on nothing but the voice list (`Sampler.renderVoices`): item `i` is its voices
 /// `i * voicesPerItem ..< (i + 1) * voicesPerItem`, where `voicesPerItem` follows from the number
-/// of voices alone. Each item's voices are summed into the item's own mix, and the mixes are added
-/// to the output in item order. So the sum is the same bits whichever thread renders which item,
-/// and however many threads there are: one thread renders the same items and adds them in the
-/// same order.
+/// of voices alone. Each item's voices are summed into the item's own mix, and the mixes are summed
+/// in a binary tree whose shape follows from the number of items alone (`fold(after:)`): pairs of
+/// neighbours, then pairs of pairs, into item 0's mix, which is added to the output. Whichever
+/// thread finishes the second of two neighbours adds them, so the threads sum the mixes as they
+/// render them, each mostly its own, from its own cache, and what is left when the last item is
+/// done is a handful of additions. The sum is the same bits whichever thread renders or adds
+/// what, and however many threads there are: one thread renders the same items and adds them in
+/// the same tree.
 ///
 /// A segment is one stretch of a quantum, or up to `maximumQuantumCount` whole quanta in which
 /// nothing but the voices themselves changes (no command, no held release): each item renders its
@@ -100,6 +105,10 @@ struct VoiceWorkItems {
     static var itemRecordByteCount: Int {
         @_noAllocation @_noLocks get { max(CacheLine.separationByteCount, maximumQuantumCount) }
     }
+
+    /// One counter per pair the summation tree adds (`fold(after:)`), `CacheLine.separationByteCount`
+    /// apart: the pair whose right half starts at item `s` counts at index `s`.
+    let foldCounts: UnsafeMutableRawPointer
 
     /// The segment's voices, in pool order.
     let voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>
@@ -165,6 +174,10 @@ struct VoiceWorkItems {
         for item in 0..<itemCapacity {
             (reports + item * Self.itemRecordByteCount).initializeMemory(as: VoiceItemReport.self, repeating: VoiceItemReport(), count: 1)
         }
+        foldCounts = .allocate(byteCount: itemCapacity * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
+        for index in 0..<itemCapacity {
+            (foldCounts + index * CacheLine.separationByteCount).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        }
         self.context = context
     }
 
@@ -175,6 +188,7 @@ struct VoiceWorkItems {
         mixFrames.deallocate()
         mixSends.deallocate()
         reports.deallocate()
+        foldCounts.deallocate()
     }
 
     /// Item `item`'s mix for quantum `quantum` of the segment.
@@ -194,10 +208,88 @@ struct VoiceWorkItems {
     }
 
     /// Renders item `item`'s voices into its mixes, quantum after quantum, with `workspace` (a
-    /// sampler item's). Once none of its voices sounds, the quanta left add nothing.
+    /// sampler item's), and adds them into the summation tree as far as the items finished allow.
     /// - Thread: audio. Or the voice worker that claimed the item.
     @_noAllocation @_noLocks
     func render(item: Int, with workspace: inout VoiceLaneWorkspace) {
+        renderVoices(ofItem: item, with: &workspace)
+        fold(after: item)
+    }
+
+    /// After item `item` is rendered, adds up the summation tree's pairs it completes: the tree of
+    /// `itemCount` leaves in which level `l + 1` pairs level `l`'s nodes 2j and 2j + 1 (a node
+    /// without a right neighbour passes up as it is), and a node's sum lives in the mix of its first
+    /// item. Of a pair's two halves, the thread that finishes the second adds it to the first (the
+    /// pair's counter, incremented twice a segment, tells which came second), then goes on up with
+    /// the pair. The root is item 0's mix.
+    /// - Thread: audio. Or the voice worker that rendered the item.
+    @_noAllocation @_noLocks
+    func fold(after item: Int) {
+        let count = itemCount
+        var node = item, level = 0
+        while 1 << level < count {
+            let parent = node >> 1
+            let rightStart = (2 * parent + 1) << level
+            if rightStart < count {
+                let counter = (foldCounts + rightStart * CacheLine.separationByteCount).assumingMemoryBound(to: Atomic<Int>.self)
+                // Odd after this thread's increment: the other half is not done yet, and the thread
+                // that finishes it adds the pair.
+                guard counter.pointee.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue & 1 == 1 else { return }
+                let leftStart = parent << (level + 1)
+                for quantum in 0..<quantumCount { addMix(rightStart, into: leftStart, quantum: quantum) }
+            }
+            node = parent
+            level += 1
+        }
+    }
+
+    /// Adds item `source`'s mix for quantum `quantum` into item `target`'s: a silent mix adds
+    /// nothing, a mix added to a silent one or a send bus added to an unused one is copied.
+    @_noAllocation @_noLocks
+    func addMix(_ source: Int, into target: Int, quantum: Int) {
+        let from = mix(source, quantum: quantum), to = mix(target, quantum: quantum)
+        let fromSends = from.sends.pointee, toSends = to.sends.pointee
+        guard fromSends != VoiceItemMix.silent else { return }
+        let frames = frameCount
+        if toSends == VoiceItemMix.silent {
+            Self.copy(from.left, to: to.left, frameCount: frames)
+            Self.copy(from.right, to: to.right, frameCount: frames)
+            if fromSends & VoiceItemMix.reverbSent != 0 { Self.copy(from.reverb, to: to.reverb, frameCount: frames) }
+            if fromSends & VoiceItemMix.chorusSent != 0 { Self.copy(from.chorus, to: to.chorus, frameCount: frames) }
+            to.sends.pointee = fromSends
+            return
+        }
+        for frame in 0..<frames {
+            to.left[frame] += from.left[frame]
+            to.right[frame] += from.right[frame]
+        }
+        if fromSends & VoiceItemMix.reverbSent != 0 {
+            if toSends & VoiceItemMix.reverbSent != 0 {
+                for frame in 0..<frames { to.reverb[frame] += from.reverb[frame] }
+            } else {
+                Self.copy(from.reverb, to: to.reverb, frameCount: frames)
+            }
+        }
+        if fromSends & VoiceItemMix.chorusSent != 0 {
+            if toSends & VoiceItemMix.chorusSent != 0 {
+                for frame in 0..<frames { to.chorus[frame] += from.chorus[frame] }
+            } else {
+                Self.copy(from.chorus, to: to.chorus, frameCount: frames)
+            }
+        }
+        to.sends.pointee = toSends | fromSends
+    }
+
+    /// (A loop: `update(from:count:)` is not proved deallocation-free.)
+    @_noAllocation @_noLocks
+    static func copy(_ source: UnsafeMutablePointer<Float>, to target: UnsafeMutablePointer<Float>, frameCount: Int) {
+        for frame in 0..<frameCount { target[frame] = source[frame] }
+    }
+
+    /// Renders item `item`'s voices into its mixes, quantum after quantum. Once none of its voices
+    /// sounds, the quanta left add nothing.
+    @_noAllocation @_noLocks
+    func renderVoices(ofItem item: Int, with workspace: inout VoiceLaneWorkspace) {
         let samplerItems = samplerItemCount
         guard item < samplerItems else {
             report(ofItem: item).pointee.soundingQuantumCount = drums.render(item: item - samplerItems, quantumCount: quantumCount, frameCount: frameCount,
@@ -270,24 +362,22 @@ struct VoiceWorkItems {
         }
     }
 
-    /// Adds every item's mix for quantum `quantum` of a rendered segment into the outputs, in item
-    /// order.
+    /// Adds the sum of every item's mix for quantum `quantum` of a rendered segment (the summation
+    /// tree's root, item 0's mix) into the outputs.
     /// - Thread: audio. Once every item of that segment is rendered.
     @_noAllocation @_noLocks
     func addMixes(_ mixes: VoiceSegmentMixes, quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                   reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
-        guard quantum < mixes.soundingQuantumCount else { return }
+        guard quantum < mixes.soundingQuantumCount, mixes.itemCount > 0 else { return }
         let frameCount = mixes.frameCount
-        for item in 0..<mixes.itemCount {
-            let mix = mix(item, quantum: quantum, set: mixes.set)
-            let sends = mix.sends.pointee
-            guard sends != VoiceItemMix.silent else { continue }
-            for frame in 0..<frameCount {
-                left[frame] += mix.left[frame]
-                right[frame] += mix.right[frame]
-            }
-            if sends & VoiceItemMix.reverbSent != 0 { for frame in 0..<frameCount { reverb[frame] += mix.reverb[frame] } }
-            if sends & VoiceItemMix.chorusSent != 0 { for frame in 0..<frameCount { chorus[frame] += mix.chorus[frame] } }
+        let mix = mix(0, quantum: quantum, set: mixes.set)
+        let sends = mix.sends.pointee
+        guard sends != VoiceItemMix.silent else { return }
+        for frame in 0..<frameCount {
+            left[frame] += mix.left[frame]
+            right[frame] += mix.right[frame]
         }
+        if sends & VoiceItemMix.reverbSent != 0 { for frame in 0..<frameCount { reverb[frame] += mix.reverb[frame] } }
+        if sends & VoiceItemMix.chorusSent != 0 { for frame in 0..<frameCount { chorus[frame] += mix.chorus[frame] } }
     }
 }
