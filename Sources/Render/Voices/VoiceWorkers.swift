@@ -8,19 +8,22 @@ import Synchronization
 ///
 /// Guarantees:
 /// - The audio thread never waits for a worker that has not started an item: it claims items
-///   itself, through the same claim word, until none is left, and then waits only for the items
+///   itself, through the same claim words, until none is left, and then waits only for the items
 ///   workers already hold. A worker that is asleep or preempted costs time, never a deadline by
 ///   itself.
-/// - On the audio thread: no allocation, no lock, no system call. It publishes a segment with one
-///   atomic store and claims with compare-and-exchange. Workers sleep on their own side (a short
-///   `nanosleep` once no segment has come for `spinNanoseconds`, a longer one after
-///   `restAfterNanoseconds`); nobody has to wake them.
+/// - On the audio thread: no allocation, no lock, no system call. It publishes a segment with an
+///   atomic store to each thread's claim word and claims with compare-and-exchange. Workers
+///   sleep on their own side (a short `nanosleep` once no segment has come for
+///   `spinNanoseconds`, a longer one after `restAfterNanoseconds`); nobody has to wake them.
 /// - The output does not depend on who renders what: see `VoiceWorkItems`.
 ///
-/// The claim word packs a generation, the segment's item count and a bit per item claimed, so a
-/// worker that read an old segment's word cannot claim in a new one: its compare-and-exchange
-/// fails. A segment is published only once every item of the previous one is finished, so an item
-/// a worker holds always belongs to the segment `work` describes.
+/// Each thread has a share of a segment's items and a claim word for it, on a line of its own: it
+/// claims its own items without taking a line from another core, and only a thread that has run
+/// out takes from another's word (stealing). A claim word packs a generation, the share's item
+/// count and a bit per item claimed, so a thread that read an old segment's word cannot claim in a
+/// new one: its compare-and-exchange fails. A segment is published only once every item of the
+/// previous one is finished, so an item a worker holds always belongs to the segment `work`
+/// describes.
 struct VoiceWorkers {
     /// Once no segment has come for this long a worker naps; within it, it spins on the claim
     /// word. Offline, segments come back to back and it never naps. Unpaced (a caller that renders
@@ -67,8 +70,8 @@ struct VoiceWorkers {
     static var smallestSharedWork: Int {
         @_noAllocation @_noLocks get { 32 * RenderQuantum.frameCount }
     }
-    /// The claim word's layout: a bit per item claimed (`VoiceWorkItems.maximumItemCount` at
-    /// most), then the item count, then the generation.
+    /// A claim word's layout: a bit per item of the share claimed (`VoiceWorkItems.maximumItemCount`
+    /// at most), then the share's item count, then the generation.
     static var countShift: UInt64 {
         @_noAllocation @_noLocks get { 32 }
     }
@@ -82,9 +85,11 @@ struct VoiceWorkers {
     /// The memory of the atomic cells below, one cell to each `CacheLine.separationByteCount`.
     let cells: UnsafeMutableRawPointer
     static var cellCount: Int {
-        @_noAllocation @_noLocks get { 8 }
+        @_noAllocation @_noLocks get { 7 }
     }
-    let claimWord: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Each thread's claim word (0 the audio thread's, then the workers'), `CacheLine.separationByteCount`
+    /// apart (`claimWord(of:)`).
+    let claimWords: UnsafeMutableRawPointer
     let finishedCount: UnsafeMutablePointer<Atomic<Int>>
     /// Items the workers have rendered, ever: what shows that they share the work.
     let workerItemCount: UnsafeMutablePointer<Atomic<Int>>
@@ -126,8 +131,8 @@ struct VoiceWorkers {
     /// Starts `count` workers over `work`, for a render at `sampleRate`.
     /// - Thread: control.
     init(count: Int, work: UnsafeMutablePointer<VoiceWorkItems>, sampleRate: Double) {
-        // Each cell on lines of its own: the claim word moves between cores at every claim, and a
-        // cell one thread writes beside one another reads would drag it along each time.
+        // Each cell on lines of its own: a cell one thread writes beside one another reads would
+        // drag it from core to core each time.
         let block = UnsafeMutableRawPointer.allocate(byteCount: Self.cellCount * CacheLine.separationByteCount,
                                                      alignment: CacheLine.separationByteCount)
         func cell<Value: ~Copyable>(_ index: Int, _ value: consuming Value) -> UnsafeMutablePointer<Value> {
@@ -136,14 +141,17 @@ struct VoiceWorkers {
             return pointer
         }
         cells = block
-        claimWord = cell(0, Atomic<UInt64>(0))
-        finishedCount = cell(1, Atomic<Int>(0))
-        workerItemCount = cell(2, Atomic<Int>(0))
-        stopping = cell(3, Atomic<Bool>(false))
-        requestedPriority = cell(4, Atomic<Int32>(0))
-        paced = cell(5, Atomic<Bool>(false))
-        blockFrameCount = cell(6, Atomic<Int>(0))
-        blockSequence = cell(7, Atomic<Int>(0))
+        finishedCount = cell(0, Atomic<Int>(0))
+        workerItemCount = cell(1, Atomic<Int>(0))
+        stopping = cell(2, Atomic<Bool>(false))
+        requestedPriority = cell(3, Atomic<Int32>(0))
+        paced = cell(4, Atomic<Bool>(false))
+        blockFrameCount = cell(5, Atomic<Int>(0))
+        blockSequence = cell(6, Atomic<Int>(0))
+        claimWords = .allocate(byteCount: (count + 1) * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
+        for thread in 0...count {
+            (claimWords + thread * CacheLine.separationByteCount).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
+        }
         frameNanoseconds = 1e9 / sampleRate
         self.work = work
         workspaces = .allocate(capacity: max(count, 1))
@@ -189,6 +197,7 @@ struct VoiceWorkers {
         workspaces.deallocate()
         threads.deallocate()
         cells.deallocate()
+        claimWords.deallocate()
     }
 
     // MARK: The audio thread
@@ -202,7 +211,11 @@ struct VoiceWorkers {
         let itemCount = work.pointee.itemCount
         generation = (generation + 1) & 0xFF_FFFF
         finishedCount.pointee.store(0, ordering: .relaxed)
-        claimWord.pointee.store(generation << Self.generationShift | UInt64(itemCount) << Self.countShift, ordering: .releasing)
+        for thread in 0...workerCount {
+            let share = self.share(of: thread, itemCount: itemCount)
+            claimWord(of: thread).pointee.store(generation << Self.generationShift | UInt64(share.count) << Self.countShift,
+                                                ordering: .releasing)
+        }
     }
 
     /// Finishes the segment `publish` handed out: claims and renders items with `workspace` until
@@ -221,31 +234,47 @@ struct VoiceWorkers {
         }
     }
 
-    /// The next item of the segment published last for thread `thread` (0 the audio thread, 1...
-    /// the workers), or nil when every one is claimed. Each thread has a share of the items, the
-    /// same share segment after segment, and takes its own first: a voice keeps its place in the
+    /// Thread `thread`'s claim word.
+    @_noAllocation @_noLocks
+    func claimWord(of thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (claimWords + thread * CacheLine.separationByteCount).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// Thread `thread`'s share of a segment of `itemCount` items: a voice keeps its place in the
     /// list from one segment to the next, so each thread mostly renders the voices it rendered
     /// last, whose state its cache still holds (a voice moved to another core costs more than
-    /// rendering it for a quantum). Then it takes what is left of the others' shares, from the
-    /// end, where their owners come last.
+    /// rendering it for a quantum).
+    @_noAllocation @_noLocks
+    func share(of thread: Int, itemCount: Int) -> Range<Int> {
+        let threads = workerCount + 1
+        return (thread * itemCount / threads)..<((thread + 1) * itemCount / threads)
+    }
+
+    /// The next item of the segment published last for thread `thread` (0 the audio thread, 1...
+    /// the workers), or nil when every one is claimed: the first of its own share left, else the
+    /// last left of another's, where its owner comes last, the next thread's first.
     /// - Thread: any.
     @_noAllocation @_noLocks
     func claim(as thread: Int) -> Int? {
-        var word = claimWord.pointee.load(ordering: .acquiring)
         let threads = workerCount + 1
-        while true {
-            let count = Int((word >> Self.countShift) & 0xFF)
-            let unclaimed = ~word & ((1 << UInt64(count)) - 1)
-            guard unclaimed != 0 else { return nil }
-            let ownStart = thread * count / threads, ownEnd = (thread + 1) * count / threads
-            let own = unclaimed & ((1 << UInt64(ownEnd)) - 1) & ~((1 << UInt64(ownStart)) - 1)
-            let item = own != 0 ? own.trailingZeroBitCount : 63 - unclaimed.leadingZeroBitCount
-            let (exchanged, original) = claimWord.pointee.compareExchange(expected: word, desired: word | 1 << UInt64(item),
-                                                                         successOrdering: .acquiringAndReleasing,
-                                                                         failureOrdering: .acquiring)
-            if exchanged { return item }
-            word = original
+        for step in 0..<threads {
+            let owner = (thread + step) % threads
+            let word = claimWord(of: owner)
+            var value = word.pointee.load(ordering: .acquiring)
+            while true {
+                let count = Int((value >> Self.countShift) & 0xFF)
+                let unclaimed = ~value & ((1 << UInt64(count)) - 1)
+                guard unclaimed != 0 else { break }
+                let bit = step == 0 ? unclaimed.trailingZeroBitCount : 63 - unclaimed.leadingZeroBitCount
+                let (exchanged, original) = word.pointee.compareExchange(expected: value, desired: value | 1 << UInt64(bit),
+                                                                        successOrdering: .acquiringAndReleasing,
+                                                                        failureOrdering: .acquiring)
+                // Claimed: the word was this segment's (its generation), so `work` is too.
+                if exchanged { return share(of: owner, itemCount: work.pointee.itemCount).lowerBound + bit }
+                value = original
+            }
         }
+        return nil
     }
 
     // MARK: A worker
@@ -290,13 +319,14 @@ struct VoiceWorkers {
             }
             let now = monotonicNanoseconds()
             if now < watchUntil {
-                // Watch the claim word for a while (a load from its own cache until the audio
+                // Watch its claim word for a while (a load from its own cache until the audio
                 // thread writes it), then give the core up once: sharing one with the audio thread
                 // (the scheduler's choice, or more threads than cores), a spinning worker would take
                 // its time.
                 var watched = 0
-                let word = workers.claimWord.pointee.load(ordering: .relaxed)
-                while watched < Self.watchCount && workers.claimWord.pointee.load(ordering: .relaxed) == word { watched += 1 }
+                let own = workers.claimWord(of: index + 1)
+                let word = own.pointee.load(ordering: .relaxed)
+                while watched < Self.watchCount && own.pointee.load(ordering: .relaxed) == word { watched += 1 }
                 if watched == Self.watchCount { _ = _unsafePerformance { sched_yield() } }
                 continue
             }
