@@ -568,10 +568,10 @@ struct Sampler {
     /// describes them: `quantumCount` whole quanta when above 1, else `frameCount` frames of one.
     /// The voices are split into work items (`VoiceWorkItems`) that the workers, when there are
     /// any, render beside this thread; each quantum's item mixes are summed in a tree whose shape
-    /// follows from the item count alone, so the sum is the same for any number of threads. A segment worth sharing is only handed out
-    /// here, and the caller may do other work (mix the segment before) until `finishVoices`; a
-    /// small one is rendered at once. The items render into the set of mixes the last segment did
-    /// not use.
+    /// follows from the item count alone, so the sum is the same for any number of threads. A
+    /// segment worth sharing is only handed out here, and the caller may do other work (mix the
+    /// segment before) until `finishVoices`; a small one is rendered at once. The items render
+    /// into the set of mixes the last segment did not use.
     ///
     /// The list of voices is rebuilt only when `listIsStale`: after a note takes a voice (started,
     /// or stolen with a fade). Until the next note a voice that ends stays listed and adds nothing.

@@ -1,4 +1,6 @@
+import Dispatch
 @testable import Render
+import Synchronization
 import XCTest
 
 /// The item mixes of a segment are summed in a tree whose shape follows from the item count alone
@@ -119,6 +121,47 @@ final class MixSummationTreeTests: XCTestCase {
                         XCTAssertEqual(root.1.map { $0.map(\.bitPattern) }, expected[quantum].1.map { $0.map(\.bitPattern) }, "\(itemCount) items, quantum \(quantum), order \(order): the tree's sum, bit for bit")
                     }
                 }
+            }
+        }
+    }
+
+    /// One set of items, segment after segment of another item count, each folded by three threads
+    /// taking items as they come: a pair's counter is never reset, and its two increments a
+    /// segment still tell which half came second.
+    func testSegmentAfterSegmentOnThreeThreadsEveryPairIsAddedOnce() {
+        /// The segment's items and the next one to take, for the threads (each folds items no
+        /// other takes).
+        final class Segment: @unchecked Sendable {
+            let work: VoiceWorkItems
+            let next = Atomic<Int>(0)
+            init(_ work: VoiceWorkItems) { self.work = work }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let items = Items(itemCount: 1, quantumCount: 1)
+        for segment in 0..<200 {
+            let itemCount = Int.random(in: 1...VoiceWorkItems.maximumSamplerItemCount, using: &generator)
+            items.work.voiceCount = 16 * itemCount
+            items.work.quantumCount = segment % 4 == 0 ? 2 : 1
+            Self.fill(items, seed: UInt64(segment + 1))
+            let expected = (0..<items.work.quantumCount).map { quantum in
+                var sum = Self.reference(items, range: 0..<itemCount, quantum: quantum)
+                if sum.0 & VoiceItemMix.reverbSent == 0 { sum.1[2] = [] }
+                if sum.0 & VoiceItemMix.chorusSent == 0 { sum.1[3] = [] }
+                return sum
+            }
+            let shared = Segment(items.work)
+            DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                while true {
+                    let item = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard item < itemCount else { break }
+                    shared.work.fold(after: item)
+                }
+            }
+            for quantum in 0..<items.work.quantumCount {
+                let root = Self.root(items, quantum: quantum)
+                XCTAssertEqual(root.0, expected[quantum].0, "segment \(segment), \(itemCount) items: the sends any item used")
+                XCTAssertEqual(root.1.map { $0.map(\.bitPattern) }, expected[quantum].1.map { $0.map(\.bitPattern) },
+                               "segment \(segment), \(itemCount) items, quantum \(quantum): the tree's sum, bit for bit")
             }
         }
     }

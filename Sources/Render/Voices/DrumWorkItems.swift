@@ -1,6 +1,6 @@
 /// The drum player's voices for one segment, split into work items that the audio thread and the
 /// voice workers claim beside the sampler's (`VoiceWorkItems`): a kit's hits are rendered on every
-/// thread as the sampler's notes are, and summed in the same fixed order.
+/// thread as the sampler's notes are, and summed in the same tree.
 ///
 /// Each kit is split by its own voice count alone: up to `itemsPerKit` items of at least
 /// `minimumVoicesPerItem` voices, the kits' items in slot order. A kit's voices (pad after pad) are

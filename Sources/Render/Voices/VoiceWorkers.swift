@@ -287,7 +287,7 @@ struct VoiceWorkers {
     static func run(_ workers: VoiceWorkers, index: Int) {
         var priority: Int32 = 0
         var lastWork = monotonicNanoseconds()
-        // Watch the claim word until then: after an item, or after a paced sleep.
+        // Watch its claim word until then: after an item, or after a paced sleep.
         var watchUntil = lastWork + spinNanoseconds
         // When this worker found the first item after a sleep: a period's work begins there; and
         // the block the audio thread was on then.
