@@ -92,6 +92,28 @@ final class MixSummationTreeTests: XCTestCase {
         return (sends, buses)
     }
 
+    /// What item 0 must hold for each quantum once every item is folded: the reference sum, with
+    /// the send buses no item used left out.
+    static func expectedRoots(_ items: Items) -> [(UInt8, [[Float]])] {
+        (0..<items.work.quantumCount).map { quantum in
+            var sum = reference(items, range: 0..<items.work.itemCount, quantum: quantum)
+            if sum.0 & VoiceItemMix.reverbSent == 0 { sum.1[2] = [] }
+            if sum.0 & VoiceItemMix.chorusSent == 0 { sum.1[3] = [] }
+            return sum
+        }
+    }
+
+    /// Item 0's mix for each quantum is `expected`: the same sends, the same bits.
+    static func assertRoots(_ items: Items, equal expected: [(UInt8, [[Float]])], _ context: String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        for quantum in 0..<items.work.quantumCount {
+            let root = root(items, quantum: quantum)
+            XCTAssertEqual(root.0, expected[quantum].0, "\(context): the sends any item used", file: file, line: line)
+            XCTAssertEqual(root.1.map { $0.map(\.bitPattern) }, expected[quantum].1.map { $0.map(\.bitPattern) },
+                           "\(context), quantum \(quantum): the tree's sum, bit for bit", file: file, line: line)
+        }
+    }
+
     func testAnyOrderOfFinishingGivesTheTreesSumBitForBit() {
         var generator = SystemRandomNumberGenerator()
         for itemCount in 1...VoiceWorkItems.maximumSamplerItemCount {
@@ -102,24 +124,13 @@ final class MixSummationTreeTests: XCTestCase {
                     let items = Items(itemCount: itemCount, quantumCount: quantumCount)
                     XCTAssertEqual(items.work.itemCount, itemCount)
                     Self.fill(items, seed: UInt64(itemCount * 100 + seed))
-                    if attempt == 0 {
-                        expected = (0..<quantumCount).map { quantum in
-                            var sum = Self.reference(items, range: 0..<itemCount, quantum: quantum)
-                            if sum.0 & VoiceItemMix.reverbSent == 0 { sum.1[2] = [] }
-                            if sum.0 & VoiceItemMix.chorusSent == 0 { sum.1[3] = [] }
-                            return sum
-                        }
-                    }
+                    if attempt == 0 { expected = Self.expectedRoots(items) }
                     // In item order, backwards, and shuffled twice.
                     var order = Array(0..<itemCount)
                     if attempt == 1 { order.reverse() }
                     if attempt >= 2 { order.shuffle(using: &generator) }
                     for item in order { items.work.fold(after: item) }
-                    for quantum in 0..<quantumCount {
-                        let root = Self.root(items, quantum: quantum)
-                        XCTAssertEqual(root.0, expected[quantum].0, "\(itemCount) items, order \(order): the sends any item used")
-                        XCTAssertEqual(root.1.map { $0.map(\.bitPattern) }, expected[quantum].1.map { $0.map(\.bitPattern) }, "\(itemCount) items, quantum \(quantum), order \(order): the tree's sum, bit for bit")
-                    }
+                    Self.assertRoots(items, equal: expected, "\(itemCount) items, order \(order)")
                 }
             }
         }
@@ -143,12 +154,7 @@ final class MixSummationTreeTests: XCTestCase {
             items.work.voiceCount = 16 * itemCount
             items.work.quantumCount = segment % 4 == 0 ? 2 : 1
             Self.fill(items, seed: UInt64(segment + 1))
-            let expected = (0..<items.work.quantumCount).map { quantum in
-                var sum = Self.reference(items, range: 0..<itemCount, quantum: quantum)
-                if sum.0 & VoiceItemMix.reverbSent == 0 { sum.1[2] = [] }
-                if sum.0 & VoiceItemMix.chorusSent == 0 { sum.1[3] = [] }
-                return sum
-            }
+            let expected = Self.expectedRoots(items)
             let shared = Segment(items.work)
             DispatchQueue.concurrentPerform(iterations: 3) { _ in
                 while true {
@@ -157,12 +163,7 @@ final class MixSummationTreeTests: XCTestCase {
                     shared.work.fold(after: item)
                 }
             }
-            for quantum in 0..<items.work.quantumCount {
-                let root = Self.root(items, quantum: quantum)
-                XCTAssertEqual(root.0, expected[quantum].0, "segment \(segment), \(itemCount) items: the sends any item used")
-                XCTAssertEqual(root.1.map { $0.map(\.bitPattern) }, expected[quantum].1.map { $0.map(\.bitPattern) },
-                               "segment \(segment), \(itemCount) items, quantum \(quantum): the tree's sum, bit for bit")
-            }
+            Self.assertRoots(items, equal: expected, "segment \(segment), \(itemCount) items")
         }
     }
 }

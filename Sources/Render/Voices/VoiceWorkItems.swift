@@ -35,11 +35,11 @@ struct VoiceItemReport {
 struct VoiceSegmentMixes {
     /// The set of mixes the segment rendered into.
     var set = 0
-    var itemCount = 0
     /// Frames per quantum of the segment: a whole quantum when `quantumCount` is above 1.
     var frameCount = 0
     var quantumCount = 1
-    /// How many of the segment's quanta began with a voice sounding: the later ones add nothing.
+    /// How many of the segment's quanta began with a voice sounding: the later ones add nothing
+    /// (none at all when the segment had no item).
     var soundingQuantumCount = 0
 }
 
@@ -349,8 +349,7 @@ struct VoiceWorkItems {
     /// - Thread: audio.
     var renderedMixes: VoiceSegmentMixes {
         @_noAllocation @_noLocks get {
-            VoiceSegmentMixes(set: mixSet, itemCount: itemCount, frameCount: frameCount, quantumCount: quantumCount,
-                              soundingQuantumCount: soundingQuantumCount())
+            VoiceSegmentMixes(set: mixSet, frameCount: frameCount, quantumCount: quantumCount, soundingQuantumCount: soundingQuantumCount())
         }
     }
 
@@ -358,7 +357,7 @@ struct VoiceWorkItems {
     /// - Thread: audio.
     var silentMixes: VoiceSegmentMixes {
         @_noAllocation @_noLocks get {
-            VoiceSegmentMixes(set: mixSet, itemCount: 0, frameCount: frameCount, quantumCount: quantumCount, soundingQuantumCount: 0)
+            VoiceSegmentMixes(set: mixSet, frameCount: frameCount, quantumCount: quantumCount, soundingQuantumCount: 0)
         }
     }
 
@@ -368,7 +367,7 @@ struct VoiceWorkItems {
     @_noAllocation @_noLocks
     func addMixes(_ mixes: VoiceSegmentMixes, quantum: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                   reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>) {
-        guard quantum < mixes.soundingQuantumCount, mixes.itemCount > 0 else { return }
+        guard quantum < mixes.soundingQuantumCount else { return }
         let frameCount = mixes.frameCount
         let mix = mix(0, quantum: quantum, set: mixes.set)
         let sends = mix.sends.pointee
