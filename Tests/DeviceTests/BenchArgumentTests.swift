@@ -60,8 +60,11 @@ final class BenchArgumentTests: XCTestCase {
     func testPolyphonyOnTwoThreadsBesideTwoRendersAtOnce() throws {
         let folder = try TemporaryFolder(self)
         let report = folder.file("threads.json")
-        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic", "--runs", "1", "--seconds", "1", "--notes", "20",
-                                              "--threads", "1,2", "--json", report], timeout: 120)
+        // Five runs of 3 s of audio, compared by their medians: one run is a few milliseconds of CPU,
+        // and a run the host slowed by 40 % once made a lone one-thread figure look like half.
+        let runs = 5
+        let result = try CommandRunner.bench(["polyphony", "--no-ramp", "--engines", "cubic", "--runs", "\(runs)", "--seconds", "3", "--notes", "20",
+                                              "--threads", "1,2", "--json", report], timeout: 180)
         XCTAssertEqual(result.exitCode, 0, result.standardOutput + result.standardError)
         XCTAssertTrue(result.standardOutput.contains("the same on 2 threads"), result.standardOutput)
         let data = try XCTUnwrap(FileManager.default.contents(atPath: report))
@@ -72,16 +75,16 @@ final class BenchArgumentTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.contains("2 one-thread renders at once"), result.standardOutput)
         let independent = try XCTUnwrap(json["staccato_cubic_independent"] as? [String: Any])
         XCTAssertEqual(independent["count"] as? Int, 2)
-        let perCPU = try XCTUnwrap((independent["voices_per_cpu_second"] as? [String: Any])?["runs"] as? [Double])
-        XCTAssertEqual(perCPU.count, 1, "one figure a run: the renders' mean")
+        let perCPUSummary = try XCTUnwrap(independent["voices_per_cpu_second"] as? [String: Any])
+        let perCPU = try XCTUnwrap(perCPUSummary["runs"] as? [Double])
+        XCTAssertEqual(perCPU.count, runs, "one figure a run: the renders' mean")
         // Each render holds the same notes as one thread alone and is charged its own thread's CPU
         // time: its voices per CPU second are about one thread's (0.95-1.19x seen with both cores
         // busy), where the process's time would halve it and the two renders' voices summed double it.
         let single = try XCTUnwrap(byThreads.first?["voices_per_cpu_second"] as? Double)
-        for figure in perCPU {
-            XCTAssertGreaterThan(figure, single * 2 / 3, "\(perCPU) against \(single)")
-            XCTAssertLessThan(figure, single * 3 / 2, "\(perCPU) against \(single)")
-        }
+        let median = try XCTUnwrap(perCPUSummary["median"] as? Double)
+        XCTAssertGreaterThan(median, single * 2 / 3, "\(perCPU) against \(single)")
+        XCTAssertLessThan(median, single * 3 / 2, "\(perCPU) against \(single)")
     }
 
     func testLatencyOnADeviceThatDoesNotExistIsOneLineAndExit1() throws {
