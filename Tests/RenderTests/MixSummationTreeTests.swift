@@ -7,8 +7,8 @@ import XCTest
 /// (`VoiceWorkItems.fold(after:)`): whichever order the items finish in (whichever threads render
 /// them), item 0 ends up holding the same bits, the tree's sum, with the sends any item used.
 final class MixSummationTreeTests: XCTestCase {
-    /// Items whose mixes are filled by hand: `voicesPerItem` is 16 up to 48 groups, so 16 voices
-    /// an item.
+    /// Items whose mixes are filled by hand: up to 48 groups every item holds
+    /// `minimumGroupsPerItem` groups, so 16 voices an item.
     final class Items {
         let voice = VoicePool.allocateVoices(1)
         let channels = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)

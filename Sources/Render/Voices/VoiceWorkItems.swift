@@ -47,9 +47,9 @@ struct VoiceSegmentMixes {
 /// claim, and the unit of summation. The sampler's items come first, then the drum player's
 /// (`DrumWorkItems`).
 ///
-/// The split depends on nothing but the voice list (`Sampler.renderVoices`): item `i` is its voices
-/// `i * voicesPerItem ..< (i + 1) * voicesPerItem`, where `voicesPerItem` follows from the number
-/// of voices alone. Each item's voices are summed into the item's own mix, and the mixes are summed
+/// The split depends on nothing but the voice list (`Sampler.renderVoices`): the sampler's items
+/// take whole groups of voices in list order, in runs of two large items and a small one, whose
+/// sizes follow from the number of voices alone (`voiceRange(ofItem:)`). Each item's voices are summed into the item's own mix, and the mixes are summed
 /// in a binary tree whose shape follows from the number of items alone (`fold(after:)`): pairs of
 /// neighbours, then pairs of pairs, into item 0's mix, which is added to the output. Whichever
 /// thread finishes the second of two neighbours adds them, so the threads sum the mixes as they
@@ -130,24 +130,60 @@ struct VoiceWorkItems {
     /// The drum player's voices for the segment: its items follow the sampler's.
     var drums = DrumWorkItems()
 
-    /// Whole groups, at least `minimumGroupsPerItem`, and as many as keep the items to
-    /// `maximumSamplerItemCount`.
-    var voicesPerItem: Int {
+    /// The sampler's items come in runs of this many: large ones, then one of `minimumGroupsPerItem`
+    /// groups, which the threads claim last (`isClaimedLast`). When the last large items are done,
+    /// each thread still has small ones of its own or another's to take, so the threads finish
+    /// within about a small item of each other instead of one waiting for the other's large item.
+    static var itemsPerRun: Int {
+        @_noAllocation @_noLocks get { 3 }
+    }
+    /// The groups of `Sampler.laneCount` voices the segment's voices fill.
+    var groupCount: Int {
+        @_noAllocation @_noLocks get { (voiceCount + Sampler.laneCount - 1) / Sampler.laneCount }
+    }
+    /// The groups of a large sampler item: as few as keep the runs to
+    /// `maximumSamplerItemCount / itemsPerRun`, and `minimumGroupsPerItem` at least (then every
+    /// item is that size).
+    var groupsPerLargeItem: Int {
         @_noAllocation @_noLocks get {
-            let groups = (voiceCount + Sampler.laneCount - 1) / Sampler.laneCount
-            let groupsPerItem = max(Self.minimumGroupsPerItem, (groups + Self.maximumSamplerItemCount - 1) / Self.maximumSamplerItemCount)
-            return groupsPerItem * Sampler.laneCount
+            let runs = Self.maximumSamplerItemCount / Self.itemsPerRun
+            let groupsPerRun = (groupCount + runs - 1) / runs
+            let largePerRun = Self.itemsPerRun - 1
+            return max(Self.minimumGroupsPerItem, (groupsPerRun - Self.minimumGroupsPerItem + largePerRun - 1) / largePerRun)
         }
     }
-    /// The sampler's items in the segment.
+    /// The sampler's items in the segment: the runs' items, up to the one holding the last group.
     var samplerItemCount: Int {
-        @_noAllocation @_noLocks get { (voiceCount + voicesPerItem - 1) / voicesPerItem }
+        @_noAllocation @_noLocks get {
+            let large = groupsPerLargeItem, groups = groupCount
+            let runGroups = (Self.itemsPerRun - 1) * large + Self.minimumGroupsPerItem
+            let left = groups % runGroups
+            let lastRunItems = left == 0 ? 0 : min(Self.itemsPerRun, (left + large - 1) / large)
+            return groups / runGroups * Self.itemsPerRun + lastRunItems
+        }
     }
-    /// The indices in `voices` of sampler item `item`'s voices.
+    /// The indices in `voices` of sampler item `item`'s voices. Like the item count, it follows from
+    /// the number of voices alone.
     @_noAllocation @_noLocks
     func voiceRange(ofItem item: Int) -> Range<Int> {
-        let perItem = voicesPerItem
-        return item * perItem..<min((item + 1) * perItem, voiceCount)
+        let large = groupsPerLargeItem
+        let runGroups = (Self.itemsPerRun - 1) * large + Self.minimumGroupsPerItem
+        let run = item / Self.itemsPerRun, place = item % Self.itemsPerRun
+        let firstGroup = run * runGroups + place * large
+        let groups = place == Self.itemsPerRun - 1 ? Self.minimumGroupsPerItem : large
+        return min(firstGroup * Sampler.laneCount, voiceCount)..<min((firstGroup + groups) * Sampler.laneCount, voiceCount)
+    }
+    /// Whether item `item` is a small sampler item, which a thread claims after the large ones of
+    /// its share (`VoiceWorkers.publish`).
+    @_noAllocation @_noLocks
+    func isClaimedLast(_ item: Int) -> Bool {
+        Self.isClaimedLast(item, samplerItemCount: samplerItemCount, groupsPerLargeItem: groupsPerLargeItem)
+    }
+    /// `isClaimedLast` for a segment of `samplerItemCount` sampler items whose large ones hold
+    /// `groupsPerLargeItem` groups: what a loop over the items takes once.
+    @_noAllocation @_noLocks
+    static func isClaimedLast(_ item: Int, samplerItemCount: Int, groupsPerLargeItem: Int) -> Bool {
+        item < samplerItemCount && item % itemsPerRun == itemsPerRun - 1 && groupsPerLargeItem > minimumGroupsPerItem
     }
     /// The items a segment has: the sampler's, then the drums'.
     var itemCount: Int {

@@ -11,19 +11,14 @@ import Synchronization
 ///   itself, through the same claim words, until none is left, and then waits only for the items
 ///   workers already hold. A worker that is asleep or preempted costs time, never a deadline by
 ///   itself.
-/// - On the audio thread: no allocation, no lock, no system call. It publishes a segment with an
-///   atomic store to each thread's claim word and claims with compare-and-exchange. Workers
-///   sleep on their own side (a short `nanosleep` once no segment has come for
-///   `spinNanoseconds`, a longer one after `restAfterNanoseconds`); nobody has to wake them.
+/// - On the audio thread: no allocation, no lock, no system call. It publishes a segment and
+///   claims items through `ItemClaims`. Workers sleep on their own side (a short `nanosleep` once
+///   no segment has come for `spinNanoseconds`, a longer one after `restAfterNanoseconds`); nobody
+///   has to wake them.
 /// - The output does not depend on who renders what: see `VoiceWorkItems`.
 ///
-/// Each thread has a share of a segment's items and a claim word for it, on a line of its own: it
-/// claims its own items without taking a line from another core, and only a thread that has run
-/// out takes from another's word (stealing). A claim word packs a generation, the share's item
-/// count and a bit per item claimed, so a thread that read an old segment's word cannot claim in a
-/// new one: its compare-and-exchange fails. A segment is published only once every item of the
-/// previous one is finished, so an item a worker holds always belongs to the segment `work`
-/// describes.
+/// A segment is published only once every item of the previous one is finished, so an item a
+/// worker holds always belongs to the segment `work` describes.
 struct VoiceWorkers {
     /// Once no segment has come for this long a worker naps; within it, it spins on the claim
     /// word. Offline, segments come back to back and it never naps. Unpaced (a caller that renders
@@ -70,15 +65,6 @@ struct VoiceWorkers {
     static var smallestSharedWork: Int {
         @_noAllocation @_noLocks get { 32 * RenderQuantum.frameCount }
     }
-    /// A claim word's layout: a bit per item of the share claimed (`VoiceWorkItems.maximumItemCount`
-    /// at most), then the share's item count, then the generation.
-    static var countShift: UInt64 {
-        @_noAllocation @_noLocks get { 32 }
-    }
-    static var generationShift: UInt64 {
-        @_noAllocation @_noLocks get { 40 }
-    }
-
     /// The workers' thread name (15 bytes at most, as Linux keeps it).
     static let threadName = "staccato-voices"
 
@@ -87,9 +73,9 @@ struct VoiceWorkers {
     static var cellCount: Int {
         @_noAllocation @_noLocks get { 7 }
     }
-    /// Each thread's claim word (0 the audio thread's, then the workers'), `CacheLine.separationByteCount`
-    /// apart (`claimWord(of:)`).
-    let claimWords: UnsafeMutableRawPointer
+    /// Which thread renders which item (0 the audio thread, then the workers); its generation
+    /// counts on the audio thread's copy alone.
+    var claims: ItemClaims
     let finishedCount: UnsafeMutablePointer<Atomic<Int>>
     /// Items the workers have rendered, ever: what shows that they share the work.
     let workerItemCount: UnsafeMutablePointer<Atomic<Int>>
@@ -115,8 +101,6 @@ struct VoiceWorkers {
     let threads: UnsafeMutablePointer<pthread_t>
     /// Threads started: 0 when the system refused one (the audio thread then renders alone).
     var workerCount: Int
-    /// The audio thread's count of segments published.
-    var generation: UInt64 = 0
 
     /// What a worker thread starts with.
     final class Start {
@@ -148,10 +132,7 @@ struct VoiceWorkers {
         paced = cell(4, Atomic<Bool>(false))
         blockFrameCount = cell(5, Atomic<Int>(0))
         blockSequence = cell(6, Atomic<Int>(0))
-        claimWords = .allocate(byteCount: (count + 1) * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
-        for thread in 0...count {
-            (claimWords + thread * CacheLine.separationByteCount).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
-        }
+        claims = ItemClaims(threadCount: count + 1)
         frameNanoseconds = 1e9 / sampleRate
         self.work = work
         workspaces = .allocate(capacity: max(count, 1))
@@ -185,6 +166,7 @@ struct VoiceWorkers {
             for index in 0..<count { workspaces[index].deallocate() }
             stopping.pointee.store(false, ordering: .relaxed)
             workerCount = 0
+            claims.threadCount = 1
         }
     }
 
@@ -197,7 +179,7 @@ struct VoiceWorkers {
         workspaces.deallocate()
         threads.deallocate()
         cells.deallocate()
-        claimWords.deallocate()
+        claims.deallocate()
     }
 
     // MARK: The audio thread
@@ -208,14 +190,8 @@ struct VoiceWorkers {
     /// - Thread: audio.
     @_noAllocation @_noLocks
     mutating func publish() {
-        let itemCount = work.pointee.itemCount
-        generation = (generation + 1) & 0xFF_FFFF
         finishedCount.pointee.store(0, ordering: .relaxed)
-        for thread in 0...workerCount {
-            let share = self.share(of: thread, itemCount: itemCount)
-            claimWord(of: thread).pointee.store(generation << Self.generationShift | UInt64(share.count) << Self.countShift,
-                                                ordering: .releasing)
-        }
+        claims.publish(work)
     }
 
     /// Finishes the segment `publish` handed out: claims and renders items with `workspace` until
@@ -225,56 +201,13 @@ struct VoiceWorkers {
     func finish(with workspace: inout VoiceLaneWorkspace) {
         let itemCount = work.pointee.itemCount
         var rendered = 0
-        while let item = claim(as: 0) {
+        while let item = claims.claim(as: 0, in: work) {
             work.pointee.render(item: item, with: &workspace)
             rendered += 1
         }
         if rendered < itemCount {
             while finishedCount.pointee.load(ordering: .acquiring) < itemCount - rendered {}
         }
-    }
-
-    /// Thread `thread`'s claim word.
-    @_noAllocation @_noLocks
-    func claimWord(of thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        (claimWords + thread * CacheLine.separationByteCount).assumingMemoryBound(to: Atomic<UInt64>.self)
-    }
-
-    /// Thread `thread`'s share of a segment of `itemCount` items: a voice keeps its place in the
-    /// list from one segment to the next, so each thread mostly renders the voices it rendered
-    /// last, whose state its cache still holds (a voice moved to another core costs more than
-    /// rendering it for a quantum).
-    @_noAllocation @_noLocks
-    func share(of thread: Int, itemCount: Int) -> Range<Int> {
-        let threads = workerCount + 1
-        return (thread * itemCount / threads)..<((thread + 1) * itemCount / threads)
-    }
-
-    /// The next item of the segment published last for thread `thread` (0 the audio thread, 1...
-    /// the workers), or nil when every one is claimed: the first of its own share left, else the
-    /// last left of another's, where its owner comes last, the next thread's first.
-    /// - Thread: any.
-    @_noAllocation @_noLocks
-    func claim(as thread: Int) -> Int? {
-        let threads = workerCount + 1
-        for step in 0..<threads {
-            let owner = (thread + step) % threads
-            let word = claimWord(of: owner)
-            var value = word.pointee.load(ordering: .acquiring)
-            while true {
-                let count = Int((value >> Self.countShift) & 0xFF)
-                let unclaimed = ~value & ((1 << UInt64(count)) - 1)
-                guard unclaimed != 0 else { break }
-                let bit = step == 0 ? unclaimed.trailingZeroBitCount : 63 - unclaimed.leadingZeroBitCount
-                let (exchanged, original) = word.pointee.compareExchange(expected: value, desired: value | 1 << UInt64(bit),
-                                                                        successOrdering: .acquiringAndReleasing,
-                                                                        failureOrdering: .acquiring)
-                // Claimed: the word was this segment's (its generation), so `work` is too.
-                if exchanged { return share(of: owner, itemCount: work.pointee.itemCount).lowerBound + bit }
-                value = original
-            }
-        }
-        return nil
     }
 
     // MARK: A worker
@@ -302,7 +235,7 @@ struct VoiceWorkers {
                 parameters.sched_priority = wanted
                 _ = _unsafePerformance { pthread_setschedparam(pthread_self(), wanted > 0 ? SCHED_FIFO : SCHED_OTHER, &parameters) }
             }
-            if let item = workers.claim(as: index + 1) {
+            if let item = workers.claims.claim(as: index + 1, in: workers.work) {
                 if sleptSinceWork {
                     burstStart = monotonicNanoseconds()
                     burstBlock = workers.blockSequence.pointee.load(ordering: .relaxed)
@@ -324,7 +257,7 @@ struct VoiceWorkers {
                 // (the scheduler's choice, or more threads than cores), a spinning worker would take
                 // its time.
                 var watched = 0
-                let own = workers.claimWord(of: index + 1)
+                let own = workers.claims.word(of: index + 1)
                 let word = own.pointee.load(ordering: .relaxed)
                 while watched < Self.watchCount && own.pointee.load(ordering: .relaxed) == word { watched += 1 }
                 if watched == Self.watchCount { _ = _unsafePerformance { sched_yield() } }
