@@ -41,6 +41,10 @@ struct ItemClaims {
     var threadCount: Int
     /// The audio thread's count of segments published.
     var generation: UInt64 = 0
+    /// What `order` was last written for (item counts and large items' size packed), on the audio
+    /// thread's copy: the table is rewritten only when it changes, so the workers' copies of its
+    /// line stay valid from one segment to the next.
+    var orderKey = -1
 
     /// Words for `threadCount` threads, none with an item to claim.
     /// - Thread: control.
@@ -69,14 +73,18 @@ struct ItemClaims {
         let itemCount = work.pointee.itemCount
         let samplerItemCount = work.pointee.samplerItemCount, groupsPerLargeItem = work.pointee.groupsPerLargeItem
         generation = (generation + 1) & 0xFF_FFFF
-        for thread in 0..<threadCount {
-            let share = self.share(of: thread, itemCount: itemCount)
-            var entry = share.lowerBound
-            for pass in 0..<2 {
-                for item in share where VoiceWorkItems.isClaimedLast(item, samplerItemCount: samplerItemCount,
-                                                                     groupsPerLargeItem: groupsPerLargeItem) == (pass == 1) {
-                    order[entry] = UInt8(item)
-                    entry += 1
+        let key = itemCount | samplerItemCount << 8 | groupsPerLargeItem << 16
+        if key != orderKey {
+            orderKey = key
+            for thread in 0..<threadCount {
+                let share = self.share(of: thread, itemCount: itemCount)
+                var entry = share.lowerBound
+                for pass in 0..<2 {
+                    for item in share where VoiceWorkItems.isClaimedLast(item, samplerItemCount: samplerItemCount,
+                                                                         groupsPerLargeItem: groupsPerLargeItem) == (pass == 1) {
+                        order[entry] = UInt8(item)
+                        entry += 1
+                    }
                 }
             }
         }
@@ -87,8 +95,8 @@ struct ItemClaims {
     }
 
     /// The next item of the segment published last for thread `thread`, or nil when every one is
-    /// claimed: the first of its own share left, else the last left of another's, where its owner
-    /// comes last, the next thread's first. `work` is the segment's description, read once the
+    /// claimed: the first left of its own share in `order`, else the last left of another's in
+    /// `order`, where its owner comes last, the next thread's first. `work` is the segment's description, read once the
     /// claim has succeeded.
     /// - Thread: any.
     @_noAllocation @_noLocks

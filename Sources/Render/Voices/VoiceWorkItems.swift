@@ -67,8 +67,8 @@ struct VoiceSegmentMixes {
 /// Written by the audio thread between segments; read by the worker that claimed an item, while it
 /// renders it (`VoiceWorkers` orders the two).
 struct VoiceWorkItems {
-    /// At most this many items a segment, the sampler's and the drums' together (`VoiceWorkers`'
-    /// claim word has a bit for each).
+    /// At most this many items a segment, the sampler's and the drums' together (`ItemClaims`'
+    /// claim words have a bit for each).
     static var maximumItemCount: Int {
         @_noAllocation @_noLocks get { 32 }
     }
@@ -174,7 +174,7 @@ struct VoiceWorkItems {
         return min(firstGroup * Sampler.laneCount, voiceCount)..<min((firstGroup + groups) * Sampler.laneCount, voiceCount)
     }
     /// Whether item `item` is a small sampler item, which a thread claims after the large ones of
-    /// its share (`VoiceWorkers.publish`).
+    /// its share (`ItemClaims.publish`).
     @_noAllocation @_noLocks
     func isClaimedLast(_ item: Int) -> Bool {
         Self.isClaimedLast(item, samplerItemCount: samplerItemCount, groupsPerLargeItem: groupsPerLargeItem)
