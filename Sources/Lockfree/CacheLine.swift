@@ -18,4 +18,19 @@ public enum CacheLine {
     public static var separationByteCount: Int {
         @_noAllocation @_noLocks @inlinable get { 128 }
     }
+
+    /// Memory for `count` slots of `separationByteCount` bytes each, the first on such a boundary:
+    /// a value in each (`slot(_:in:)`), which different threads may write without sharing a line.
+    /// The caller initializes each slot's value and deallocates the memory.
+    /// - Thread: control.
+    public static func allocateSlots(count: Int) -> UnsafeMutableRawPointer {
+        .allocate(byteCount: max(count, 1) * separationByteCount, alignment: separationByteCount)
+    }
+
+    /// Slot `index` of memory from `allocateSlots(count:)`.
+    /// - Thread: any.
+    @_noAllocation @_noLocks @inlinable
+    public static func slot(_ index: Int, in slots: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        slots + index * separationByteCount
+    }
 }

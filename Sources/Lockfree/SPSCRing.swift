@@ -241,9 +241,9 @@ final class RingStorage<Element: BitwiseCopyable>: @unchecked Sendable {
         // Zeroed now, so that the producer's first write to a slot never faults its page in: the
         // audio thread produces into some rings.
         UnsafeMutableRawPointer(slots).initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
-        indexLines = .allocate(byteCount: 2 * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
-        writeIndex = indexLines.bindMemory(to: Atomic<Int>.self, capacity: 1)
-        readIndex = (indexLines + CacheLine.separationByteCount).bindMemory(to: Atomic<Int>.self, capacity: 1)
+        indexLines = CacheLine.allocateSlots(count: 2)
+        writeIndex = CacheLine.slot(0, in: indexLines).bindMemory(to: Atomic<Int>.self, capacity: 1)
+        readIndex = CacheLine.slot(1, in: indexLines).bindMemory(to: Atomic<Int>.self, capacity: 1)
         writeIndex.initialize(to: Atomic(0))
         readIndex.initialize(to: Atomic(0))
     }

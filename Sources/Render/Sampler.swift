@@ -593,7 +593,7 @@ struct Sampler {
         work.pointee.quantumCount = quantumCount
         let drumPlayheads = work.pointee.drums.soundingPlayheadCount()
         guard sounding > 0 || drumPlayheads > 0 else {
-            for item in 0..<work.pointee.drums.itemCount { work.pointee.drums.activeCounts[item] = 0 }
+            for item in 0..<work.pointee.drums.itemCount { work.pointee.drums.activeCount(ofItem: item).pointee = 0 }
             segmentIsSilent = true
             return false
         }

@@ -4,7 +4,8 @@ import XCTest
 /// How a segment's voices are split into work items (`VoiceWorkItems.voiceRange(ofItem:)`) and in
 /// which order the threads claim them (`ItemClaims`): every voice in exactly one item, in whole
 /// groups, in runs of two large items and a small one; each thread claims its own large items,
-/// then its own small ones, then steals another's small ones before its large ones.
+/// then steals another's large ones from the end, and only once no large item is left anywhere
+/// takes its own small ones, then another's from the end.
 final class WorkItemLayoutTests: XCTestCase {
     final class Items {
         let voice = VoicePool.allocateVoices(1)
@@ -78,7 +79,7 @@ final class WorkItemLayoutTests: XCTestCase {
 
     /// 2,000 voices (250 groups) make 23 items: 15 groups a large one, 2 a small one (items 2, 5,
     /// ... 20). Three threads claim in turn, as if each were a thread of its own.
-    func testEachThreadClaimsItsLargeItemsThenItsSmallOnesThenStealsSmallOnesFirst() {
+    func testEveryLargeItemIsClaimedBeforeAnySmallOneOwnLargeFirstThenStolenFromTheEnd() {
         let items = Items(voiceCapacity: 2_000)
         items.work.pointee.voiceCount = 2_000
         XCTAssertEqual(items.work.pointee.samplerItemCount, 23)
@@ -89,27 +90,34 @@ final class WorkItemLayoutTests: XCTestCase {
         let shares = (0..<3).map { claims.share(of: $0, itemCount: itemCount) }
         XCTAssertEqual(shares, [0..<7, 7..<15, 15..<23])
         func isSmall(_ item: Int) -> Bool { items.work.pointee.isClaimedLast(item) }
-
-        // Thread 1 takes its whole share: the large items in order, then the small ones.
-        var byThread1: [Int] = []
-        for _ in shares[1] { byThread1.append(claims.claim(as: 1, in: items.work)!) }
-        XCTAssertEqual(byThread1, [7, 9, 10, 12, 13, 8, 11, 14])
-        // Thread 0 takes two of its own: the first large ones.
-        XCTAssertEqual(claims.claim(as: 0, in: items.work), 0)
-        XCTAssertEqual(claims.claim(as: 0, in: items.work), 1)
-        // Thread 1, out of items, steals from thread 2's share (the next thread's first), small
-        // items from the end first.
-        let stolen = (0..<3).map { _ in claims.claim(as: 1, in: items.work)! }
-        XCTAssertEqual(stolen, [20, 17, 22])
-        XCTAssertEqual(stolen.map(isSmall), [true, true, false])
-        // Everything is claimed exactly once, and then nothing more.
-        var claimed = Set(byThread1 + [0, 1] + stolen)
-        for thread in [2, 0, 2, 1, 0] {
-            while let item = claims.claim(as: thread, in: items.work) {
-                XCTAssertTrue(claimed.insert(item).inserted, "item \(item) claimed twice")
-            }
+        func claimed(by thread: Int, _ count: Int) -> [Int] {
+            (0..<count).map { _ in claims.claim(as: thread, in: items.work) ?? -1 }
         }
-        XCTAssertEqual(claimed, Set(0..<itemCount))
+
+        // Thread 1 takes its large items in order, then, out of them, steals thread 2's last
+        // large item (the next thread's first) rather than take its own small ones (8, 11, 14).
+        let byThread1 = claimed(by: 1, 6)
+        XCTAssertEqual(byThread1, [7, 9, 10, 12, 13, 22])
+        XCTAssertEqual(claimed(by: 0, 2), [0, 1])
+        // It goes on down thread 2's large items, which thread 2 takes from the start.
+        let stolen = claimed(by: 1, 3)
+        XCTAssertEqual(stolen, [21, 19, 18])
+        // Thread 2 meets it in the middle, then steals thread 0's last large item before taking
+        // a small one of its own.
+        let byThread2 = claimed(by: 2, 3)
+        XCTAssertEqual(byThread2, [15, 16, 6])
+        XCTAssertEqual((byThread1 + stolen + byThread2).map(isSmall), Array(repeating: false, count: 12))
+        // With no large item left anywhere, thread 0 takes its first small one; thread 1 its own
+        // small ones, then thread 2's from the end, then thread 0's.
+        let byThread0 = claimed(by: 0, 3)
+        XCTAssertEqual(byThread0, [3, 4, 2])
+        let smallOnes = claimed(by: 1, 6)
+        XCTAssertEqual(smallOnes, [8, 11, 14, 20, 17, 5])
+        XCTAssertEqual(smallOnes.map(isSmall), Array(repeating: true, count: 6))
+        // Every item is claimed exactly once, and then nothing more.
+        let all = byThread1 + [0, 1] + stolen + byThread2 + byThread0 + smallOnes
+        XCTAssertEqual(all.count, itemCount)
+        XCTAssertEqual(Set(all), Set(0..<itemCount))
         for thread in 0..<3 { XCTAssertNil(claims.claim(as: thread, in: items.work)) }
 
         // The next segment starts afresh, with a claim word of a new generation.

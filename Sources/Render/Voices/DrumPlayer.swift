@@ -190,7 +190,7 @@ struct DrumPlayer {
     mutating func finishSegment(_ items: DrumWorkItems, frameCount: Int) {
         channelGain.advance(by: frameCount)
         var active = 0
-        for item in 0..<items.itemCount { active += items.activeCounts[item] }
+        for item in 0..<items.itemCount { active += items.activeCount(ofItem: item).pointee }
         activeVoiceCount = active
     }
 

@@ -1,3 +1,5 @@
+import Lockfree
+
 /// The drum player's voices for one segment, split into work items that the audio thread and the
 /// voice workers claim beside the sampler's (`VoiceWorkItems`): a kit's hits are rendered on every
 /// thread as the sampler's notes are, and summed in the same tree.
@@ -42,18 +44,28 @@ struct DrumWorkItems {
     var itemCount = 0
     /// The percussion channel's gain for the segment, and its ramp.
     var channelGain = DrumPlayer.ChannelGainRamp()
-    /// Per item: voices whose head still sounds after the segment.
-    let activeCounts: UnsafeMutablePointer<Int>
+    /// Per item, a slot each (different threads render neighbouring items): voices whose head
+    /// still sounds after the segment (`activeCount(ofItem:)`).
+    let activeCounts: UnsafeMutableRawPointer
 
     /// - Thread: control.
     init() {
-        activeCounts = .allocate(capacity: Self.maximumItemCount)
-        activeCounts.initialize(repeating: 0, count: Self.maximumItemCount)
+        activeCounts = CacheLine.allocateSlots(count: Self.maximumItemCount)
+        for item in 0..<Self.maximumItemCount {
+            CacheLine.slot(item, in: activeCounts).initializeMemory(as: Int.self, repeating: 0, count: 1)
+        }
     }
 
     /// - Thread: stopped.
     func deallocate() {
         activeCounts.deallocate()
+    }
+
+    /// Item `item`'s count of voices whose head still sounds after the segment.
+    /// - Thread: audio. Or the voice worker that renders the item.
+    @_noAllocation @_noLocks
+    func activeCount(ofItem item: Int) -> UnsafeMutablePointer<Int> {
+        CacheLine.slot(item, in: activeCounts).assumingMemoryBound(to: Int.self)
     }
 
     /// The items of a kit of `voiceCount` voices: as many as give each at least
@@ -126,7 +138,7 @@ struct DrumWorkItems {
             mix.sends.pointee = 0
             sounding += 1
         }
-        activeCounts[item] = active
+        activeCount(ofItem: item).pointee = active
         return sounding
     }
 

@@ -15,25 +15,32 @@ import Synchronization
 /// Each thread has a share of the segment's items (`share(of:itemCount:)`) and a claim word for it,
 /// on a line of its own: it claims its own items without taking a line from another core, and only
 /// a thread that has run out takes from another's word (stealing). A claim word packs a bit per item
-/// of the share claimed, the share's item count and the generation. Bit `b` of a share names entry
-/// `share.lowerBound + b` of `order`: the share's large items first, then its small ones
-/// (`VoiceWorkItems.isClaimedLast`). A thread claims its own share from the lowest bit and steals
-/// from the highest, so what is left to share out at the end of a segment is small items, and the
-/// threads finish within about a small item of each other.
+/// of the share claimed, the share's item count, how many of them are large, and the generation.
+/// Bit `b` of a share names entry `share.lowerBound + b` of `order`: the share's large items first,
+/// then its small ones (`VoiceWorkItems.isClaimedLast`). A thread claims its own share from the
+/// lowest bit. A thread that has run out steals the highest large item left, and only once no
+/// large one is left the highest small one: the owner and the thief meet in the middle of the
+/// large items, and every thread's last items are small, whichever thread started late (the audio
+/// thread mixes the segment before, first). So the threads finish within about a small item of
+/// each other.
 ///
 /// The caller publishes a segment only once every item of the previous one is finished, so a
 /// thread holding a claimed item always reads the segment it was claimed in.
 struct ItemClaims {
     /// A claim word's layout: a bit per item of the share claimed (`VoiceWorkItems.maximumItemCount`
-    /// at most), then the share's item count, then the generation.
+    /// at most), then the share's item count, then how many of them are large, each in a byte, then
+    /// the generation.
     static var countShift: UInt64 {
         @_noAllocation @_noLocks get { 32 }
     }
-    static var generationShift: UInt64 {
+    static var largeCountShift: UInt64 {
         @_noAllocation @_noLocks get { 40 }
     }
+    static var generationShift: UInt64 {
+        @_noAllocation @_noLocks get { 48 }
+    }
 
-    /// Each thread's claim word, `CacheLine.separationByteCount` apart (`word(of:)`).
+    /// Each thread's claim word, a slot each (`CacheLine.slot(_:in:)`, `word(of:)`).
     let words: UnsafeMutableRawPointer
     /// The order in which each thread claims its share, written by `publish` before the words.
     let order: UnsafeMutablePointer<UInt8>
@@ -50,9 +57,9 @@ struct ItemClaims {
     /// - Thread: control.
     init(threadCount: Int) {
         self.threadCount = threadCount
-        words = .allocate(byteCount: threadCount * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
+        words = CacheLine.allocateSlots(count: threadCount)
         for thread in 0..<threadCount {
-            (words + thread * CacheLine.separationByteCount).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
+            CacheLine.slot(thread, in: words).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
         }
         // On lines of its own: no cell another thread writes shares them.
         order = UnsafeMutableRawPointer.allocate(byteCount: max(VoiceWorkItems.maximumItemCount, CacheLine.separationByteCount),
@@ -72,7 +79,7 @@ struct ItemClaims {
     mutating func publish(_ work: UnsafeMutablePointer<VoiceWorkItems>) {
         let itemCount = work.pointee.itemCount
         let samplerItemCount = work.pointee.samplerItemCount, groupsPerLargeItem = work.pointee.groupsPerLargeItem
-        generation = (generation + 1) & 0xFF_FFFF
+        generation = (generation + 1) & 0xFFFF
         let key = itemCount | samplerItemCount << 8 | groupsPerLargeItem << 16
         if key != orderKey {
             orderKey = key
@@ -89,33 +96,43 @@ struct ItemClaims {
             }
         }
         for thread in 0..<threadCount {
-            let count = share(of: thread, itemCount: itemCount).count
-            word(of: thread).pointee.store(generation << Self.generationShift | UInt64(count) << Self.countShift, ordering: .releasing)
+            let share = self.share(of: thread, itemCount: itemCount)
+            var largeCount = 0
+            for item in share where !VoiceWorkItems.isClaimedLast(item, samplerItemCount: samplerItemCount,
+                                                                  groupsPerLargeItem: groupsPerLargeItem) {
+                largeCount += 1
+            }
+            word(of: thread).pointee.store(generation << Self.generationShift | UInt64(largeCount) << Self.largeCountShift
+                                           | UInt64(share.count) << Self.countShift, ordering: .releasing)
         }
     }
 
     /// The next item of the segment published last for thread `thread`, or nil when every one is
-    /// claimed: the first left of its own share in `order`, else the last left of another's in
-    /// `order`, where its owner comes last, the next thread's first. `work` is the segment's description, read once the
-    /// claim has succeeded.
+    /// claimed: the first large item left of its own share in `order`; else the last large item
+    /// left of another's share (the next thread's first); only once no large item is left
+    /// anywhere, its own first small one, else another's last. `work` is the segment's
+    /// description, read once the claim has succeeded.
     /// - Thread: any.
     @_noAllocation @_noLocks
     func claim(as thread: Int, in work: UnsafeMutablePointer<VoiceWorkItems>) -> Int? {
-        for step in 0..<threadCount {
-            let owner = (thread + step) % threadCount
-            let word = word(of: owner)
-            var value = word.pointee.load(ordering: .acquiring)
-            while true {
-                let count = Int((value >> Self.countShift) & 0xFF)
-                let unclaimed = ~value & ((1 << UInt64(count)) - 1)
-                guard unclaimed != 0 else { break }
-                let bit = step == 0 ? unclaimed.trailingZeroBitCount : 63 - unclaimed.leadingZeroBitCount
-                let (exchanged, original) = word.pointee.compareExchange(expected: value, desired: value | 1 << UInt64(bit),
-                                                                        successOrdering: .acquiringAndReleasing,
-                                                                        failureOrdering: .acquiring)
-                // Claimed: the word was this segment's (its generation), so `work` and `order` are too.
-                if exchanged { return Int(order[share(of: owner, itemCount: work.pointee.itemCount).lowerBound + bit]) }
-                value = original
+        for pass in 0..<2 {
+            for step in 0..<threadCount {
+                let owner = (thread + step) % threadCount
+                let word = word(of: owner)
+                var value = word.pointee.load(ordering: .acquiring)
+                while true {
+                    let count = Int((value >> Self.countShift) & 0xFF)
+                    let largeCount = Int((value >> Self.largeCountShift) & 0xFF)
+                    let unclaimed = ~value & ((1 << UInt64(pass == 0 ? largeCount : count)) - 1)
+                    guard unclaimed != 0 else { break }
+                    let bit = step == 0 ? unclaimed.trailingZeroBitCount : 63 - unclaimed.leadingZeroBitCount
+                    let (exchanged, original) = word.pointee.compareExchange(expected: value, desired: value | 1 << UInt64(bit),
+                                                                            successOrdering: .acquiringAndReleasing,
+                                                                            failureOrdering: .acquiring)
+                    // Claimed: the word was this segment's (its generation), so `work` and `order` are too.
+                    if exchanged { return Int(order[share(of: owner, itemCount: work.pointee.itemCount).lowerBound + bit]) }
+                    value = original
+                }
             }
         }
         return nil
@@ -124,7 +141,7 @@ struct ItemClaims {
     /// Thread `thread`'s claim word.
     @_noAllocation @_noLocks
     func word(of thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        (words + thread * CacheLine.separationByteCount).assumingMemoryBound(to: Atomic<UInt64>.self)
+        CacheLine.slot(thread, in: words).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// Thread `thread`'s share of a segment of `itemCount` items: a voice keeps its place in the

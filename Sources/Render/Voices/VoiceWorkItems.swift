@@ -49,7 +49,8 @@ struct VoiceSegmentMixes {
 ///
 /// The split depends on nothing but the voice list (`Sampler.renderVoices`): the sampler's items
 /// take whole groups of voices in list order, in runs of two large items and a small one, whose
-/// sizes follow from the number of voices alone (`voiceRange(ofItem:)`). Each item's voices are summed into the item's own mix, and the mixes are summed
+/// sizes follow from the number of voices alone (`voiceRange(ofItem:)`). Each item's voices are
+/// summed into the item's own mix, and the mixes are summed
 /// in a binary tree whose shape follows from the number of items alone (`fold(after:)`): pairs of
 /// neighbours, then pairs of pairs, into item 0's mix, which is added to the output. Whichever
 /// thread finishes the second of two neighbours adds them, so the threads sum the mixes as they
@@ -147,16 +148,21 @@ struct VoiceWorkItems {
     var groupsPerLargeItem: Int {
         @_noAllocation @_noLocks get {
             let runs = Self.maximumSamplerItemCount / Self.itemsPerRun
-            let groupsPerRun = (groupCount + runs - 1) / runs
+            let groupsEachRun = (groupCount + runs - 1) / runs
             let largePerRun = Self.itemsPerRun - 1
-            return max(Self.minimumGroupsPerItem, (groupsPerRun - Self.minimumGroupsPerItem + largePerRun - 1) / largePerRun)
+            return max(Self.minimumGroupsPerItem, (groupsEachRun - Self.minimumGroupsPerItem + largePerRun - 1) / largePerRun)
         }
+    }
+    /// The groups a run holds when its large items hold `groupsPerLargeItem`.
+    @_noAllocation @_noLocks
+    static func groupsPerRun(groupsPerLargeItem: Int) -> Int {
+        (itemsPerRun - 1) * groupsPerLargeItem + minimumGroupsPerItem
     }
     /// The sampler's items in the segment: the runs' items, up to the one holding the last group.
     var samplerItemCount: Int {
         @_noAllocation @_noLocks get {
             let large = groupsPerLargeItem, groups = groupCount
-            let runGroups = (Self.itemsPerRun - 1) * large + Self.minimumGroupsPerItem
+            let runGroups = Self.groupsPerRun(groupsPerLargeItem: large)
             let left = groups % runGroups
             let lastRunItems = left == 0 ? 0 : min(Self.itemsPerRun, (left + large - 1) / large)
             return groups / runGroups * Self.itemsPerRun + lastRunItems
@@ -167,7 +173,7 @@ struct VoiceWorkItems {
     @_noAllocation @_noLocks
     func voiceRange(ofItem item: Int) -> Range<Int> {
         let large = groupsPerLargeItem
-        let runGroups = (Self.itemsPerRun - 1) * large + Self.minimumGroupsPerItem
+        let runGroups = Self.groupsPerRun(groupsPerLargeItem: large)
         let run = item / Self.itemsPerRun, place = item % Self.itemsPerRun
         let firstGroup = run * runGroups + place * large
         let groups = place == Self.itemsPerRun - 1 ? Self.minimumGroupsPerItem : large
@@ -210,9 +216,9 @@ struct VoiceWorkItems {
         for item in 0..<itemCapacity {
             (reports + item * Self.itemRecordByteCount).initializeMemory(as: VoiceItemReport.self, repeating: VoiceItemReport(), count: 1)
         }
-        foldCounts = .allocate(byteCount: itemCapacity * CacheLine.separationByteCount, alignment: CacheLine.separationByteCount)
+        foldCounts = CacheLine.allocateSlots(count: itemCapacity)
         for index in 0..<itemCapacity {
-            (foldCounts + index * CacheLine.separationByteCount).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+            CacheLine.slot(index, in: foldCounts).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         }
         self.context = context
     }
@@ -267,7 +273,7 @@ struct VoiceWorkItems {
             let parent = node >> 1
             let rightStart = (2 * parent + 1) << level
             if rightStart < count {
-                let counter = (foldCounts + rightStart * CacheLine.separationByteCount).assumingMemoryBound(to: Atomic<Int>.self)
+                let counter = CacheLine.slot(rightStart, in: foldCounts).assumingMemoryBound(to: Atomic<Int>.self)
                 // Odd after this thread's increment: the other half is not done yet, and the thread
                 // that finishes it adds the pair.
                 guard counter.pointee.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue & 1 == 1 else { return }

@@ -68,7 +68,7 @@ struct VoiceWorkers {
     /// The workers' thread name (15 bytes at most, as Linux keeps it).
     static let threadName = "staccato-voices"
 
-    /// The memory of the atomic cells below, one cell to each `CacheLine.separationByteCount`.
+    /// The memory of the atomic cells below, a slot each (`CacheLine.allocateSlots(count:)`).
     let cells: UnsafeMutableRawPointer
     static var cellCount: Int {
         @_noAllocation @_noLocks get { 7 }
@@ -100,7 +100,7 @@ struct VoiceWorkers {
     let workspaces: UnsafeMutablePointer<VoiceLaneWorkspace>
     let threads: UnsafeMutablePointer<pthread_t>
     /// Threads started: 0 when the system refused one (the audio thread then renders alone).
-    var workerCount: Int
+    var workerCount: Int { claims.threadCount - 1 }
 
     /// What a worker thread starts with.
     final class Start {
@@ -117,10 +117,9 @@ struct VoiceWorkers {
     init(count: Int, work: UnsafeMutablePointer<VoiceWorkItems>, sampleRate: Double) {
         // Each cell on lines of its own: a cell one thread writes beside one another reads would
         // drag it from core to core each time.
-        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.cellCount * CacheLine.separationByteCount,
-                                                     alignment: CacheLine.separationByteCount)
+        let block = CacheLine.allocateSlots(count: Self.cellCount)
         func cell<Value: ~Copyable>(_ index: Int, _ value: consuming Value) -> UnsafeMutablePointer<Value> {
-            let pointer = (block + index * CacheLine.separationByteCount).bindMemory(to: Value.self, capacity: 1)
+            let pointer = CacheLine.slot(index, in: block).bindMemory(to: Value.self, capacity: 1)
             pointer.initialize(to: value)
             return pointer
         }
@@ -139,7 +138,6 @@ struct VoiceWorkers {
         for index in 0..<count { (workspaces + index).initialize(to: VoiceLaneWorkspace()) }
         threads = .allocate(capacity: max(count, 1))
         var started = 0
-        workerCount = count
         for index in 0..<count {
             let start = Unmanaged.passRetained(Start(self, index: index)).toOpaque()
             let result = pthread_create(threads + index, nil, { context in
@@ -165,7 +163,6 @@ struct VoiceWorkers {
             for index in 0..<started { pthread_join(threads[index], nil) }
             for index in 0..<count { workspaces[index].deallocate() }
             stopping.pointee.store(false, ordering: .relaxed)
-            workerCount = 0
             claims.threadCount = 1
         }
     }
