@@ -114,14 +114,32 @@ final class WorkItemLayoutTests: XCTestCase {
         let smallOnes = claimed(by: 1, 6)
         XCTAssertEqual(smallOnes, [8, 11, 14, 20, 17, 5])
         XCTAssertEqual(smallOnes.map(isSmall), Array(repeating: true, count: 6))
-        // Every item is claimed exactly once, and then nothing more.
+        // Every item is claimed exactly once (23 claims, 23 different items), and then nothing more.
         let all = byThread1 + [0, 1] + stolen + byThread2 + byThread0 + smallOnes
-        XCTAssertEqual(all.count, itemCount)
         XCTAssertEqual(Set(all), Set(0..<itemCount))
         for thread in 0..<3 { XCTAssertNil(claims.claim(as: thread, in: items.work)) }
 
         // The next segment starts afresh, with a claim word of a new generation.
         claims.publish(items.work)
         XCTAssertEqual(claims.claim(as: 2, in: items.work), 15)
+    }
+
+    /// 200 voices (25 groups) make 13 items of 2 groups, all alike: none is claimed last, so the
+    /// claim word counts every item as large, and a thread takes its own share from the start and
+    /// steals from the end of another's, in the first pass.
+    func testItemsAllAlikeAreClaimedOwnFromTheStartAndStolenFromTheEnd() {
+        let items = Items(voiceCapacity: 200)
+        items.work.pointee.voiceCount = 200
+        XCTAssertEqual(items.work.pointee.samplerItemCount, 13)
+        XCTAssertFalse((0..<13).contains { items.work.pointee.isClaimedLast($0) })
+        var claims = ItemClaims(threadCount: 2)
+        defer { claims.deallocate() }
+        claims.publish(items.work)
+        XCTAssertEqual([0, 1].map { claims.share(of: $0, itemCount: 13) }, [0..<6, 6..<13])
+        let word = claims.word(of: 1).pointee.load(ordering: .relaxed)
+        XCTAssertEqual(Int((word >> ItemClaims.countShift) & 0xFF), 7)
+        XCTAssertEqual(Int((word >> ItemClaims.largeCountShift) & 0xFF), 7)
+        XCTAssertEqual((0..<9).map { _ in claims.claim(as: 1, in: items.work) ?? -1 }, [6, 7, 8, 9, 10, 11, 12, 5, 4])
+        XCTAssertEqual((0..<5).map { _ in claims.claim(as: 0, in: items.work) ?? -1 }, [0, 1, 2, 3, -1])
     }
 }

@@ -6,23 +6,26 @@ import Synchronization
 ///
 /// Guarantees:
 /// - Every item of a published segment is claimed by exactly one thread, and a claim never
-///   returns an item of another segment: a thread that read an old segment's word cannot claim in
-///   a new one, since its compare-and-exchange fails (the word carries the segment's generation).
+///   returns an item of another segment: a claim is a compare-and-exchange on the current word,
+///   and what the item is (`order`, `work`) is read after it succeeds. A thread that read an old
+///   segment's word fails the exchange, since the word carries the segment's generation; should
+///   the generation have wrapped round to an equal word, the exchange claims an item of the
+///   current segment, as a fresh load would have.
 /// - Publishing is a store to each thread's word; claiming is a load and a compare-and-exchange:
 ///   no allocation, no lock, no system call, so the audio thread may do both.
 /// - Which items a thread claims changes who renders what, never the output: see `VoiceWorkItems`.
 ///
 /// Each thread has a share of the segment's items (`share(of:itemCount:)`) and a claim word for it,
-/// on a line of its own: it claims its own items without taking a line from another core, and only
-/// a thread that has run out takes from another's word (stealing). A claim word packs a bit per item
-/// of the share claimed, the share's item count, how many of them are large, and the generation.
-/// Bit `b` of a share names entry `share.lowerBound + b` of `order`: the share's large items first,
-/// then its small ones (`VoiceWorkItems.isClaimedLast`). A thread claims its own share from the
-/// lowest bit. A thread that has run out steals the highest large item left, and only once no
-/// large one is left the highest small one: the owner and the thief meet in the middle of the
-/// large items, and every thread's last items are small, whichever thread started late (the audio
-/// thread mixes the segment before, first). So the threads finish within about a small item of
-/// each other.
+/// on a line of its own: it claims its own items without taking a line from another core, and
+/// takes from another's word (steals) only once its own large items are claimed. A claim word packs
+/// a bit per item of the share claimed, the share's item count, how many of them are large, and the
+/// generation. Bit `b` of a share names entry `share.lowerBound + b` of `order`: the share's large
+/// items first, then its small ones (`VoiceWorkItems.isClaimedLast`). A thread claims its own share
+/// from the lowest bit. Out of its own large items, it steals another share's highest large item
+/// left, so owner and thief meet in the middle of that share's large items. Only once no large item
+/// is left anywhere does it take its own lowest small item, then another share's highest. So every
+/// thread's last items are small, whichever thread started late (the audio thread mixes the segment
+/// before, first), and the threads finish within about a small item of each other.
 ///
 /// The caller publishes a segment only once every item of the previous one is finished, so a
 /// thread holding a claimed item always reads the segment it was claimed in.

@@ -179,8 +179,8 @@ struct VoiceWorkItems {
         let groups = place == Self.itemsPerRun - 1 ? Self.minimumGroupsPerItem : large
         return min(firstGroup * Sampler.laneCount, voiceCount)..<min((firstGroup + groups) * Sampler.laneCount, voiceCount)
     }
-    /// Whether item `item` is a small sampler item, which a thread claims after the large ones of
-    /// its share (`ItemClaims.publish`).
+    /// Whether item `item` is a small sampler item, which a thread claims only once every share's
+    /// large items are claimed (`ItemClaims.claim`).
     @_noAllocation @_noLocks
     func isClaimedLast(_ item: Int) -> Bool {
         Self.isClaimedLast(item, samplerItemCount: samplerItemCount, groupsPerLargeItem: groupsPerLargeItem)
