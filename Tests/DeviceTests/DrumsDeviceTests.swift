@@ -41,8 +41,13 @@ final class DrumsDeviceTests: XCTestCase {
                 if let last = onsets.last, index - last < 20 { continue }
                 onsets.append(index)
             }
-            XCTAssertEqual(onsets.count, 3, "onsets at \(onsets.map { $0 * 10 }) ms")
-            guard onsets.count == 3 else { return }
+            // Two keys the host delayed can arrive within 200 ms of each other, and their hits
+            // then make one onset (a CI run found onsets at 1,000 and 1,520 ms after three hits):
+            // that run is run again, as one whose spacing is off is.
+            guard onsets.count == 3 else {
+                spacings.append("onsets at \(onsets.map { $0 * 10 }) ms")
+                continue
+            }
             let pace = Double(report.framesPlayed) / 48_000 / report.elapsedSeconds
             let expected = 400 * min(1, pace)
             let spacing = [(onsets[1] - onsets[0]) * 10, (onsets[2] - onsets[1]) * 10]
