@@ -47,6 +47,9 @@ struct ItemClaims {
     let words: UnsafeMutableRawPointer
     /// The order in which each thread claims its share, written by `publish` before the words.
     let order: UnsafeMutablePointer<UInt8>
+    /// How many of each thread's share are large (the first entries of its part of `order`),
+    /// counted when `order` is written: the audio thread's alone, for the words it publishes.
+    let largeCounts: UnsafeMutablePointer<UInt8>
     /// The threads that claim: the audio thread and the workers.
     var threadCount: Int
     /// The audio thread's count of segments published.
@@ -68,12 +71,15 @@ struct ItemClaims {
         order = UnsafeMutableRawPointer.allocate(byteCount: max(VoiceWorkItems.maximumItemCount, CacheLine.separationByteCount),
                                                  alignment: CacheLine.separationByteCount)
             .initializeMemory(as: UInt8.self, repeating: 0, count: VoiceWorkItems.maximumItemCount)
+        largeCounts = .allocate(capacity: threadCount)
+        largeCounts.initialize(repeating: 0, count: threadCount)
     }
 
     /// - Thread: stopped.
     func deallocate() {
         words.deallocate()
         order.deallocate()
+        largeCounts.deallocate()
     }
 
     /// Hands out the items of the segment `work` describes: from now on each thread claims them.
@@ -95,18 +101,14 @@ struct ItemClaims {
                         order[entry] = UInt8(item)
                         entry += 1
                     }
+                    if pass == 0 { largeCounts[thread] = UInt8(entry - share.lowerBound) }
                 }
             }
         }
         for thread in 0..<threadCount {
-            let share = self.share(of: thread, itemCount: itemCount)
-            var largeCount = 0
-            for item in share where !VoiceWorkItems.isClaimedLast(item, samplerItemCount: samplerItemCount,
-                                                                  groupsPerLargeItem: groupsPerLargeItem) {
-                largeCount += 1
-            }
-            word(of: thread).pointee.store(generation << Self.generationShift | UInt64(largeCount) << Self.largeCountShift
-                                           | UInt64(share.count) << Self.countShift, ordering: .releasing)
+            let count = share(of: thread, itemCount: itemCount).count
+            word(of: thread).pointee.store(generation << Self.generationShift | UInt64(largeCounts[thread]) << Self.largeCountShift
+                                           | UInt64(count) << Self.countShift, ordering: .releasing)
         }
     }
 
