@@ -22,7 +22,9 @@
 ///   has grown by `growthDecibelsToConfirm` over at least `growthHopsToConfirm` hops, or is still
 ///   rising after growing further than a tremolo does (`risingGrowthDecibelsToConfirm`) or for
 ///   longer (`steadyGrowthDecibelsToConfirm` over `steadyGrowthHopsToConfirm` hops: a loop a dB
-///   above 1), or slowly for a second, or has sat steady at the ceiling for
+///   above 1), or slowly for a second, or has risen steeply hop after hop in a straight line
+///   of its raw level (`exponentialRiseDecibelsToConfirm`: a fast howl, caught long before the
+///   ceiling, where the lagging lower envelope would be late), or has sat steady at the ceiling for
 ///   `saturatedHopsToConfirm` hops. Where a notch was released lately, a smaller rise is enough.
 ///   A feedback loop multiplies the level on every trip until something stops it; music does not
 ///   keep rising 20 dB at one pure, unwavering pitch: a sung or blown swell is about 15 dB and
@@ -40,7 +42,8 @@
 /// deepens, and the depth is one number ramped frame by
 /// frame, so a step makes no click. A notch that has seen no growth for `releaseHoldSeconds`
 /// releases by `releaseDecibelsPerSecond` back to 0 dB and is freed; if the loop comes back, it
-/// is caught again, and that notch holds `returningHoldFactor` times longer. With all
+/// is caught again, and that notch holds `returningHoldFactor` times longer, as does a notch the
+/// loop made deepen again once its release had begun. With all
 /// `maximumNotchCount` notches in use, the shallowest (the oldest of equals) is moved to the new
 /// frequency.
 ///
@@ -135,6 +138,21 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var steadyGrowthDecibelsToConfirm: Float { @_noAllocation @_noLocks get { 12 } }
     /// - Thread: any.
     @inlinable public static var steadyGrowthHopsToConfirm: Int { @_noAllocation @_noLocks get { 22 } }
+    /// A fast howl (a loop a fraction of a decibel past its edge with a short round trip) rises
+    /// by the same number of decibels every hop, a few dB each, and would reach the ceiling before
+    /// the lower envelope, which lags it by several hops, had grown enough. So the raw level's last
+    /// `exponentialRiseHops` rises, each at least `exponentialStepDecibels` (and no onset's),
+    /// adding up to `exponentialRiseDecibelsToConfirm`, confirm it at once. A loop multiplies the
+    /// level by the same factor on every trip, so its rise in dB is a straight line; a tremolo's
+    /// steepest rise (12 dB at 2 Hz) is under 2 dB a hop and 12 dB in all, and a note's attack,
+    /// linear in amplitude, rises less every hop. A new track's levels all start at its first, so
+    /// it needs that many hops of its own (at most `envelopeHops` − 1: the ring holds no more).
+    /// - Thread: any.
+    @inlinable public static var exponentialRiseHops: Int { @_noAllocation @_noLocks get { 4 } }
+    /// - Thread: any.
+    @inlinable public static var exponentialStepDecibels: Float { @_noAllocation @_noLocks get { 2.5 } }
+    /// - Thread: any.
+    @inlinable public static var exponentialRiseDecibelsToConfirm: Float { @_noAllocation @_noLocks get { 12 } }
     /// Hops since the last new high within which a track still counts as rising.
     /// - Thread: any.
     @inlinable public static var risingHops: Int { @_noAllocation @_noLocks get { 3 } }
@@ -219,8 +237,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// When the notch was placed, to reuse the oldest of equally shallow ones.
         @usableFromInline var serial = 0
         @usableFromInline var quietHops = 0
-        /// Placed where a notch was released before: the loop came back, so it is held longer.
+        /// Placed where a notch was released before, or deepened again after releasing part of
+        /// its depth: the loop came back, so it is held longer.
         @usableFromInline var returning = false
+        /// The deepest it has been since it was placed.
+        @usableFromInline var deepestDecibels: Float = 0
         @usableFromInline var settlingHops = 0
         @usableFromInline var b: Float = 0, a1: Float = 0, a2: Float = 0
         @usableFromInline var targetB: Float = 0, targetA1: Float = 0, targetA2: Float = 0
@@ -309,6 +330,9 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         @usableFromInline var steadyHops = 0
         @usableFromInline var highMark: Float = -200
         @usableFromInline var purityDecibels: Float = 0
+        /// The raw level's rise over the last `exponentialRiseHops` hops when it rose steeply in
+        /// every one of them (0 otherwise): a fast howl's straight line in dB.
+        @usableFromInline var exponentialRiseDecibels: Float = 0
 
         @inlinable init() {}
 
@@ -765,6 +789,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         let levels = trackLevels + best * Self.envelopeHops
         levels[track.historyIndex] = level
         track.historyIndex = track.historyIndex + 1 == Self.envelopeHops ? 0 : track.historyIndex + 1
+        track.exponentialRiseDecibels = Self.exponentialRise(levels: levels, newest: track.historyIndex)
         // The second lowest of the last hops: the voice adds to the bin while it sounds there (so
         // not the highest), and a partial beating against the howl can cancel it for a hop (so
         // not the very lowest either).
@@ -870,7 +895,9 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 // deepen a notch (a little more, and still rising) brings it back.
                 let grownAgain = wasReleased(near: track.hertz) && rising
                     && track.growthDecibels >= 2 * Self.regrowthDecibelsToDeepen && track.growingHops >= 2 * Self.regrowthHopsToDeepen
-                let grown = pure && (grownFast || grownBeyondTremolo || grownSteadily || grownSlowly || grownAgain)
+                let grownExponentially = track.exponentialRiseDecibels >= Self.exponentialRiseDecibelsToConfirm
+                let grown = pure && (grownFast || grownBeyondTremolo || grownSteadily || grownSlowly || grownAgain
+                    || grownExponentially)
                 // A tone that grew by half the confirming growth and then met the ceiling (where
                 // its growth can only stop) needs less time there.
                 let saturated = track.saturatedHops >= Self.saturatedHopsToConfirm
@@ -881,6 +908,23 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 tracks[index].saturatedHops = 0
             }
         }
+    }
+
+    /// The sum of the last `exponentialRiseHops` hop-to-hop rises in a track's raw levels (a ring
+    /// of `envelopeHops`, `newest` the slot after the newest) when every one of them lies between
+    /// `exponentialStepDecibels` and `maximumRiseDecibels`; 0 otherwise.
+    @inlinable @_noAllocation @_noLocks
+    static func exponentialRise(levels: UnsafeMutablePointer<Float>, newest: Int) -> Float {
+        var total: Float = 0
+        var later = levels[(newest + envelopeHops - 1) % envelopeHops]
+        for back in 1...exponentialRiseHops {
+            let earlier = levels[(newest + envelopeHops - 1 - back) % envelopeHops]
+            let step = later - earlier
+            guard step >= exponentialStepDecibels, step <= maximumRiseDecibels else { return 0 }
+            total += step
+            later = earlier
+        }
+        return total
     }
 
     /// Whether a notch released lately sat within a quarter of its bandwidth of `hertz`.
@@ -919,6 +963,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             return
         }
         let depth = min(notches[slot].depthDecibels + Self.stepDecibels, Self.maximumDepthDecibels)
+        // Deepened again after its release had begun: the loop it holds is still there.
+        if notches[slot].depthDecibels < notches[slot].deepestDecibels { notches[slot].returning = true }
         // A howl pinned at the ceiling is the loop's one tone and its frequency sure: the notch
         // goes onto it.
         let centre = onto ? hertz : (notches[slot].hertz + hertz) * 0.5
@@ -956,6 +1002,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         notches[chosen].inUse = true
         notches[chosen].serial = notchSerial
         notches[chosen].returning = wasReleased(near: hertz)
+        notches[chosen].deepestDecibels = 0
         setNotch(slot: chosen, hertz: hertz, depthDecibels: Self.stepDecibels * Float(steps), fresh: fresh)
     }
 
@@ -967,6 +1014,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         var notch = notches[slot]
         notch.hertz = hertz
         notch.depthDecibels = depthDecibels
+        notch.deepestDecibels = max(notch.deepestDecibels, depthDecibels)
         notch.quietHops = 0
         notch.settlingHops = Self.settlingHops
         let ramp = Self.hopFrameCount

@@ -76,6 +76,90 @@ final class FeedbackSuppressorTests: XCTestCase {
         }
     }
 
+    /// A loop a fraction of a decibel past its edge with a short round trip (a resonant object
+    /// near the microphone) grows 3-4 dB a hop. It is notched on the straight line of its raw
+    /// level while still more than 24 dB under the ceiling; the lagging lower envelope alone
+    /// notched it at -15 dBFS.
+    func testAFastHowlIsNotchedLongBeforeTheCeiling() throws {
+        for hertz in [700.0, 2_900.0] {
+            let decibelsPerSecond = 150.0
+            let signal = MusicalSignals.growingTone(hertz: hertz, decibelsPerSecond: decibelsPerSecond, seconds: 0.6)
+            var suppressor = FeedbackSuppressor(sampleRate: rate)
+            defer { suppressor.deallocate() }
+            var left = signal, right = signal
+            var notchedAt: Int?
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                var position = 0
+                while position < signal.count && notchedAt == nil {
+                    suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: 64)
+                    position += 64
+                    if suppressor.activeNotchCount > 0 { notchedAt = position }
+                }
+            } }
+            let frame = try XCTUnwrap(notchedAt, "a howl at \(hertz) Hz growing \(decibelsPerSecond) dB/s is notched")
+            let levelThen = -60 + decibelsPerSecond * Double(frame) / rate
+            let notch = suppressor.notch(at: 0)
+            print(String(format: "fast howl at %.0f Hz (%.0f dB/s): notched at %.0f ms, the tone then at %.1f dBFS; notch %.1f Hz %.0f dB",
+                         hertz, decibelsPerSecond, Double(frame) / rate * 1_000, levelThen, notch.hertz, notch.depthDecibels))
+            XCTAssertLessThan(levelThen, -25, "notched well under the ceiling")
+            XCTAssertLessThan(abs(log2(Double(notch.hertz) / hertz)), 1.0 / 40, "within a quarter of the bandwidth")
+        }
+    }
+
+    /// A notch whose release had begun and which the loop then made deepen again holds a loop
+    /// that is still there: it holds four times longer (16 s) before releasing again, as one
+    /// placed where another was released does, instead of releasing into the howl after 4 s.
+    func testANotchDeepenedAgainDuringItsReleaseHoldsLonger() {
+        var suppressor = FeedbackSuppressor(sampleRate: rate)
+        defer { suppressor.deallocate() }
+        func play(_ signal: [Float]) {
+            var left = signal, right = signal
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                var position = 0
+                while position < signal.count {
+                    let count = min(64, signal.count - position)
+                    suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: count)
+                    position += count
+                }
+            } }
+        }
+        func quiet(seconds: Double) -> [Float] {
+            var generator = SeededGenerator(state: 3)
+            return (0..<Int(seconds * rate)).map { _ in Float.random(in: -0.0001...0.0001, using: &generator) }
+        }
+        suppressor.place(hertz: 1_000, steps: 3)
+        play(quiet(seconds: 5.5))
+        let released = suppressor.notch(at: 0).depthDecibels
+        XCTAssertGreaterThan(released, -9, "the release has begun after 4 s of quiet")
+        play(MusicalSignals.growingTone(hertz: 1_000, decibelsPerSecond: 40, seconds: 0.6))
+        let deepened = suppressor.notch(at: 0).depthDecibels
+        XCTAssertLessThan(deepened, released, "the loop coming back deepens the notch")
+        play(quiet(seconds: 8))
+        let held = suppressor.notch(at: 0).depthDecibels
+        print(String(format: "notch at 1 kHz: -9 dB placed, %.1f dB after 5.5 s of quiet, %.1f dB as the loop came back, %.1f dB after 8 s more", released, deepened, held))
+        XCTAssertLessThanOrEqual(held, deepened, "held through 8 s of quiet, not released")
+    }
+
+    /// What a straight-line rise must not be taken from: pure tones faded in linearly in
+    /// amplitude (their rise in dB slows every hop), and pure swells in a straight line in dB that
+    /// stop within a tremolo's 12 dB or rise under 2.5 dB a hop (85 dB/s at 48 kHz).
+    func testPureFadesAndShortPureSwellsAreNotTakenForAFastHowl() {
+        var cases: [(String, [Float])] = []
+        for attack in [0.05, 0.1, 0.15] {
+            cases.append(("(e) 1 kHz faded in over \(Int(attack * 1_000)) ms", MusicalSignals.linearAttack(hertz: 1_000, attackSeconds: attack)))
+        }
+        for (rise, speed) in [(6.0, 250.0), (9.0, 150.0), (9.0, 250.0)] {
+            cases.append((String(format: "(f) 1 kHz swelling %.0f dB at %.0f dB/s", rise, speed),
+                          MusicalSignals.pureSwell(hertz: 1_000, riseDecibels: rise, decibelsPerSecond: speed)))
+        }
+        for (name, signal) in cases {
+            let outcome = play(signal)
+            print(String(format: "%@: deepest notch %.1f dB, ducks %d", name, outcome.deepest, outcome.ducks))
+            XCTAssertEqual(outcome.deepest, 0, name)
+            XCTAssertEqual(outcome.ducks, 0, name)
+        }
+    }
+
     func testNotchIsDeepAtItsCentreAndNarrow() {
         for hertz in [100.0, 440.0, 1_000.0, 4_000.0, 12_000.0] {
             for depth: Float in [3, 9, 18, 30] {

@@ -85,6 +85,26 @@ public enum MusicalSignals {
         return normalised(out, peakDecibels: -12)
     }
 
+    /// (e) A pure tone (a whistle, a sine pad) faded in linearly in amplitude over
+    /// `attackSeconds` to −6 dBFS, as an SF2 attack or a fader is, then held for a second.
+    public static func linearAttack(hertz: Double, attackSeconds: Double) -> [Float] {
+        (0..<Int((attackSeconds + 1) * rate)).map { n in
+            let t = Double(n) / rate
+            return Float(amplitude(-6) * min(1, t / attackSeconds) * sin(2 * Double.pi * hertz * t))
+        }
+    }
+
+    /// (f) A pure tone held at −30 dBFS for half a second, then swelling by `riseDecibels` at a
+    /// constant `decibelsPerSecond` (a straight line in dB, as a loop's growth is), then held.
+    public static func pureSwell(hertz: Double, riseDecibels: Double, decibelsPerSecond: Double) -> [Float] {
+        let start = 0.5, rise = riseDecibels / decibelsPerSecond
+        return (0..<Int((start + rise + 1) * rate)).map { n in
+            let t = Double(n) / rate
+            let decibels = -30 + riseDecibels * min(1, max(0, t - start) / rise)
+            return Float(amplitude(decibels) * min(1, t / 0.01) * sin(2 * Double.pi * hertz * t))
+        }
+    }
+
     /// A howl building open loop: a tone at `hertz` growing at `decibelsPerSecond` from −60 dBFS
     /// up to −6 dBFS, under quiet noise.
     public static func growingTone(hertz: Double, decibelsPerSecond: Double, seconds: Double) -> [Float] {
