@@ -35,8 +35,12 @@
 /// was already at the ceiling). Growth seen again inside a notch's band (the loop still rising
 /// there) deepens it by another step, down to `maximumDepthDecibels`, with a lower threshold
 /// (`regrowthDecibelsToDeepen`), since that frequency is known to feed back; at the ceiling only
-/// while the howl is not yet ringing down. Growth on a notch's flank, beyond `flankRatio` of its
-/// centre, gets a notch of its own instead. The notch is x − (1 − g)·bandPass(x): a band-pass of
+/// while the howl is not yet ringing down. A pure tone holding steady inside the band for half a
+/// second (the loop ringing at a gain of exactly 1) deepens it too, unless the notch's last step
+/// came on a tone that had already stopped rising and that has not fallen since: a notch changes
+/// the input only through a loop, so a held note holds through its step, where a loop the step
+/// stopped dies away. Growth on a notch's flank, beyond `flankRatio` of its centre, gets a notch
+/// of its own instead. The notch is x − (1 − g)·bandPass(x): a band-pass of
 /// fixed bandwidth (`notchBandwidthOctaves` between its −3 dB points) subtracted with weight
 /// 1 − g, which is exactly a peaking cut of gain g at the centre; its skirts do not widen as it
 /// deepens, and the depth is one number ramped frame by
@@ -172,6 +176,13 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     /// Growth inside a notch's band that deepens it, over at least `regrowthHopsToDeepen` hops.
     /// - Thread: any.
     @inlinable public static var regrowthDecibelsToDeepen: Float { @_noAllocation @_noLocks get { 3 } }
+    /// A tone whose raw level rose less than `heldToneRiseDecibels` over the last `heldToneHops`
+    /// hops before a notch stepped on it had stopped rising: a loop the step stopped was growing
+    /// up to it (half a dB a hop even a dB above 1).
+    /// - Thread: any.
+    @inlinable public static var heldToneHops: Int { @_noAllocation @_noLocks get { 3 } }
+    /// - Thread: any.
+    @inlinable public static var heldToneRiseDecibels: Float { @_noAllocation @_noLocks get { 1 } }
     /// Hops (0.5 s) a pure tone holds steady inside a notch's band before the notch deepens.
     /// - Thread: any.
     @inlinable public static var ringingHopsToDeepen: Int { @_noAllocation @_noLocks get { 24 } }
@@ -242,6 +253,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         @usableFromInline var returning = false
         /// The deepest it has been since it was placed.
         @usableFromInline var deepestDecibels: Float = 0
+        /// Its last step was taken on a tone whose level had stopped rising, and the tone has not
+        /// fallen since: a held note, which no notch changes at the input, not a loop, which a
+        /// step makes die away. Such a tone holding steady is no reason to deepen.
+        @usableFromInline var steppedOnHeldTone = false
+        @usableFromInline var stepLevelDecibels: Float = 0
         @usableFromInline var settlingHops = 0
         @usableFromInline var b: Float = 0, a1: Float = 0, a2: Float = 0
         @usableFromInline var targetB: Float = 0, targetA1: Float = 0, targetA2: Float = 0
@@ -861,8 +877,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     && track.growingHops >= Self.regrowthHopsToDeepen
                 // A pure tone that holds its level inside a notch for half a second is the loop
                 // ringing at a gain of 1 there: not enough cut yet.
+                if track.envelopeDecibels < notches[slot].stepLevelDecibels - Self.stepDecibels {
+                    notches[slot].steppedOnHeldTone = false  // it fell after the step: the loop answered
+                }
                 let ringing = pure && track.steadyHops >= Self.ringingHopsToDeepen
-                    && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels
+                    && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels && !notches[slot].steppedOnHeldTone
                 // At the ceiling a mode-fed howl rings down at the room's pace, a dB or so a hop,
                 // however deep the notch: once it falls, the notch is deep enough.
                 let stillSaturated = track.saturatedHops >= Self.saturatedHopsToDeepen
@@ -877,6 +896,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 } else {
                     deepen(slot: slot, hertz: track.hertz, onto: stillSaturated)
                 }
+                noteStep(onTrack: index)
                 tracks[index].restartGrowth(at: track.envelopeDecibels)
                 tracks[index].saturatedHops = 0
             } else {
@@ -904,6 +924,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     || (track.saturatedHops >= Self.saturatedHopsToDeepen && track.growthDecibels >= Self.growthDecibelsToConfirm / 2)
                 guard grown || saturated else { continue }
                 place(hertz: track.hertz, steps: saturated ? 2 : 1)
+                noteStep(onTrack: index)
                 tracks[index].restartGrowth(at: track.envelopeDecibels)
                 tracks[index].saturatedHops = 0
             }
@@ -925,6 +946,19 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             later = earlier
         }
         return total
+    }
+
+    /// Records, on the notch over track `index` that just stepped, whether the tone had stopped
+    /// rising (its raw level up by less than `heldToneRiseDecibels` over the last
+    /// `heldToneHops` hops) and at what level.
+    @inlinable @_noAllocation @_noLocks
+    mutating func noteStep(onTrack index: Int) {
+        guard let slot = notchCovering(hertz: tracks[index].hertz) else { return }
+        let levels = trackLevels + index * Self.envelopeHops
+        let newest = (tracks[index].historyIndex + Self.envelopeHops - 1) % Self.envelopeHops
+        let earlier = (newest + Self.envelopeHops - Self.heldToneHops) % Self.envelopeHops
+        notches[slot].steppedOnHeldTone = levels[newest] - levels[earlier] < Self.heldToneRiseDecibels
+        notches[slot].stepLevelDecibels = tracks[index].envelopeDecibels
     }
 
     /// Whether a notch released lately sat within a quarter of its bandwidth of `hertz`.
@@ -1003,6 +1037,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         notches[chosen].serial = notchSerial
         notches[chosen].returning = wasReleased(near: hertz)
         notches[chosen].deepestDecibels = 0
+        notches[chosen].steppedOnHeldTone = false
         setNotch(slot: chosen, hertz: hertz, depthDecibels: Self.stepDecibels * Float(steps), fresh: fresh)
     }
 

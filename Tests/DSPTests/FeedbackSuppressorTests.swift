@@ -140,6 +140,21 @@ final class FeedbackSuppressorTests: XCTestCase {
         XCTAssertLessThanOrEqual(held, deepened, "held through 8 s of quiet, not released")
     }
 
+    /// A pure note that swells by a tremolo's 12 dB after it has been held is notched by the
+    /// growth rules (its growth counted from the onset below the held level), but the note then
+    /// held for 3 s at the notch does not deepen it: the tone had stopped rising when the notch
+    /// stepped and never fell after, which a loop the step had stopped would have, so its holding
+    /// steady is no loop ringing at a gain of 1.
+    func testAHeldPureNoteIsNotNotchedDeeperAndDeeperWhileItHolds() {
+        for (rise, speed) in [(11.0, 150.0), (12.0, 60.0), (12.0, 100.0), (12.0, 150.0)] {
+            let outcome = play(MusicalSignals.pureSwell(hertz: 1_000, riseDecibels: rise, decibelsPerSecond: speed, holdSeconds: 3))
+            print(String(format: "1 kHz swelling %.0f dB at %.0f dB/s, then held 3 s: deepest notch %.1f dB, ducks %d", rise, speed,
+                         outcome.deepest, outcome.ducks))
+            XCTAssertGreaterThanOrEqual(outcome.deepest, -3, "\(rise) dB at \(speed) dB/s")
+            XCTAssertEqual(outcome.ducks, 0)
+        }
+    }
+
     /// What a straight-line rise must not be taken from: pure tones faded in linearly in
     /// amplitude (their rise in dB slows every hop), and pure swells in a straight line in dB that
     /// stop within a tremolo's 12 dB or rise under 2.5 dB a hop (85 dB/s at 48 kHz).

@@ -95,10 +95,11 @@ public enum MusicalSignals {
     }
 
     /// (f) A pure tone held at −30 dBFS for half a second, then swelling by `riseDecibels` at a
-    /// constant `decibelsPerSecond` (a straight line in dB, as a loop's growth is), then held.
-    public static func pureSwell(hertz: Double, riseDecibels: Double, decibelsPerSecond: Double) -> [Float] {
+    /// constant `decibelsPerSecond` (a straight line in dB, as a loop's growth is), then held for
+    /// `holdSeconds`.
+    public static func pureSwell(hertz: Double, riseDecibels: Double, decibelsPerSecond: Double, holdSeconds: Double = 1) -> [Float] {
         let start = 0.5, rise = riseDecibels / decibelsPerSecond
-        return (0..<Int((start + rise + 1) * rate)).map { n in
+        return (0..<Int((start + rise + holdSeconds) * rate)).map { n in
             let t = Double(n) / rate
             let decibels = -30 + riseDecibels * min(1, max(0, t - start) / rise)
             return Float(amplitude(decibels) * min(1, t / 0.01) * sin(2 * Double.pi * hertz * t))
