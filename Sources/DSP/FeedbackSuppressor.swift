@@ -200,7 +200,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var settlingHops: Int { @_noAllocation @_noLocks get { 4 } }
     /// - Thread: any.
     @inlinable public static var releaseHoldSeconds: Double { @_noAllocation @_noLocks get { 4 } }
-    /// A notch placed again where one was released holds this many times longer.
+    /// A notch placed again where one was released, or deepened again once its release had
+    /// begun, holds this many times longer.
     /// - Thread: any.
     @inlinable public static var returningHoldFactor: Int { @_noAllocation @_noLocks get { 4 } }
     /// - Thread: any.
@@ -346,8 +347,10 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         @usableFromInline var steadyHops = 0
         @usableFromInline var highMark: Float = -200
         @usableFromInline var purityDecibels: Float = 0
+        /// Hops in a row with the frequency within `steadyFraction` of where the growth began.
+        @usableFromInline var onFrequencyHops = 0
         /// The raw level's rise over the last `exponentialRiseHops` hops when it rose steeply in
-        /// every one of them (0 otherwise): a fast howl's straight line in dB.
+        /// every one of them at one pitch (0 otherwise): a fast howl's straight line in dB.
         @usableFromInline var exponentialRiseDecibels: Float = 0
 
         @inlinable init() {}
@@ -805,7 +808,6 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         let levels = trackLevels + best * Self.envelopeHops
         levels[track.historyIndex] = level
         track.historyIndex = track.historyIndex + 1 == Self.envelopeHops ? 0 : track.historyIndex + 1
-        track.exponentialRiseDecibels = Self.exponentialRise(levels: levels, newest: track.historyIndex)
         // The second lowest of the last hops: the voice adds to the bin while it sounds there (so
         // not the highest), and a partial beating against the howl can cancel it for a hop (so
         // not the very lowest either).
@@ -828,6 +830,10 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         let disturbed = abs(level - envelope) > Self.disturbedDecibels
         let tolerance = max(Self.steadyHertz, Self.steadyFraction * track.anchorHertz)
         let withinTolerance = abs(hertz - track.anchorHertz) <= tolerance
+        track.onFrequencyHops = withinTolerance ? track.onFrequencyHops + 1 : 0
+        // A straight-line rise counts only at one unwavering pitch: a glide or vibrato is a voice.
+        track.exponentialRiseDecibels = track.onFrequencyHops > Self.exponentialRiseHops
+            ? Self.exponentialRise(levels: levels, newest: track.historyIndex) : 0
         // A frequency off for a few hops may be a voice partial passing through the bin; off for
         // longer (85 ms: half a vibrato cycle), the tone moved.
         track.offFrequencyHops = withinTolerance || disturbed ? 0 : track.offFrequencyHops + 1
@@ -896,7 +902,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 } else {
                     deepen(slot: slot, hertz: track.hertz, onto: stillSaturated)
                 }
-                noteStep(onTrack: index)
+                noteStep(onTrack: index, atCeiling: stillSaturated)
                 tracks[index].restartGrowth(at: track.envelopeDecibels)
                 tracks[index].saturatedHops = 0
             } else {
@@ -924,7 +930,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     || (track.saturatedHops >= Self.saturatedHopsToDeepen && track.growthDecibels >= Self.growthDecibelsToConfirm / 2)
                 guard grown || saturated else { continue }
                 place(hertz: track.hertz, steps: saturated ? 2 : 1)
-                noteStep(onTrack: index)
+                noteStep(onTrack: index, atCeiling: saturated)
                 tracks[index].restartGrowth(at: track.envelopeDecibels)
                 tracks[index].saturatedHops = 0
             }
@@ -950,10 +956,14 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
 
     /// Records, on the notch over track `index` that just stepped, whether the tone had stopped
     /// rising (its raw level up by less than `heldToneRiseDecibels` over the last
-    /// `heldToneHops` hops) and at what level.
+    /// `heldToneHops` hops, and not held down by the ceiling) and at what level.
     @inlinable @_noAllocation @_noLocks
-    mutating func noteStep(onTrack index: Int) {
+    mutating func noteStep(onTrack index: Int, atCeiling: Bool) {
         guard let slot = notchCovering(hertz: tracks[index].hertz) else { return }
+        guard !atCeiling else {
+            notches[slot].steppedOnHeldTone = false  // the ceiling stopped its rise, not a held note
+            return
+        }
         let levels = trackLevels + index * Self.envelopeHops
         let newest = (tracks[index].historyIndex + Self.envelopeHops - 1) % Self.envelopeHops
         let earlier = (newest + Self.envelopeHops - Self.heldToneHops) % Self.envelopeHops
@@ -1084,6 +1094,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         for slot in 0..<Self.maximumNotchCount where notches[slot].inUse {
             if notches[slot].settlingHops > 0 { notches[slot].settlingHops -= 1 }
             notches[slot].quietHops += 1
+            // No steady tone in the band for half a second: the held note is gone.
+            if notches[slot].quietHops > Self.ringingHopsToDeepen { notches[slot].steppedOnHeldTone = false }
             let hold = notches[slot].returning ? holdHops * Self.returningHoldFactor : holdHops
             guard notches[slot].quietHops > hold else { continue }
             let depth = notches[slot].depthDecibels - releaseDecibelsPerHop
