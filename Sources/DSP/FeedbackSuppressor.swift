@@ -833,7 +833,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         track.onFrequencyHops = withinTolerance ? track.onFrequencyHops + 1 : 0
         // A straight-line rise counts only at one unwavering pitch: a glide or vibrato is a voice.
         track.exponentialRiseDecibels = track.onFrequencyHops > Self.exponentialRiseHops
-            ? Self.exponentialRise(levels: levels, newest: track.historyIndex) : 0
+            ? Self.exponentialRise(levels: levels, historyIndex: track.historyIndex) : 0
         // A frequency off for a few hops may be a voice partial passing through the bin; off for
         // longer (85 ms: half a vibrato cycle), the tone moved.
         track.offFrequencyHops = withinTolerance || disturbed ? 0 : track.offFrequencyHops + 1
@@ -881,11 +881,12 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 guard notches[slot].settlingHops == 0 else { continue }
                 let regrowing = pure && track.growthDecibels >= Self.regrowthDecibelsToDeepen
                     && track.growingHops >= Self.regrowthHopsToDeepen
-                // A pure tone that holds its level inside a notch for half a second is the loop
-                // ringing at a gain of 1 there: not enough cut yet.
                 if track.envelopeDecibels < notches[slot].stepLevelDecibels - Self.stepDecibels {
                     notches[slot].steppedOnHeldTone = false  // it fell after the step: the loop answered
                 }
+                // A pure tone that holds its level inside a notch for half a second is the loop
+                // ringing at a gain of 1 there: not enough cut yet (unless it held through the
+                // notch's last step, as a note does).
                 let ringing = pure && track.steadyHops >= Self.ringingHopsToDeepen
                     && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels && !notches[slot].steppedOnHeldTone
                 // At the ceiling a mode-fed howl rings down at the room's pace, a dB or so a hop,
@@ -937,15 +938,22 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         }
     }
 
-    /// The sum of the last `exponentialRiseHops` hop-to-hop rises in a track's raw levels (a ring
-    /// of `envelopeHops`, `newest` the slot after the newest) when every one of them lies between
-    /// `exponentialStepDecibels` and `maximumRiseDecibels`; 0 otherwise.
+    /// A track's raw level `hopsAgo` hops before its newest (0: the newest), from its ring of
+    /// `envelopeHops` levels, `historyIndex` the slot the next level goes to.
     @inlinable @_noAllocation @_noLocks
-    static func exponentialRise(levels: UnsafeMutablePointer<Float>, newest: Int) -> Float {
+    static func rawLevel(in levels: UnsafeMutablePointer<Float>, historyIndex: Int, hopsAgo: Int) -> Float {
+        levels[(historyIndex + envelopeHops - 1 - hopsAgo) % envelopeHops]
+    }
+
+    /// The sum of the last `exponentialRiseHops` hop-to-hop rises in a track's raw levels when
+    /// every one of them lies between `exponentialStepDecibels` and `maximumRiseDecibels`; 0
+    /// otherwise.
+    @inlinable @_noAllocation @_noLocks
+    static func exponentialRise(levels: UnsafeMutablePointer<Float>, historyIndex: Int) -> Float {
         var total: Float = 0
-        var later = levels[(newest + envelopeHops - 1) % envelopeHops]
+        var later = rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: 0)
         for back in 1...exponentialRiseHops {
-            let earlier = levels[(newest + envelopeHops - 1 - back) % envelopeHops]
+            let earlier = rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: back)
             let step = later - earlier
             guard step >= exponentialStepDecibels, step <= maximumRiseDecibels else { return 0 }
             total += step
@@ -964,10 +972,10 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             notches[slot].steppedOnHeldTone = false  // the ceiling stopped its rise, not a held note
             return
         }
-        let levels = trackLevels + index * Self.envelopeHops
-        let newest = (tracks[index].historyIndex + Self.envelopeHops - 1) % Self.envelopeHops
-        let earlier = (newest + Self.envelopeHops - Self.heldToneHops) % Self.envelopeHops
-        notches[slot].steppedOnHeldTone = levels[newest] - levels[earlier] < Self.heldToneRiseDecibels
+        let levels = trackLevels + index * Self.envelopeHops, historyIndex = tracks[index].historyIndex
+        let rise = Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: 0)
+            - Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: Self.heldToneHops)
+        notches[slot].steppedOnHeldTone = rise < Self.heldToneRiseDecibels
         notches[slot].stepLevelDecibels = tracks[index].envelopeDecibels
     }
 

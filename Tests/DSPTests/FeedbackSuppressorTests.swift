@@ -15,13 +15,13 @@ final class FeedbackSuppressorTests: XCTestCase {
         var notches: [(hertz: Float, depthDecibels: Float)] = []
     }
 
-    /// Plays `signal` (mono, on both channels) straight into a suppressor in blocks of the given
-    /// sizes (cycled), watching the deepest notch after every block.
-    func play(_ signal: [Float], blockSizes: [Int] = [64]) -> Outcome {
-        var suppressor = FeedbackSuppressor(sampleRate: rate)
-        defer { suppressor.deallocate() }
+    /// Feeds `signal` (mono, on both channels) into `suppressor` in blocks of the given sizes
+    /// (cycled); after every block `afterBlock` sees the suppressor and the frames fed so far, and
+    /// returns false to stop there. Returns the output fed (the channels' mean).
+    @discardableResult
+    static func feed(_ signal: [Float], into suppressor: inout FeedbackSuppressor, blockSizes: [Int] = [64],
+                     afterBlock: (FeedbackSuppressor, Int) -> Bool = { _, _ in true }) -> [Float] {
         var left = signal, right = signal
-        var outcome = Outcome()
         var position = 0, turn = 0
         left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
             while position < signal.count {
@@ -29,12 +29,24 @@ final class FeedbackSuppressorTests: XCTestCase {
                 turn += 1
                 suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: count)
                 position += count
-                outcome.deepest = min(outcome.deepest, suppressor.deepestNotchDecibels)
+                guard afterBlock(suppressor, position) else { break }
             }
         } }
+        return zip(left[..<position], right[..<position]).map { ($0 + $1) * 0.5 }
+    }
+
+    /// Plays `signal` straight into a fresh suppressor (`feed`), watching the deepest notch after
+    /// every block.
+    func play(_ signal: [Float], blockSizes: [Int] = [64]) -> Outcome {
+        var suppressor = FeedbackSuppressor(sampleRate: rate)
+        defer { suppressor.deallocate() }
+        var outcome = Outcome()
+        outcome.output = Self.feed(signal, into: &suppressor, blockSizes: blockSizes) { suppressor, _ in
+            outcome.deepest = min(outcome.deepest, suppressor.deepestNotchDecibels)
+            return true
+        }
         outcome.ducks = suppressor.duckCount
         outcome.notchEvents = suppressor.notchedFrequencyCount
-        outcome.output = zip(left, right).map { ($0 + $1) * 0.5 }
         for index in 0..<FeedbackSuppressor.maximumNotchCount where suppressor.notch(at: index).depthDecibels < 0 {
             outcome.notches.append(suppressor.notch(at: index))
         }
@@ -86,16 +98,11 @@ final class FeedbackSuppressorTests: XCTestCase {
             let signal = MusicalSignals.growingTone(hertz: hertz, decibelsPerSecond: decibelsPerSecond, seconds: 0.6)
             var suppressor = FeedbackSuppressor(sampleRate: rate)
             defer { suppressor.deallocate() }
-            var left = signal, right = signal
             var notchedAt: Int?
-            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-                var position = 0
-                while position < signal.count && notchedAt == nil {
-                    suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: 64)
-                    position += 64
-                    if suppressor.activeNotchCount > 0 { notchedAt = position }
-                }
-            } }
+            Self.feed(signal, into: &suppressor) { suppressor, position in
+                if suppressor.activeNotchCount > 0 { notchedAt = position }
+                return notchedAt == nil
+            }
             let frame = try XCTUnwrap(notchedAt, "a howl at \(hertz) Hz growing \(decibelsPerSecond) dB/s is notched")
             let levelThen = -60 + decibelsPerSecond * Double(frame) / rate
             let notch = suppressor.notch(at: 0)
@@ -112,17 +119,7 @@ final class FeedbackSuppressorTests: XCTestCase {
     func testANotchDeepenedAgainDuringItsReleaseHoldsLonger() {
         var suppressor = FeedbackSuppressor(sampleRate: rate)
         defer { suppressor.deallocate() }
-        func play(_ signal: [Float]) {
-            var left = signal, right = signal
-            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-                var position = 0
-                while position < signal.count {
-                    let count = min(64, signal.count - position)
-                    suppressor.process(left: l.baseAddress! + position, right: r.baseAddress! + position, frameCount: count)
-                    position += count
-                }
-            } }
-        }
+        func play(_ signal: [Float]) { Self.feed(signal, into: &suppressor) }
         func quiet(seconds: Double) -> [Float] {
             var generator = SeededGenerator(state: 3)
             return (0..<Int(seconds * rate)).map { _ in Float.random(in: -0.0001...0.0001, using: &generator) }
