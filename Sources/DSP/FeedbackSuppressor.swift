@@ -183,6 +183,16 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable public static var heldToneHops: Int { @_noAllocation @_noLocks get { 3 } }
     /// - Thread: any.
     @inlinable public static var heldToneRiseDecibels: Float { @_noAllocation @_noLocks get { 1 } }
+    /// Once a notch's step has settled (`settlingHops`): if the stepped tone's raw level rose
+    /// since by at least this fraction of its rise over the hop before the step, times the hops
+    /// since, less `ignoredStepDecibels` (so a tone that holds its level counts too), the tone
+    /// ignored the step. A loop answers a step: 3 dB less gain takes 3 dB off every round trip,
+    /// so it dies away, or grows far slower. A source does not: a whistle or a sine pad swelling
+    /// into the microphone, which a notch on the output does not touch at the input.
+    /// - Thread: any.
+    @inlinable public static var ignoredStepFraction: Float { @_noAllocation @_noLocks get { 0.6 } }
+    /// - Thread: any.
+    @inlinable public static var ignoredStepDecibels: Float { @_noAllocation @_noLocks get { 0.5 } }
     /// Hops (0.5 s) a pure tone holds steady inside a notch's band before the notch deepens.
     /// - Thread: any.
     @inlinable public static var ringingHopsToDeepen: Int { @_noAllocation @_noLocks get { 24 } }
@@ -259,6 +269,19 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// step makes die away. Such a tone holding steady is no reason to deepen.
         @usableFromInline var steppedOnHeldTone = false
         @usableFromInline var stepLevelDecibels: Float = 0
+        /// The tone went on through the last step as before it, rising at its pace or holding
+        /// (`ignoredStepFraction`), and has not fallen since: a source, not a loop. Neither its
+        /// growth nor its holding steady deepens the notch (another tone in the band is judged on
+        /// its own); the ceiling still does.
+        @usableFromInline var stepIgnored = false
+        /// At the last step: the tone's raw level and its rise over the hop before, and whether
+        /// the step's effect is still to be judged (`judgeStep`, once the step has settled).
+        @usableFromInline var stepRawLevelDecibels: Float = 0
+        @usableFromInline var stepPaceDecibels: Float = 0
+        /// The stepped tone's frequency: another tone in the band (a loop's next comb tooth, a
+        /// resonance on the flank) is judged on its own.
+        @usableFromInline var stepHertz: Float = 0
+        @usableFromInline var stepAwaitsJudgement = false
         @usableFromInline var settlingHops = 0
         @usableFromInline var b: Float = 0, a1: Float = 0, a2: Float = 0
         @usableFromInline var targetB: Float = 0, targetA1: Float = 0, targetA2: Float = 0
@@ -879,16 +902,25 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     notches[slot].quietHops = 0
                 }
                 guard notches[slot].settlingHops == 0 else { continue }
-                let regrowing = pure && track.growthDecibels >= Self.regrowthDecibelsToDeepen
-                    && track.growingHops >= Self.regrowthHopsToDeepen
-                if track.envelopeDecibels < notches[slot].stepLevelDecibels - Self.stepDecibels {
-                    notches[slot].steppedOnHeldTone = false  // it fell after the step: the loop answered
+                let steppedTone = abs(track.hertz - notches[slot].stepHertz)
+                    <= max(Self.steadyHertz, Self.steadyFraction * notches[slot].stepHertz)
+                if notches[slot].stepAwaitsJudgement && steppedTone {
+                    judgeStep(slot: slot, track: index)
                 }
+                let ignored = notches[slot].stepIgnored && steppedTone
+                if track.envelopeDecibels < notches[slot].stepLevelDecibels - Self.stepDecibels {
+                    // It fell after the step: the loop answered.
+                    notches[slot].steppedOnHeldTone = false
+                    notches[slot].stepIgnored = false
+                }
+                let regrowing = pure && track.growthDecibels >= Self.regrowthDecibelsToDeepen
+                    && track.growingHops >= Self.regrowthHopsToDeepen && !ignored
                 // A pure tone that holds its level inside a notch for half a second is the loop
                 // ringing at a gain of 1 there: not enough cut yet (unless it held through the
                 // notch's last step, as a note does).
                 let ringing = pure && track.steadyHops >= Self.ringingHopsToDeepen
-                    && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels && !notches[slot].steppedOnHeldTone
+                    && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels
+                    && !notches[slot].steppedOnHeldTone && !ignored
                 // At the ceiling a mode-fed howl rings down at the room's pace, a dB or so a hop,
                 // however deep the notch: once it falls, the notch is deep enough.
                 let stillSaturated = track.saturatedHops >= Self.saturatedHopsToDeepen
@@ -968,15 +1000,34 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable @_noAllocation @_noLocks
     mutating func noteStep(onTrack index: Int, atCeiling: Bool) {
         guard let slot = notchCovering(hertz: tracks[index].hertz) else { return }
+        notches[slot].stepAwaitsJudgement = false
         guard !atCeiling else {
-            notches[slot].steppedOnHeldTone = false  // the ceiling stopped its rise, not a held note
+            // The ceiling stopped its rise: neither a held note nor a source.
+            notches[slot].steppedOnHeldTone = false
+            notches[slot].stepIgnored = false
             return
         }
         let levels = trackLevels + index * Self.envelopeHops, historyIndex = tracks[index].historyIndex
-        let rise = Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: 0)
-            - Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: Self.heldToneHops)
+        let level = Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: 0)
+        let rise = level - Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: Self.heldToneHops)
         notches[slot].steppedOnHeldTone = rise < Self.heldToneRiseDecibels
         notches[slot].stepLevelDecibels = tracks[index].envelopeDecibels
+        notches[slot].stepRawLevelDecibels = level
+        notches[slot].stepHertz = tracks[index].hertz
+        notches[slot].stepPaceDecibels = max(0, level - Self.rawLevel(in: levels, historyIndex: historyIndex, hopsAgo: 1))
+        notches[slot].stepAwaitsJudgement = true
+    }
+
+    /// Once the last step on notch `slot` has settled: whether the tone of track `index` went on
+    /// as before it, rising at the pace of its last hop before the step (`ignoredStepFraction` of
+    /// it, less `ignoredStepDecibels`) or holding its level, as a source does and a loop cannot.
+    @inlinable @_noAllocation @_noLocks
+    mutating func judgeStep(slot: Int, track index: Int) {
+        notches[slot].stepAwaitsJudgement = false
+        let levels = trackLevels + index * Self.envelopeHops
+        let rise = Self.rawLevel(in: levels, historyIndex: tracks[index].historyIndex, hopsAgo: 0) - notches[slot].stepRawLevelDecibels
+        let expected = notches[slot].stepPaceDecibels * Float(Self.settlingHops)
+        notches[slot].stepIgnored = rise >= Self.ignoredStepFraction * expected - Self.ignoredStepDecibels
     }
 
     /// Whether a notch released lately sat within a quarter of its bandwidth of `hertz`.
@@ -1056,6 +1107,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         notches[chosen].returning = wasReleased(near: hertz)
         notches[chosen].deepestDecibels = 0
         notches[chosen].steppedOnHeldTone = false
+        notches[chosen].stepIgnored = false
+        notches[chosen].stepAwaitsJudgement = false
         setNotch(slot: chosen, hertz: hertz, depthDecibels: Self.stepDecibels * Float(steps), fresh: fresh)
     }
 
@@ -1103,7 +1156,10 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
             if notches[slot].settlingHops > 0 { notches[slot].settlingHops -= 1 }
             notches[slot].quietHops += 1
             // No steady tone in the band for half a second: the held note is gone.
-            if notches[slot].quietHops > Self.ringingHopsToDeepen { notches[slot].steppedOnHeldTone = false }
+            if notches[slot].quietHops > Self.ringingHopsToDeepen {
+                notches[slot].steppedOnHeldTone = false
+                notches[slot].stepIgnored = false
+            }
             let hold = notches[slot].returning ? holdHops * Self.returningHoldFactor : holdHops
             guard notches[slot].quietHops > hold else { continue }
             let depth = notches[slot].depthDecibels - releaseDecibelsPerHop

@@ -173,6 +173,30 @@ final class FeedbackSuppressorTests: XCTestCase {
         }
     }
 
+    /// A pure tone that keeps rising is what a howl is, so the growth rules notch a whistle or a
+    /// sine pad swelling into the microphone. But it goes on rising through the notch's first
+    /// step, which a loop cannot (a step of 3 dB slows a loop by 3 dB a round trip), and holds
+    /// its level after it, where a stopped loop dies away: so that step is the last. Faded in
+    /// linearly over 0.2-2 s, or swelling 15-25 dB at 15-75 dB/s from -30 dBFS and held 2 s.
+    func testAPureCrescendoIsNotchedOneStepAtMost() {
+        var cases: [(String, [Float])] = []
+        for attack in [0.2, 0.3, 0.5, 1.0, 2.0] {
+            cases.append(("1 kHz faded in over \(attack) s", MusicalSignals.linearAttack(hertz: 1_000, attackSeconds: attack)))
+        }
+        for (rise, speed) in [(15.0, 15.0), (15.0, 30.0), (15.0, 75.0), (20.0, 20.0), (20.0, 40.0), (25.0, 25.0)] {
+            for hertz in [440.0, 1_000.0] {
+                cases.append((String(format: "%.0f Hz swelling %.0f dB at %.0f dB/s", hertz, rise, speed),
+                              MusicalSignals.pureSwell(hertz: hertz, riseDecibels: rise, decibelsPerSecond: speed, holdSeconds: 2)))
+            }
+        }
+        for (name, signal) in cases {
+            let outcome = play(signal)
+            print(String(format: "%@: deepest notch %.1f dB, ducks %d", name, outcome.deepest, outcome.ducks))
+            XCTAssertGreaterThanOrEqual(outcome.deepest, -FeedbackSuppressor.stepDecibels, name)
+            XCTAssertEqual(outcome.ducks, 0, name)
+        }
+    }
+
     func testNotchIsDeepAtItsCentreAndNarrow() {
         for hertz in [100.0, 440.0, 1_000.0, 4_000.0, 12_000.0] {
             for depth: Float in [3, 9, 18, 30] {

@@ -199,6 +199,24 @@ final class EffectsGraphTests: XCTestCase {
         }
     }
 
+    /// Loops with round trips of 50-200 ms (a speaker metres away, a long device buffer): comb
+    /// teeth 5-20 Hz apart, several inside one notch's band. A tone that ignored a notch's step (a
+    /// source swelling) keeps the notch from deepening for that tone alone: the loop's next tooth
+    /// beside it is judged on its own. Judged as one, the first loop reached -6.6 dBFS.
+    func testLoopsWithLongRoundTripsAreStillNotchedEarly() {
+        for (mode, delay) in [(700.0, 2_400), (1_200.0, 4_800), (2_000.0, 4_800), (500.0, 9_600)] {
+            let outcome = Self.simulateLoop(loopGain: 1.5, seconds: 8, suppressorOn: true, delayFrames: delay, modeHertz: mode)
+            let output = outcome.output
+            let loudest = stride(from: 0, to: output.count - 4_800, by: 4_800).map { Self.rmsDecibels(output[$0..<($0 + 4_800)]) }.max() ?? 0
+            let lastSecond = Self.rmsDecibels(output[(output.count - 48_000)...])
+            print("feedback at \(Int(mode)) Hz, loop delay \(delay) frames: caught at \(outcome.caughtFrame.map { "\(Int(Double($0) / Self.rate * 1000)) ms" } ?? "never"); notches \(outcome.feedback.activeNotches) (deepest \(outcome.deepestNotch) dB), ducks \(outcome.feedback.ducks); loudest 100 ms \(String(format: "%.1f", loudest)) dBFS, last second \(String(format: "%.1f", lastSecond)) dBFS")
+            XCTAssertNotNil(outcome.caughtFrame, "mode \(mode) Hz, delay \(delay)")
+            XCTAssertEqual(outcome.feedback.ducks, 0, "mode \(mode) Hz, delay \(delay)")
+            XCTAssertLessThan(loudest, -30, "mode \(mode) Hz, delay \(delay): notched long before the ceiling")
+            XCTAssertLessThan(lastSecond, -40, "mode \(mode) Hz, delay \(delay): the loop has died away")
+        }
+    }
+
     /// The virtual cable: a flat loop where the EQ decides what grows — a near-DC rumble with the
     /// bass up, a buzz with the treble up — and the limiter holds it at the ceiling. No notch can
     /// hold a broadband loop: this is where the last-resort duck is for.
