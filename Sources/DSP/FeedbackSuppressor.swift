@@ -275,7 +275,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// its own); the ceiling still does.
         @usableFromInline var stepIgnored = false
         /// At the last step: the tone's raw level and its rise over the hop before, and whether
-        /// the step's effect is still to be judged (`judgeStep`, once the step has settled).
+        /// the step's effect is still to be judged (`judgeStep`, on the hop it has settled).
         @usableFromInline var stepRawLevelDecibels: Float = 0
         @usableFromInline var stepPaceDecibels: Float = 0
         /// The stepped tone's frequency: another tone in the band (a loop's next comb tooth, a
@@ -1153,6 +1153,9 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable @_noAllocation @_noLocks
     mutating func releaseQuietNotches() {
         for slot in 0..<Self.maximumNotchCount where notches[slot].inUse {
+            // A step is judged on the first hop after it has settled, or not at all: the tone
+            // met later at that frequency may be another.
+            if notches[slot].settlingHops == 0 { notches[slot].stepAwaitsJudgement = false }
             if notches[slot].settlingHops > 0 { notches[slot].settlingHops -= 1 }
             notches[slot].quietHops += 1
             // No steady tone in the band for half a second: the held note is gone.
