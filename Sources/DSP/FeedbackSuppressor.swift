@@ -851,8 +851,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         track.levelDecibels = level
         track.purityDecibels = purity
         let disturbed = abs(level - envelope) > Self.disturbedDecibels
-        let tolerance = max(Self.steadyHertz, Self.steadyFraction * track.anchorHertz)
-        let withinTolerance = abs(hertz - track.anchorHertz) <= tolerance
+        let withinTolerance = Self.isSteady(hertz, at: track.anchorHertz)
         track.onFrequencyHops = withinTolerance ? track.onFrequencyHops + 1 : 0
         // A straight-line rise counts only at one unwavering pitch: a glide or vibrato is a voice.
         track.exponentialRiseDecibels = track.onFrequencyHops > Self.exponentialRiseHops
@@ -902,8 +901,7 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                     notches[slot].quietHops = 0
                 }
                 guard notches[slot].settlingHops == 0 else { continue }
-                let steppedTone = abs(track.hertz - notches[slot].stepHertz)
-                    <= max(Self.steadyHertz, Self.steadyFraction * notches[slot].stepHertz)
+                let steppedTone = Self.isSteady(track.hertz, at: notches[slot].stepHertz)
                 if notches[slot].stepAwaitsJudgement && steppedTone {
                     judgeStep(slot: slot, track: index)
                 }
@@ -968,6 +966,13 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
                 tracks[index].saturatedHops = 0
             }
         }
+    }
+
+    /// Whether `hertz` lies within `steadyFraction` (or `steadyHertz`) of `reference`: the same
+    /// tone, held at one pitch.
+    @inlinable @_noAllocation @_noLocks
+    static func isSteady(_ hertz: Float, at reference: Float) -> Bool {
+        abs(hertz - reference) <= max(steadyHertz, steadyFraction * reference)
     }
 
     /// A track's raw level `hopsAgo` hops before its newest (0: the newest), from its ring of
