@@ -1005,11 +1005,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable @_noAllocation @_noLocks
     mutating func noteStep(onTrack index: Int, atCeiling: Bool) {
         guard let slot = notchCovering(hertz: tracks[index].hertz) else { return }
+        // Each step is judged afresh, perhaps on another tone of the band than the last.
         notches[slot].stepAwaitsJudgement = false
+        notches[slot].stepIgnored = false
         guard !atCeiling else {
-            // The ceiling stopped its rise: neither a held note nor a source.
-            notches[slot].steppedOnHeldTone = false
-            notches[slot].stepIgnored = false
+            notches[slot].steppedOnHeldTone = false  // the ceiling stopped its rise: not a held note
             return
         }
         let levels = trackLevels + index * Self.envelopeHops, historyIndex = tracks[index].historyIndex
