@@ -106,13 +106,16 @@ public enum RenderComparison {
         public var lagFrames: Int
     }
 
-    /// Aligns mono renders `a` and `b` by `lag(of:behind:sampleRate:)`, then correlates their log-mel
-    /// spectrograms over the frames both have (a longer tail in one is not counted against it).
-    /// Each spectrogram is floored relative to its own peak, so a pure gain difference changes nothing.
+    /// Aligns mono renders `a` and `b` by `lagFrames` when it is known, else by
+    /// `lag(of:behind:sampleRate:)`, then correlates their log-mel spectrograms over the frames both
+    /// have (a longer tail in one is not counted against it). Each spectrogram is floored relative to
+    /// its own peak, so a pure gain difference changes nothing. A part of a piece rendered alone
+    /// keeps the whole piece's lag: found on the part's own envelope, an even strum or a held pad
+    /// can match best a beat away.
     /// - Thread: any.
-    public static func compare(_ a: [Float], _ b: [Float], sampleRate: Double,
+    public static func compare(_ a: [Float], _ b: [Float], sampleRate: Double, lagFrames: Int? = nil,
                                settings: LogMelSpectrogram.Settings = LogMelSpectrogram.Settings()) -> Result {
-        let lag = lag(of: b, behind: a, sampleRate: sampleRate)
+        let lag = lagFrames ?? lag(of: b, behind: a, sampleRate: sampleRate)
         let alignedA = lag < 0 ? Array(a.dropFirst(-lag)) : a
         let alignedB = lag > 0 ? Array(b.dropFirst(lag)) : b
         let length = min(alignedA.count, alignedB.count)

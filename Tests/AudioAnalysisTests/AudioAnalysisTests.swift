@@ -108,6 +108,20 @@ final class AudioAnalysisTests: XCTestCase {
         XCTAssertEqual(early.logMelCorrelation!, 1, accuracy: 1e-9)
     }
 
+    /// A lag given is the one aligned by: the late copy compared as if on time correlates worse,
+    /// and as if 0.32 s late exactly as when the lag is found.
+    func testAGivenLagIsTheOneAlignedBy() {
+        let tune = Self.melody()
+        let delay = 120 * RenderComparison.alignmentFrameLength
+        let late = [Float](repeating: 0, count: delay) + tune
+        let unaligned = RenderComparison.compare(tune, late, sampleRate: Self.sampleRate, lagFrames: 0)
+        XCTAssertEqual(unaligned.lagFrames, 0)
+        XCTAssertLessThan(unaligned.logMelCorrelation!, 0.95)
+        let aligned = RenderComparison.compare(tune, late, sampleRate: Self.sampleRate, lagFrames: delay)
+        XCTAssertEqual(aligned.lagFrames, delay)
+        XCTAssertEqual(aligned.logMelCorrelation!, 1, accuracy: 1e-9)
+    }
+
     func testSilenceHasNoCorrelation() {
         let silence = [Float](repeating: 0, count: 48_000)
         XCTAssertNil(RenderComparison.compare(Self.melody(), silence, sampleRate: Self.sampleRate).logMelCorrelation)

@@ -58,8 +58,9 @@ benchmarks:
                                 how close Staccato plays each song to FluidSynth (-R 0 -C 0 -g 0.2), whole and
                                 channel by channel (each channel's notes alone, every other event kept): level
                                 of each engine, level difference less the whole mix's, log-mel spectrogram
-                                correlation after alignment, channels silent in one engine only (default: the
-                                shipped font; several fonts are compared one after the other)
+                                correlation after alignment (a channel by the whole mix's lag), channels silent
+                                in one engine only (default: the shipped font; several fonts are compared one
+                                after the other)
 
   fonts [--soundfont FONT ...] [--runs R]
                                 what each font costs to load: peak RSS and load time of one note rendered through it,
