@@ -36,6 +36,8 @@ enum RegionBuilder {
         region.end = end
         region.loopStart = loopStart
         region.loopEnd = loopEnd
+        region.sampleStart = sample.start
+        region.sampleEnd = sample.end
         switch value(.sampleModes) {
         case 1: region.loopMode = .continuous
         case 3: region.loopMode = .untilRelease

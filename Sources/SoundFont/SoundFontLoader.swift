@@ -142,6 +142,8 @@ public enum SoundFontLoader {
             regions[index].end += shift
             regions[index].loopStart += shift
             regions[index].loopEnd += shift
+            regions[index].sampleStart += shift
+            regions[index].sampleEnd += shift
         }
         let table = UnsafeMutableBufferPointer(rebasing: regions[..<regionTotal])
         try checkBankInvariants(regions: UnsafeBufferPointer(table), poolSize: pool.samples.frameCount, presets: presets, name: name)
@@ -432,7 +434,9 @@ public enum SoundFontLoader {
                                             presets: [SampleBank.Preset], name: String) throws(SoundFontError) {
         for region in regions {
             guard region.start >= 0, region.start <= region.end, region.end <= poolSize,
-                  region.loopStart >= region.start, region.loopEnd <= poolSize else {
+                  region.loopStart >= region.start, region.loopEnd <= poolSize,
+                  region.sampleStart >= 0, region.sampleStart <= region.start, region.end <= region.sampleEnd,
+                  region.sampleEnd <= poolSize else {
                 throw SoundFontError(file: name, chunk: "pdta", offset: 0, reason: "internal: a region lies outside the sample pool")
             }
         }

@@ -157,6 +157,33 @@ final class ModulatorTests: XCTestCase {
         XCTAssertEqual(try decibels(level(halfVolume, before: [cc(7, 0)]), over: reference), -47.625, accuracy: 0.05)
     }
 
+    /// A modulator on the start address moves where a note begins in its sample, at note-on, as
+    /// FluidSynth moves it (MuseScore_General's flute starts its low notes earlier in the sample by
+    /// the key: unmoved, its short notes played 4-5 dB louder than FluidSynth's), and never past
+    /// the sample's first frame.
+    func testAStartAddressModulatorMovesWhereTheNoteBeginsInItsSample() throws {
+        // 2,000 silent frames, then 2,000 loud ones; the zone's own offset skips the silence.
+        let sample = SF2Builder.Sample(name: "Gap", frames: [Int16](repeating: 0, count: 2_000) + [Int16](repeating: 16_000, count: 2_000),
+                                       loopStart: 0, loopEnd: 0, sampleRate: 48_000)
+        func onset(_ modulators: [Modulator]) throws -> Int {
+            var builder = SF2Builder.simple(instrumentZones: [[gen(Op.startAddrsOffset, 2_000)]], sample: sample)
+            builder.instruments[0].modulators = [modulators]
+            let bank = try SoundFontLoader.load(bytes: builder.build(), name: "addresses.sf2", sampleRate: rate)
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, outputLimiter: false,
+                                                                                               feedbackSuppression: false, effects: false, songGainDecibels: 0)))
+            XCTAssertTrue(engine.install(bank))
+            engine.send(midi: .noteOn(channel: 0, key: 60, velocity: 127))
+            let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 4_800, blockFrameCount: 64), channelCount: 2)
+            return try XCTUnwrap(left.firstIndex { abs($0) > 0.01 }, "the note never sounded")
+        }
+        let keyNumber: UInt16 = 3  // the note-on key: linear, unipolar, positive
+        XCTAssertEqual(try onset([]), 0, accuracy: 4)
+        // Key 60 gives 60/128 of the amount: 2,000 frames earlier, back into the silence.
+        XCTAssertEqual(try onset([(keyNumber, Op.startAddrsOffset, -4_267, 0, 0)]), 2_000, accuracy: 8)
+        // Coarse steps are 32,768 frames: reaching past the sample's first frame stops there.
+        XCTAssertEqual(try onset([(keyNumber, Op.startAddrsCoarseOffset, -100, 0, 0)]), 2_000, accuracy: 8)
+    }
+
     func testPresetModulatorsAddToTheInstrumentLevel() throws {
         let reference = try level(font())
         let presetOnly = font(presetModulators: [(Self.controller(1), Op.initialAttenuation, 480, 0, 0)])

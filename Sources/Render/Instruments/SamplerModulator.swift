@@ -298,6 +298,10 @@ public enum ModulatorDestination: UInt16, Sendable, BitwiseCopyable {
     case delayModEnv = 25, attackModEnv = 26, holdModEnv = 27, decayModEnv = 28, sustainModEnv = 29, releaseModEnv = 30
     case delayVolEnv = 33, attackVolEnv = 34, holdVolEnv = 35, decayVolEnv = 36, sustainVolEnv = 37, releaseVolEnv = 38
     case initialAttenuation = 48, coarseTune = 51, fineTune = 52
+    // The sample's addresses, read at note-on (FluidSynth modulates them as any generator:
+    // MuseScore_General's flute starts its low notes earlier in the sample by the key).
+    case startAddrsOffset = 0, endAddrsOffset = 1, startloopAddrsOffset = 2, endloopAddrsOffset = 3
+    case startAddrsCoarseOffset = 4, endAddrsCoarseOffset = 12, startloopAddrsCoarseOffset = 45, endloopAddrsCoarseOffset = 50
 }
 
 /// The summed outputs of a voice's modulators, per destination, in the destinations' SF2 units.
@@ -322,8 +326,20 @@ struct ModulatorSums {
     var modEnvSustain: Float = 0, modEnvRelease: Float = 0
     var volEnvDelay: Float = 0, volEnvAttack: Float = 0, volEnvHold: Float = 0, volEnvDecay: Float = 0
     var volEnvSustain: Float = 0, volEnvRelease: Float = 0
+    /// Sample frames the start, end, loop start and loop end move (coarse offsets counted 32,768 each).
+    var startFrames: Float = 0, endFrames: Float = 0, loopStartFrames: Float = 0, loopEndFrames: Float = 0
 
     @_noAllocation @_noLocks init() {}
+
+    /// Whether a modulator moves the sample's addresses.
+    var movesSampleAddresses: Bool {
+        @_noAllocation @_noLocks get { startFrames != 0 || endFrames != 0 || loopStartFrames != 0 || loopEndFrames != 0 }
+    }
+
+    /// Frames in one step of a coarse address offset (SF2 §8.1.3).
+    static var coarseAddressFrames: Float {
+        @_noAllocation @_noLocks get { 32_768 }
+    }
 
     /// Sums the outputs of `count` modulators at `modulators`.
     @_noAllocation @_noLocks
@@ -363,6 +379,14 @@ struct ModulatorSums {
             case .decayVolEnv: volEnvDecay += output
             case .sustainVolEnv: volEnvSustain += output
             case .releaseVolEnv: volEnvRelease += output
+            case .startAddrsOffset: startFrames += output
+            case .endAddrsOffset: endFrames += output
+            case .startloopAddrsOffset: loopStartFrames += output
+            case .endloopAddrsOffset: loopEndFrames += output
+            case .startAddrsCoarseOffset: startFrames += Self.coarseAddressFrames * output
+            case .endAddrsCoarseOffset: endFrames += Self.coarseAddressFrames * output
+            case .startloopAddrsCoarseOffset: loopStartFrames += Self.coarseAddressFrames * output
+            case .endloopAddrsCoarseOffset: loopEndFrames += Self.coarseAddressFrames * output
             }
         }
     }

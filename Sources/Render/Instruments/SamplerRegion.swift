@@ -63,6 +63,12 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// One past the last frame of the loop: the frame after `loopEnd - 1` is `loopStart`.
     /// - Thread: any.
     public var loopEnd: Int = 0
+    /// The whole sample's first frame and one past its last: how far a SoundFont modulator on the
+    /// sample address offsets may move the four above at note-on. Equal (the default): they stay.
+    /// - Thread: any.
+    public var sampleStart: Int = 0
+    /// - Thread: any.
+    public var sampleEnd: Int = 0
     /// - Thread: any.
     public var loopMode: LoopMode = .none
     /// The rate the sample was recorded at, in frames per second.

@@ -187,6 +187,7 @@ struct SamplerVoice {
         self.playedVelocity = playedVelocity
         self.attenuationOffsetCentibels = attenuationOffsetCentibels
         let sums = applyModulators(channel: state)
+        if sums.movesSampleAddresses { moveSampleAddresses(by: sums) }
         filter.reset()
         filterKind = region.filterKind
         lastCents = .nan
@@ -225,6 +226,25 @@ struct SamplerVoice {
         vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
                          sampleRate: engineRate)
+    }
+
+    /// Moves the sample's start, end and loop by what the modulators on the address offsets give at
+    /// note-on, kept inside the sample as the loader keeps the generators' offsets; a loop left
+    /// too short to play is played once.
+    @_noAllocation @_noLocks
+    mutating func moveSampleAddresses(by sums: ModulatorSums) {
+        guard let region, region.pointee.sampleEnd > region.pointee.sampleStart else { return }
+        let first = region.pointee.sampleStart, last = region.pointee.sampleEnd
+        // Int(_:) truncates toward zero, as FluidSynth truncates the summed offsets.
+        func moved(_ frame: Int, by frames: Float, within bounds: ClosedRange<Int>) -> Int {
+            min(max(frame + Int(frames), bounds.lowerBound), bounds.upperBound)
+        }
+        let start = moved(region.pointee.start, by: sums.startFrames, within: first...last)
+        end = moved(region.pointee.end, by: sums.endFrames, within: start...last)
+        loopStart = moved(region.pointee.loopStart, by: sums.loopStartFrames, within: start...end)
+        loopEnd = moved(region.pointee.loopEnd, by: sums.loopEndFrames, within: start...end)
+        position = Double(start)
+        if loopEnd <= loopStart + 2 { isLooping = false }
     }
 
     /// Evaluates the voice's modulators against `state` and sets everything they may move while the
