@@ -1,3 +1,5 @@
+import Render
+
 /// SF2 generator operators (SF2 2.04 §8.1.2), numbered as in the file.
 enum GeneratorOperator: UInt16, CaseIterable {
     case startAddrsOffset = 0, endAddrsOffset, startloopAddrsOffset, endloopAddrsOffset
@@ -154,6 +156,6 @@ extension GeneratorSet {
 
     /// A sample address offset in frames: fine + 32768 × coarse, instrument level only.
     func sampleOffset(fine: GeneratorOperator, coarse: GeneratorOperator) -> Int {
-        (signed(fine) ?? 0) + 32_768 * (signed(coarse) ?? 0)
+        (signed(fine) ?? 0) + SamplerRegion.coarseAddressOffsetFrames * (signed(coarse) ?? 0)
     }
 }

@@ -336,11 +336,6 @@ struct ModulatorSums {
         @_noAllocation @_noLocks get { startFrames != 0 || endFrames != 0 || loopStartFrames != 0 || loopEndFrames != 0 }
     }
 
-    /// Frames in one step of a coarse address offset (SF2 §8.1.3).
-    static var coarseAddressFrames: Float {
-        @_noAllocation @_noLocks get { 32_768 }
-    }
-
     /// Sums the outputs of `count` modulators at `modulators`.
     @_noAllocation @_noLocks
     init(_ modulators: UnsafePointer<SamplerModulator>, count: Int, sources: ModulatorSourceValues) {
@@ -383,10 +378,10 @@ struct ModulatorSums {
             case .endAddrsOffset: endFrames += output
             case .startloopAddrsOffset: loopStartFrames += output
             case .endloopAddrsOffset: loopEndFrames += output
-            case .startAddrsCoarseOffset: startFrames += Self.coarseAddressFrames * output
-            case .endAddrsCoarseOffset: endFrames += Self.coarseAddressFrames * output
-            case .startloopAddrsCoarseOffset: loopStartFrames += Self.coarseAddressFrames * output
-            case .endloopAddrsCoarseOffset: loopEndFrames += Self.coarseAddressFrames * output
+            case .startAddrsCoarseOffset: startFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
+            case .endAddrsCoarseOffset: endFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
+            case .startloopAddrsCoarseOffset: loopStartFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
+            case .endloopAddrsCoarseOffset: loopEndFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
             }
         }
     }

@@ -69,6 +69,12 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var sampleStart: Int = 0
     /// - Thread: any.
     public var sampleEnd: Int = 0
+    /// Frames in one step of a SoundFont coarse address offset (SF2 §8.1.3), for the generators
+    /// the loader applies and the modulators a voice applies.
+    /// - Thread: any.
+    public static var coarseAddressOffsetFrames: Int {
+        @_noAllocation @_noLocks get { 32_768 }
+    }
     /// - Thread: any.
     public var loopMode: LoopMode = .none
     /// The rate the sample was recorded at, in frames per second.

@@ -172,8 +172,6 @@ struct SamplerVoice {
         case .continuous: isLooping = true; releaseEndsLoop = false
         case .untilRelease: isLooping = true; releaseEndsLoop = true
         }
-        // A loop shorter than the interpolator's reach cannot be played cleanly; play it once.
-        if region.loopEnd <= region.loopStart + 2 { isLooping = false }
         // SF2 keynum and velocity generators override what the note brings.
         let playedKey = region.fixedKey >= 0 ? UInt8(min(region.fixedKey, 127)) : key
         let playedVelocity = region.fixedVelocity >= 0 ? UInt8(min(region.fixedVelocity, 127)) : velocity
@@ -188,6 +186,9 @@ struct SamplerVoice {
         self.attenuationOffsetCentibels = attenuationOffsetCentibels
         let sums = applyModulators(channel: state)
         if sums.movesSampleAddresses { moveSampleAddresses(by: sums) }
+        // A loop shorter than the interpolator's reach (as stored, or as the modulators moved it)
+        // cannot be played cleanly; play it once.
+        if loopEnd <= loopStart + 2 { isLooping = false }
         filter.reset()
         filterKind = region.filterKind
         lastCents = .nan
@@ -229,8 +230,7 @@ struct SamplerVoice {
     }
 
     /// Moves the sample's start, end and loop by what the modulators on the address offsets give at
-    /// note-on, kept inside the sample as the loader keeps the generators' offsets; a loop left
-    /// too short to play is played once.
+    /// note-on, kept inside the sample as the loader keeps the generators' offsets.
     @_noAllocation @_noLocks
     mutating func moveSampleAddresses(by sums: ModulatorSums) {
         guard let region, region.pointee.sampleEnd > region.pointee.sampleStart else { return }
@@ -244,7 +244,6 @@ struct SamplerVoice {
         loopStart = moved(region.pointee.loopStart, by: sums.loopStartFrames, within: start...end)
         loopEnd = moved(region.pointee.loopEnd, by: sums.loopEndFrames, within: start...end)
         position = Double(start)
-        if loopEnd <= loopStart + 2 { isLooping = false }
     }
 
     /// Evaluates the voice's modulators against `state` and sets everything they may move while the
