@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
-        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "TestSupport"],
+        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "TestSupport"],
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),

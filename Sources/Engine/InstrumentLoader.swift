@@ -24,16 +24,20 @@ public enum InstrumentLoadError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Loads sampled instruments, whole and decoded, before anything can sound: a SoundFont (`.sf2`,
-/// `.sf3`), an SFZ instrument, or a folder of recordings (a sample set). Either the complete bank or an error; the engine's
+/// Loads sampled instruments before anything can sound: a SoundFont (`.sf2`, `.sf3`; whole, or
+/// only what a song plays), an SFZ instrument, or a folder of recordings (a sample set). Either the complete bank or an error; the engine's
 /// current instrument is untouched by a failure.
 /// - Thread: control. Not real-time safe: allocates and reads files.
 public enum InstrumentLoader {
-    /// - Parameter progress: told the share of a SoundFont's sample data decoded, 0…1, as it
-    ///   goes (`SoundFontLoader.Options.progress`); a sample set does not report.
+    /// - Parameters:
+    ///   - progress: told the share of a SoundFont's sample data decoded, 0…1, as it goes
+    ///     (`SoundFontLoader.Options.progress`); a sample set does not report.
+    ///   - notes: what a song plays (`MIDISequencer.playedNotes`): a SoundFont then decodes only
+    ///     the samples those notes reach, and renders them exactly as a whole load would. Nil:
+    ///     every sample. SFZ instruments and sample sets load whole either way.
     /// - Thread: control.
-    public static func load(path: String, sampleRate: Double,
-                            progress: (@Sendable (Double) -> Void)? = nil) throws(InstrumentLoadError) -> SampleBank {
+    public static func load(path: String, sampleRate: Double, progress: (@Sendable (Double) -> Void)? = nil,
+                            notes: PlayedNotes? = nil) throws(InstrumentLoadError) -> SampleBank {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .notFound(path: path)
@@ -46,7 +50,39 @@ public enum InstrumentLoader {
             do { return try SFZLoader.load(path: path, sampleRate: sampleRate, progress: progress) } catch { throw .sampleSet(error) }
         }
         do {
-            return try SoundFontLoader.load(path: path, sampleRate: sampleRate, options: SoundFontLoader.Options(progress: progress))
+            return try SoundFontLoader.load(path: path, sampleRate: sampleRate,
+                                            options: SoundFontLoader.Options(progress: progress, selection: notes.map { .played($0) } ?? .all))
+        } catch {
+            throw .soundFont(error)
+        }
+    }
+
+    /// An instrument that plays while the rest of it is still decoding: the bank, and for a
+    /// SoundFont the background decoding filling it (nil when everything was loaded at once).
+    /// - Thread: control.
+    public struct Opening: Sendable {
+        /// - Thread: control.
+        public let bank: SampleBank
+        /// - Thread: control.
+        public let decoding: BackgroundDecoding?
+    }
+
+    /// Opens an instrument for playing at once: a SoundFont's structure is read and the samples
+    /// `first` reaches decoded on every core before this returns; the samples of `rest` (every
+    /// other sample when nil, most likely first) go on decoding in the background while the bank
+    /// plays (`SoundFontLoader.open`). An SFZ instrument or a sample set loads whole.
+    /// - Parameter warning: told, a line each, of a sample that fails in the background.
+    /// - Thread: control.
+    public static func open(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes? = nil,
+                            progress: (@Sendable (Double) -> Void)? = nil,
+                            warning: (@Sendable (String) -> Void)? = nil) throws(InstrumentLoadError) -> Opening {
+        guard FileKind(path: path) == .regular, !SFZLoader.isSFZ(path: path) else {
+            return Opening(bank: try load(path: path, sampleRate: sampleRate, progress: progress), decoding: nil)
+        }
+        do {
+            let opened = try SoundFontLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest.map { .played($0) } ?? .all,
+                                                  options: SoundFontLoader.Options(progress: progress, warning: warning))
+            return Opening(bank: opened.bank, decoding: opened.decoding)
         } catch {
             throw .soundFont(error)
         }

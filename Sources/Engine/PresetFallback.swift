@@ -75,42 +75,71 @@ public struct PresetSubstitution: Sendable, Equatable {
 }
 
 extension MIDISequencer {
-    /// Every bank:program the song's notes ask for (through bank selects and program changes, per
-    /// channel, as the sampler tracks them) that `bank` lacks, with what plays instead, channels
-    /// merged where they ask for the same thing. With `kitPlaysPercussion` the drum channel is a
-    /// drum kit's and asks the bank for nothing.
+    /// Every note the song plays through a bank, each under the preset its channel asks for when
+    /// it is played, with its first frame: the channels followed as the sampler follows them (a
+    /// bank select takes effect at the next program change; a system reset and a GS rhythm part
+    /// select program 0 again, the rhythm part making its channel a drum channel or a melodic
+    /// one). What a loader decodes for the song (`PlayedNotes`), and what the warnings about
+    /// missing presets are worked out from. With `kitPlaysPercussion` the drum channel is a drum
+    /// kit's and asks the bank for nothing.
     /// - Thread: control.
-    public func presetSubstitutions(in bank: SampleBank, kitPlaysPercussion: Bool) -> [PresetSubstitution] {
-        var bankSelect = [UInt8](repeating: 0, count: 16)
-        // What each channel has selected: a bank select takes effect at the next program change.
-        var selected = [PresetSubstitution.Number](repeating: PresetSubstitution.Number(bank: 0, program: 0), count: 16)
-        selected[Int(GeneralMIDI.percussionChannel)].bank = SampleBank.Preset.percussionBank
-        var asked: [PresetSubstitution.Number: [UInt8]] = [:]
-        var order: [PresetSubstitution.Number] = []
-        for (_, message) in messages {
+    public func playedNotes(kitPlaysPercussion: Bool) -> PlayedNotes {
+        var bankSelect = [UInt8](repeating: 0, count: MIDILimits.channelCount)
+        var program = [UInt8](repeating: 0, count: MIDILimits.channelCount)
+        var percussion = (0..<MIDILimits.channelCount).map { $0 == Int(GeneralMIDI.percussionChannel) }
+        func request(_ channel: Int) -> PlayedNotes.Request {
+            PlayedNotes.Request(bank: percussion[channel] ? SampleBank.Preset.percussionBank : UInt16(bankSelect[channel]),
+                                program: program[channel], percussion: percussion[channel])
+        }
+        // What each channel has selected: what its notes play until the next selection.
+        var selected = (0..<MIDILimits.channelCount).map(request)
+        var notes = PlayedNotes()
+        for (frame, message) in messages {
             switch message {
             case let .controlChange(channel, 0, value) where channel < MIDILimits.channelCount:
                 bankSelect[Int(channel)] = min(value, 127)
-            case let .programChange(channel, program) where channel < MIDILimits.channelCount:
-                let percussion = channel == GeneralMIDI.percussionChannel
-                selected[Int(channel)] = PresetSubstitution.Number(
-                    bank: percussion ? SampleBank.Preset.percussionBank : UInt16(bankSelect[Int(channel)]), program: min(program, 127))
-            case let .noteOn(channel, _, velocity) where channel < MIDILimits.channelCount && velocity > 0:
+            case let .programChange(channel, number) where channel < MIDILimits.channelCount:
+                program[Int(channel)] = min(number, 127)
+                selected[Int(channel)] = request(Int(channel))
+            case .system(.systemReset):
+                for channel in 0..<MIDILimits.channelCount {
+                    (bankSelect[channel], program[channel]) = (0, 0)
+                    percussion[channel] = channel == Int(GeneralMIDI.percussionChannel)
+                    selected[channel] = request(channel)
+                }
+            case let .system(.rhythmPart(channel, isDrum)) where channel < MIDILimits.channelCount:
+                (bankSelect[Int(channel)], program[Int(channel)], percussion[Int(channel)]) = (0, 0, isDrum)
+                selected[Int(channel)] = request(Int(channel))
+            case let .noteOn(channel, key, velocity) where channel < MIDILimits.channelCount && velocity > 0 && key < 128:
                 if kitPlaysPercussion && channel == GeneralMIDI.percussionChannel { continue }
-                let number = selected[Int(channel)]
-                if asked[number] == nil { order.append(number) }
-                if !(asked[number]?.contains(channel) ?? false) { asked[number, default: []].append(channel) }
+                notes.add(selected[Int(channel)], channel: channel, key: key, velocity: velocity, frame: Int64(frame))
             default:
                 continue
             }
         }
+        return notes
+    }
+
+    /// The notes of the song's first `seconds` (at `sampleRate`) from its first note (`playedNotes`): what must be
+    /// in memory before it starts.
+    /// - Thread: control.
+    public func notesAtStart(seconds: Double, sampleRate: Double, kitPlaysPercussion: Bool) -> PlayedNotes {
+        let all = playedNotes(kitPlaysPercussion: kitPlaysPercussion)
+        guard let first = all.firstFrames.values.min() else { return all }
+        return all.playedBefore(frame: first + Int64(seconds * sampleRate))
+    }
+
+    /// Every bank:program the song's notes ask for (`playedNotes`) that `bank` lacks, with what
+    /// plays instead, channels merged where they ask for the same thing.
+    /// - Thread: control.
+    public func presetSubstitutions(in bank: SampleBank, kitPlaysPercussion: Bool) -> [PresetSubstitution] {
         var substitutions: [PresetSubstitution] = []
-        for number in order {
-            let percussion = number.bank == SampleBank.Preset.percussionBank
-            let index = SampleBank.Preset.index(playing: number.bank, program: number.program, percussion: percussion, in: bank.presets)
+        for (request, channels) in playedNotes(kitPlaysPercussion: kitPlaysPercussion).requests {
+            let number = PresetSubstitution.Number(bank: request.bank, program: request.program)
+            let index = SampleBank.Preset.index(playing: request.bank, program: request.program, percussion: request.percussion, in: bank.presets)
             let played = index < 0 ? nil : PresetSubstitution.Number(bank: bank.presets[index].bank, program: bank.presets[index].program)
             guard played != number else { continue }
-            substitutions.append(PresetSubstitution(channels: asked[number]!.sorted(), requested: number, played: played))
+            substitutions.append(PresetSubstitution(channels: channels, requested: number, played: played))
         }
         return substitutions
     }
@@ -119,5 +148,24 @@ extension MIDISequencer {
     /// - Thread: control.
     public var playsPercussion: Bool {
         messages.contains { if case let .noteOn(channel, _, velocity) = $0.message { channel == GeneralMIDI.percussionChannel && velocity > 0 } else { false } }
+    }
+}
+
+extension PlayedNotes {
+    /// Every key at every velocity on every channel under the preset it has before any program
+    /// change (bank 0 program 0; the drum channel kit 128:0, unless a kit plays it), at frame 0:
+    /// what a live player must have in memory before its first note.
+    /// - Thread: control.
+    public static func startingPresets(kitPlaysPercussion: Bool, channels: Range<UInt8> = 0..<UInt8(MIDILimits.channelCount)) -> PlayedNotes {
+        var notes = PlayedNotes()
+        for channel in channels {
+            let percussion = channel == GeneralMIDI.percussionChannel
+            if percussion && kitPlaysPercussion { continue }
+            let request = PlayedNotes.Request(bank: percussion ? SampleBank.Preset.percussionBank : 0, program: 0, percussion: percussion)
+            for key in 0..<UInt8(MIDILimits.keyCount) {
+                for velocity in 1...UInt8(127) { notes.add(request, channel: channel, key: key, velocity: velocity, frame: 0) }
+            }
+        }
+        return notes
     }
 }

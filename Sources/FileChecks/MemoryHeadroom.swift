@@ -19,6 +19,15 @@ public enum MemoryHeadroom {
         return limits.min()
     }
 
+    /// Bytes of address space the process's limits (RLIMIT_AS, RLIMIT_DATA) leave, or nil when
+    /// neither is set: what an allocation whose pages are mostly never touched needs, where
+    /// `availableBytes` is what the touched pages need.
+    /// - Thread: control.
+    public static func addressSpaceBytes() -> Int? {
+        let status = kilobyteFields(of: "/proc/self/status")
+        return [roomBelow(RLIMIT_AS, using: status["VmSize"]), roomBelow(RLIMIT_DATA, using: status["VmData"])].compactMap { $0 }.min()
+    }
+
     /// `soundfont 'X': needs N MB of sample memory, only M MB can be had` and the like: bytes as
     /// whole megabytes (rounded up for what is needed, down for what can be had, so the two never
     /// read as equal when the first is refused).

@@ -110,6 +110,7 @@ public final class Renderer: @unchecked Sendable {
     let publishedHardCuts = Atomic<Int>(0)
     let publishedNoteOns = Atomic<Int>(0)
     let publishedUnmappedNotes = Atomic<Int>(0)
+    let publishedSampleUnderruns = Atomic<Int>(0)
     let publishedDrumHits = Atomic<Int>(0)
     let publishedDrumRecycles = Atomic<Int>(0)
     let publishedDrumChokes = Atomic<Int>(0)
@@ -279,7 +280,8 @@ public final class Renderer: @unchecked Sendable {
                          activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed),
                          limitedFrames: publishedLimitedFrames.load(ordering: .relaxed),
                          deepestLimiterDecibels: -amplitudeToDecibels(
-                            Float(bitPattern: publishedDeepestLimiterGain.load(ordering: .relaxed))))
+                            Float(bitPattern: publishedDeepestLimiterGain.load(ordering: .relaxed))),
+                         sampleUnderruns: publishedSampleUnderruns.load(ordering: .relaxed))
     }
 
     /// The highest input and output sample magnitudes since the last call (for level meters).
@@ -816,6 +818,7 @@ public final class Renderer: @unchecked Sendable {
         publishedHardCuts.store(sampler.pool.hardCutCount, ordering: .relaxed)
         publishedNoteOns.store(sampler.noteOnCount, ordering: .relaxed)
         publishedUnmappedNotes.store(sampler.unmappedNoteCount, ordering: .relaxed)
+        publishedSampleUnderruns.store(sampler.sampleUnderrunCount, ordering: .relaxed)
         publishedDrumHits.store(drums.hitCount, ordering: .relaxed)
         publishedDrumRecycles.store(drums.recycledCount, ordering: .relaxed)
         publishedDrumChokes.store(drums.chokedCount, ordering: .relaxed)

@@ -1,4 +1,5 @@
 import DSP
+import Synchronization
 
 /// The sampled-instrument part of the renderer: MIDI channel state, the installed banks, and the
 /// voice pool. Audio thread only; the control thread reaches it through `RenderCommand`s.
@@ -21,6 +22,8 @@ struct Sampler {
         var keyRegions: UnsafePointer<Int32>? = nil
         var modulators: UnsafePointer<SamplerModulator>? = nil
         var curves: UnsafePointer<Float>? = nil
+        /// `SampleBank.Layout.residentSamples`: nil when every sample is in memory.
+        var residentSamples: UnsafePointer<Atomic<Bool>>? = nil
         var voiceCount = 0
     }
 
@@ -89,6 +92,8 @@ struct Sampler {
     var percussionGainSerial = UInt32.max
     /// Note-ons that found no preset or no region for their key: nothing to play, nothing stuck.
     var unmappedNoteCount = 0
+    /// Regions a note-on did not start because their sample was not yet in memory (`SampleResidency`).
+    var sampleUnderrunCount = 0
 
     /// - Parameters:
     ///   - interpolation, kernel: how voices read their samples, and the build of the per-frame
@@ -160,7 +165,8 @@ struct Sampler {
                                keyRegionStarts: layout.pointee.keyRegionStarts.baseAddress,
                                keyRegions: layout.pointee.keyRegions.baseAddress,
                                modulators: layout.pointee.modulators.baseAddress,
-                               curves: layout.pointee.curves.baseAddress, voiceCount: 0)
+                               curves: layout.pointee.curves.baseAddress,
+                               residentSamples: layout.pointee.residentSamples, voiceCount: 0)
         bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         for entry in layout.pointee.initialControllers {
@@ -267,6 +273,12 @@ struct Sampler {
                              attenuationOffsetCentibels: Float = 0) {
         guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators,
               var level = region.pointee.crossfade.attenuationCentibels(key: key, velocity: velocity) else { return }
+        // A sample still being decoded in the background is not read: the region stays silent,
+        // counted, rather than the audio thread waiting for it.
+        guard sampleIsPlayable(region.pointee.sampleIndex, flags: slot.pointee.residentSamples) else {
+            sampleUnderrunCount += 1
+            return
+        }
         if region.pointee.velocityCurve >= 0, let curves = slot.pointee.curves {
             let gain = curves[Int(region.pointee.velocityCurve) * SampleBank.Layout.curveLength + Int(velocity)]
             guard gain > 0 else { return }

@@ -30,6 +30,21 @@ public struct SoundFontContents: Sendable {
     public let sampleDataBytes: Int
 
     /// "SF3" for a version 3 file, else "SF2".
+    /// Regions the presets resolve to (every preset zone × every instrument zone whose key and
+    /// velocity ranges overlap).
+    /// - Thread: any.
+    public let regionCount: Int
+    /// Frames of the samples the regions play, decoded (an SF3 stream measured, not decoded), and
+    /// the bytes each takes in memory: 2 for 16-bit samples, 4 when sm24 makes them 24-bit.
+    /// - Thread: any.
+    public let decodedFrames: Int
+    /// - Thread: any.
+    public let bytesPerDecodedFrame: Int
+
+    /// Bits a decoded sample frame carries: 16, or 24 (held as a float).
+    /// - Thread: any.
+    public var decodedBits: Int { bytesPerDecodedFrame == 2 ? 16 : 24 }
+
     /// - Thread: any.
     public var format: String { info.version.major == 3 ? "SF3" : "SF2" }
 }
@@ -38,18 +53,14 @@ extension SoundFontLoader {
     /// The contents of the file at `path`, its pdta tables checked as `load` checks them.
     /// - Thread: control. Not real-time safe: allocates and reads the file.
     public static func contents(path: String) throws(SoundFontError) -> SoundFontContents {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let file = try SoundFontFile(try FontSource(path: path, name: name))
-        try file.requirePlayableVersion()
-        let hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
-                              compressedSamplesAllowed: file.isSF3)
-        let presets = hydra.presets.dropLast()
-            .map { SoundFontContents.Preset(bank: $0.bank, program: $0.program, name: $0.name) }
-            .enumerated().sorted { ($0.element.bank, $0.element.program, $0.offset) < ($1.element.bank, $1.element.program, $1.offset) }
-            .map(\.element)
+        let index = try SoundFontIndex(try FontSource(path: path, name: fileName(of: path)), options: Options())
+        let file = index.file, hydra = index.hydra
+        let presets = zip(index.presets, index.presetNames).map { SoundFontContents.Preset(bank: Int($0.bank), program: Int($0.program), name: $1) }
         let samples = hydra.samples.dropLast()
+        let decodedFrames = index.usedSamples.reduce(0) { $0 + hydra.samples[$1].end - hydra.samples[$1].start }
         return SoundFontContents(info: file.info, presets: presets, instrumentCount: hydra.instruments.count - 1,
                                  sampleCount: samples.count, compressedSampleCount: samples.filter(\.isCompressed).count,
-                                 sampleDataBytes: file.smpl.count + (file.sm24?.count ?? 0))
+                                 sampleDataBytes: file.smpl.count + (file.sm24?.count ?? 0), regionCount: index.regions.count,
+                                 decodedFrames: decodedFrames, bytesPerDecodedFrame: file.sm24 == nil ? 2 : 4)
     }
 }

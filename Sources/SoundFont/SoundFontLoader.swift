@@ -66,11 +66,34 @@ public enum SoundFontLoader {
         /// - Thread: any.
         public var progress: (@Sendable (Double) -> Void)?
 
+        /// Which samples `load` decodes (`.all`, the default: every sample a region plays).
         /// - Thread: any.
-        public init(attenuationScale: AttenuationScale = .emu, progress: (@Sendable (Double) -> Void)? = nil) {
+        public var selection: SampleSelection = .all
+
+        /// Told, a line each, what goes wrong while samples decode in the background (`open`): a
+        /// sample that does not decode, named with the file and the reason. Called on a decoding
+        /// thread.
+        /// - Thread: any.
+        public var warning: (@Sendable (String) -> Void)?
+
+        /// - Thread: any.
+        public init(attenuationScale: AttenuationScale = .emu, progress: (@Sendable (Double) -> Void)? = nil,
+                    selection: SampleSelection = .all, warning: (@Sendable (String) -> Void)? = nil) {
             self.attenuationScale = attenuationScale
             self.progress = progress
+            self.selection = selection
+            self.warning = warning
         }
+    }
+
+    /// Which of a font's samples a load decodes.
+    public enum SampleSelection: Sendable {
+        /// Every sample a region plays.
+        case all
+        /// Only the samples these notes reach (`PlayedNotes.firstFrames(ofRegions:presets:)`):
+        /// what a song needs. The bank's other regions never sound; a note on one counts as a
+        /// sample underrun (`RenderStatistics.sampleUnderruns`).
+        case played(PlayedNotes)
     }
 
     /// Reads and loads the file at `path`.
@@ -90,67 +113,41 @@ public enum SoundFontLoader {
     }
 
     private static func load(_ source: FontSource, options: Options) throws(SoundFontError) -> SampleBank {
-        let name = source.name
-        let file = try SoundFontFile(source)
-        try file.requirePlayableVersion()
-        var hydra = try Hydra(pdta: file.pdta, sampleFrameCount: file.smpl.count / 2, smplByteCount: file.smpl.count,
-                              compressedSamplesAllowed: file.isSF3)
-        let streams = try measureCompressedSamples(&hydra, file: file)
-        var (presetRegions, modulators) = try resolveRegions(hydra, options: options)
+        let index = try SoundFontIndex(source, options: options)
+        switch options.selection {
+        case .all:
+            return try index.makeBank(decoding: index.usedSamples, residency: false, progress: options.progress).bank
+        case .played(let notes):
+            let wanted = index.samplesReached(by: notes)
+            return try index.makeBank(decoding: wanted, residency: true, progress: options.progress).bank
+        }
+    }
 
-        // Presets sorted by bank, then program (file order among equals), their regions laid out
-        // contiguously in the bank's own table, and each preset's list dropped once copied: the
-        // regions (a few hundred bytes each, tens of thousands in a GM font) are held once by the
-        // time the samples come in.
-        let order = hydra.presets.indices.dropLast().sorted {
-            (hydra.presets[$0].bank, hydra.presets[$0].program, $0) < (hydra.presets[$1].bank, hydra.presets[$1].program, $1)
+    /// Opens the font at `path` for playing at once: reads its structure, decodes the samples
+    /// `first` reaches on every core, and returns a bank that plays those, while the samples of
+    /// `rest` go on decoding in the background, most urgent first (`.played`: by the frame each
+    /// is first played at; `.all`: every other sample, bank 0's programs in order, then the drum
+    /// kits, then the other banks). A note on a sample not yet decoded does not start that
+    /// region (`RenderStatistics.sampleUnderruns`). A sample that fails to decode in the
+    /// background is one line to `options.warning` and stays silent; everything else plays on.
+    /// - Throws: what `load` throws for the file's structure, or a sample `first` needs that
+    ///   does not decode.
+    /// - Thread: control. Not real-time safe: allocates, reads the file, starts a thread.
+    public static func open(path: String, sampleRate: Double, first: PlayedNotes, rest: SampleSelection = .all,
+                            options: Options = Options()) throws(SoundFontError) -> (bank: SampleBank, decoding: BackgroundDecoding) {
+        let index = try SoundFontIndex(try FontSource(path: path, name: fileName(of: path)), options: options)
+        let urgent = index.samplesReached(by: first)
+        let later: [Int] = switch rest {
+        case .all: index.samplesByLikelyUse()
+        case .played(let notes): index.samplesReached(by: notes)
         }
-        let regionTotal = presetRegions.reduce(0) { $0 + $1.count }
-        let regions = UnsafeMutableBufferPointer<SamplerRegion>.allocate(capacity: max(1, regionTotal))
-        var regionsHandedOver = false
-        defer { if !regionsHandedOver { regions.deallocate() } }
-        var sampleOfRegion = [Int](repeating: 0, count: regionTotal)
-        var presets: [SampleBank.Preset] = []
-        var presetNames: [String] = []
-        var regionCount = 0
-        for index in order {
-            let header = hydra.presets[index]
-            presets.append(SampleBank.Preset(bank: UInt16(header.bank), program: UInt8(header.program),
-                                             firstRegion: regionCount, regionCount: presetRegions[index].count))
-            presetNames.append(header.name)
-            for (region, sampleIndex) in presetRegions[index] {
-                (regions.baseAddress! + regionCount).initialize(to: region)
-                sampleOfRegion[regionCount] = sampleIndex
-                regionCount += 1
-            }
-            presetRegions[index] = []
-        }
-        presetRegions = []
-        // The lists' memory goes back to the system before the pool is filled, rather than
-        // staying in the heap beside it for the life of the process.
-        _ = releaseFreedHeapMemory(0)
-
-        let pool = try decodeSamples(usedBy: sampleOfRegion, hydra: hydra, file: file, streams: streams, report: options.progress)
-        // The bank takes the pool over; until it does, a failure frees it here.
-        var poolHandedOver = false
-        defer { if !poolHandedOver { pool.samples.deallocate() } }
-        // The regions move from smpl's coordinates into the pool's.
-        for index in 0..<regionTotal {
-            let sampleIndex = sampleOfRegion[index]
-            let shift = pool.slots[sampleIndex] - hydra.samples[sampleIndex].start
-            regions[index].start += shift
-            regions[index].end += shift
-            regions[index].loopStart += shift
-            regions[index].loopEnd += shift
-            regions[index].sampleStart += shift
-            regions[index].sampleEnd += shift
-        }
-        let table = UnsafeMutableBufferPointer(rebasing: regions[..<regionTotal])
-        try checkBankInvariants(regions: UnsafeBufferPointer(table), poolSize: pool.samples.frameCount, presets: presets, name: name)
-        poolHandedOver = true
-        regionsHandedOver = true
-        return SampleBank(name: name, takingSamples: pool.samples, takingRegions: table, presets: presets, presetNames: presetNames,
-                          modulators: modulators)
+        var seen = Set(urgent)
+        var order = urgent
+        for sample in later where seen.insert(sample).inserted { order.append(sample) }
+        let made = try index.makeBank(decoding: order, decodeNow: urgent.count, residency: true, progress: options.progress)
+        let decoding = BackgroundDecoding(decoder: made.decoder, samples: Array(order[urgent.count...]), holding: made.bank,
+                                          warning: options.warning)
+        return (made.bank, decoding)
     }
 
     /// The INFO fields of the file at `path`, after checking its RIFF structure (but not its
@@ -176,7 +173,7 @@ public enum SoundFontLoader {
     /// loop as stored (already relative to the sample's start), so region building treats it like
     /// any other sample and the pool can be sized before anything is decoded. Returns each
     /// compressed sample's stream (its byte range in smpl), keyed by sample index.
-    private static func measureCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile) throws(SoundFontError) -> [Int: Range<Int>] {
+    static func measureCompressedSamples(_ hydra: inout Hydra, file: SoundFontFile) throws(SoundFontError) -> [Int: Range<Int>] {
         var streams: [Int: Range<Int>] = [:]
         for index in hydra.samples.indices.dropLast() where hydra.samples[index].isCompressed && !hydra.samples[index].isROM {
             let sample = hydra.samples[index]
@@ -184,10 +181,16 @@ public enum SoundFontLoader {
                 file.smpl.error(at: sample.start, "sample \(index) '\(sample.name)': \(reason)")
             }
             let stream = sample.start ..< sample.end
-            // The last page is at most 65,307 bytes: only those are read here.
-            let tail = min(stream.count, 27 + 255 + 255 * 255)
-            let bytes = try file.smpl.bytes(stream.upperBound - tail, tail)
-            guard let frameCount = bytes.withUnsafeBytes({ AudioFileReader.oggFrameCount($0) }) else {
+            // The last page is at most 65,307 bytes, and nearly always a few kilobytes: the last
+            // 8 KB are read first, and the largest a page can be only when no page ends them. (All
+            // 65 KB of every stream would read the whole of a GM font just to list it.)
+            var frameCount: Int?
+            for tail in [min(stream.count, 8_192), min(stream.count, 27 + 255 + 255 * 255)] where frameCount == nil {
+                let bytes = try file.smpl.bytes(stream.upperBound - tail, tail)
+                frameCount = bytes.withUnsafeBytes { AudioFileReader.oggFrameCount($0) }
+                if tail == stream.count { break }
+            }
+            guard let frameCount else {
                 throw failure("the Ogg Vorbis data does not end with a whole Ogg page")
             }
             guard frameCount > 0 else { throw failure("the Ogg Vorbis data decodes to no frames") }
@@ -208,7 +211,7 @@ public enum SoundFontLoader {
 
     /// The regions of every preset (file order), in smpl coordinates, each with the index of the
     /// sample it plays, and the modulator table their modulator ranges index (the defaults first).
-    private static func resolveRegions(_ hydra: Hydra, options: Options) throws(SoundFontError)
+    static func resolveRegions(_ hydra: Hydra, options: Options) throws(SoundFontError)
         -> ([[(region: SamplerRegion, sample: Int)]], [SamplerModulator]) {
         // Every instrument's zones, once, whether or not a preset uses it: the font is checked
         // whole, and presets sharing an instrument do not parse it again.
@@ -263,144 +266,10 @@ public enum SoundFontLoader {
         return (presetRegions, modulatorTable)
     }
 
-    /// The sample pool: every sample some region plays (`sampleOfRegion`), in file order, between guard frames;
-    /// `slots[i]` is where sample `i` starts in `samples` (-1 when unused). Each sample goes from
-    /// the file straight into its slot: 16-bit words copied as they are, an SF3 stream decoded in
-    /// place. The pool is the caller's to free (or to hand to `SampleBank`, which takes it over
-    /// without a copy); on a throw it is freed here.
-    private static func decodeSamples(usedBy sampleOfRegion: [Int], hydra: Hydra,
-                                      file: SoundFontFile, streams: [Int: Range<Int>],
-                                      report: (@Sendable (Double) -> Void)?) throws(SoundFontError)
-        -> (samples: SamplePool, slots: [Int]) {
-        let guardFrames = SampleBank.guardFrameCount
-        var used = [Bool](repeating: false, count: hydra.samples.count)
-        for sample in sampleOfRegion { used[sample] = true }
-        var slots = [Int](repeating: -1, count: hydra.samples.count)
-        var poolSize = guardFrames
-        var decodedFrames = 0
-        var progress = DecodingProgress(report: report)
-        for (index, sample) in hydra.samples.enumerated() where used[index] {
-            slots[index] = poolSize
-            poolSize += sample.end - sample.start + guardFrames
-            if let stream = streams[index] {
-                decodedFrames += sample.end
-                progress.totalBytes += stream.count
-            } else {
-                progress.totalBytes += 2 * (sample.end - sample.start)
-            }
-        }
-        let smplFrames = file.smpl.count / 2
-        guard poolSize <= maximumPoolExpansion * smplFrames + decodedFrames + guardFrames * hydra.samples.count + guardFrames else {
-            throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
-                                 reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
-        }
-        // 24-bit samples need more than a word; a Float holds them exactly.
-        let encoding: SampleEncoding = file.sm24 == nil ? .int16 : .float32
-        // The pool is the bank's: `SampleBank` takes it over, so it is held once.
-        try requireMemory(poolSize * encoding.bytesPerFrame + memoryReserve, for: hydra.file, "of sample memory")
-        // Every frame is written once, a guard frame or a sample's, so each page is touched first
-        // as the samples reach it, and all of them before the bank can sound.
-        let pool = SamplePool.allocate(encoding: encoding, frameCount: poolSize)
-        var filled = false
-        defer { if !filled { pool.deallocate() } }
-        let frameBytes = encoding.bytesPerFrame
-        func zero(_ frame: Int, _ count: Int) { (pool.storage + frame * frameBytes).initializeMemory(as: UInt8.self, repeating: 0, count: count * frameBytes) }
-        zero(0, guardFrames)
-        var samples: [Int] = []
-        for (index, sample) in hydra.samples.enumerated() where used[index] {
-            zero(slots[index] + sample.end - sample.start, guardFrames)
-            samples.append(index)
-        }
-        try decodeInParallel(samples, hydra: hydra, file: file, streams: streams, into: pool, slots: slots, progress: &progress)
-        progress.finish()
-        filled = true
-        return (pool, slots)
-    }
-
-    /// Reads or decodes the samples `indices` (file order) into their slots, on as many threads as
-    /// there are cores: a Vorbis decoder runs on one core, and filling a large pool is mostly the
-    /// kernel making its pages resident, which two cores do in half the time. Each thread takes
-    /// the next sample in file order (so the file is still read front to back) and writes only that
-    /// sample's slot. The first failure in file order is thrown; the threads stop taking samples
-    /// once one has failed.
-    private static func decodeInParallel(_ indices: [Int], hydra: Hydra, file: SoundFontFile, streams: [Int: Range<Int>],
-                                         into pool: SamplePool, slots: [Int], progress: inout DecodingProgress) throws(SoundFontError) {
-        guard !indices.isEmpty else { return }
-        let shared = SharedDecoding(progress: progress)
-        let threadCount = min(indices.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let job = DecodingJob(hydra: hydra, file: file, streams: streams, pool: pool, slots: slots)
-        DispatchQueue.concurrentPerform(iterations: threadCount) { _ in
-            while true {
-                let next = shared.nextJob.wrappingAdd(1, ordering: .relaxed).oldValue
-                // A sample before the first failure so far is still decoded: it may fail first.
-                guard next < indices.count, next < shared.firstFailure.load(ordering: .relaxed) else { return }
-                do throws(SoundFontError) {
-                    let byteCount = try job.decode(indices[next])
-                    shared.state.withLock { $0.progress.advance(byteCount) }
-                } catch {
-                    shared.state.withLock { state in
-                        guard state.failure.map({ $0.order > next }) ?? true else { return }
-                        state.failure = (next, error)
-                        shared.firstFailure.store(next, ordering: .relaxed)
-                    }
-                    return
-                }
-            }
-        }
-        let outcome = shared.state.withLock { $0 }
-        progress = outcome.progress
-        if let failure = outcome.failure { throw failure.error }
-    }
-
-    /// What the decoding threads share: the next sample to take, the first (in file order) to have
-    /// failed so far (`Int.max`: none), and, locked, the progress and that failure.
-    private final class SharedDecoding: Sendable {
-        struct State: Sendable {
-            var progress: DecodingProgress
-            var failure: (order: Int, error: SoundFontError)?
-        }
-        let nextJob = Atomic<Int>(0)
-        let firstFailure = Atomic<Int>(.max)
-        let state: Mutex<State>
-        init(progress: DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
-    }
-
-    /// One sample's decoding, as each thread runs it: read from the file (`pread`, safe from any
-    /// thread) into the sample's own slot, an SF3 stream decoded there.
-    private struct DecodingJob: @unchecked Sendable {
-        let hydra: Hydra
-        let file: SoundFontFile
-        let streams: [Int: Range<Int>]
-        let pool: SamplePool
-        let slots: [Int]
-
-        /// Decodes sample `index`; returns the bytes of smpl it took, for the progress.
-        func decode(_ index: Int) throws(SoundFontError) -> Int {
-            let sample = hydra.samples[index]
-            let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
-            guard let stream = streams[index] else {
-                try SoundFontLoader.copy(sample, from: file, into: slot, encoding: pool.encoding)
-                return 2 * (sample.end - sample.start)
-            }
-            let subject = "sample \(index) '\(sample.name)'"
-            let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
-            do {
-                try bytes.withUnsafeBytes { bytes in
-                    try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
-                                                   frameCount: sample.end - sample.start)
-                }
-            } catch {
-                let reason = (error as? AudioFileError)?.reason ?? "\(error)"
-                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
-            }
-            return stream.count
-        }
-    }
-
     /// Copies `sample`'s frames from smpl into `slot`: 16-bit words as they are, or with sm24 the
     /// 24-bit value (word << 8 | low byte) / 8388608 as a Float. The range was validated against
     /// smpl (and sm24 has smpl's frame count), and the chunk checks it again.
-    private static func copy(_ sample: Hydra.SampleHeader, from file: SoundFontFile, into slot: UnsafeMutableRawPointer,
+    static func copy(_ sample: Hydra.SampleHeader, from file: SoundFontFile, into slot: UnsafeMutableRawPointer,
                              encoding: SampleEncoding) throws(SoundFontError) {
         let frames = sample.end - sample.start
         guard frames > 0 else { return }
@@ -430,7 +299,7 @@ public enum SoundFontLoader {
 
     /// `SampleBank.init` traps on a region outside the pool; the construction above cannot
     /// produce one, and this makes sure a loader bug becomes an error, not a crash.
-    private static func checkBankInvariants(regions: UnsafeBufferPointer<SamplerRegion>, poolSize: Int,
+    static func checkBankInvariants(regions: UnsafeBufferPointer<SamplerRegion>, poolSize: Int,
                                             presets: [SampleBank.Preset], name: String) throws(SoundFontError) {
         for region in regions {
             guard region.start >= 0, region.start <= region.end, region.end <= poolSize,
@@ -450,8 +319,9 @@ public enum SoundFontLoader {
     /// Refuses, as one line, to allocate `byteCount` bytes that cannot be had (see
     /// `MemoryHeadroom`): Swift traps on a failed allocation, so asking first is the only way a
     /// font too large for the machine, or for the process's limits, is an error and not an abort.
-    static func requireMemory(_ byteCount: Int, for name: String, _ purpose: String) throws(SoundFontError) {
-        guard let available = MemoryHeadroom.availableBytes(), byteCount > available else { return }
+    static func requireMemory(_ byteCount: Int, for name: String, _ purpose: String, addressSpaceOnly: Bool = false) throws(SoundFontError) {
+        guard let available = addressSpaceOnly ? MemoryHeadroom.addressSpaceBytes() : MemoryHeadroom.availableBytes(),
+              byteCount > available else { return }
         let megabytes = MemoryHeadroom.shortfall(needed: byteCount, available: available)
         throw SoundFontError(file: "soundfont '\(name)'",
                              reason: "needs \(megabytes.neededMB) MB \(purpose), only \(megabytes.availableMB) MB can be had")
@@ -476,12 +346,7 @@ public enum SoundFontLoader {
         func finish() { report?(1) }
     }
 
-    private static func fileName(of path: String) -> String {
+    static func fileName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 }
-
-/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not bring in): hands the free pages
-/// of the heap back to the system. Returns 1 when some were.
-@_silgen_name("malloc_trim")
-private func releaseFreedHeapMemory(_ pad: Int) -> Int32

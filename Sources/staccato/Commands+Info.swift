@@ -64,12 +64,16 @@ enum InstrumentInfo {
                 self = .sfz
                 return
             }
-            let data = (try? handle.readToEnd()) ?? Data()
-            try? handle.close()
-            guard let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            // The first bytes tell JSON from a font: a font (often hundreds of megabytes) is
+            // never read whole here.
+            let head = (try? handle.read(upToCount: 4_096)) ?? Data()
+            guard let first = head.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+                try? handle.close()
                 self = .soundFont
                 return
             }
+            let data = head + ((try? handle.readToEnd()) ?? Data())
+            try? handle.close()
             let object: Any
             do { object = try JSONSerialization.jsonObject(with: data) } catch {
                 let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
@@ -105,9 +109,8 @@ enum InstrumentInfo {
     static func describeSoundFont(_ path: String, json: Bool) throws {
         let contents: SoundFontContents
         do { contents = try SoundFontLoader.contents(path: path) } catch { throw CommandFailure(error.description) }
-        let bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate)
-        let loaded = loadedBytes(of: bank)
         let info = contents.info
+        let decodedBytes = contents.decodedFrames * contents.bytesPerDecodedFrame
         if json {
             try printJSON([
                 "path": path, "format": contents.format, "version": info.version.description,
@@ -115,7 +118,8 @@ enum InstrumentInfo {
                 "presets": contents.presets.map { ["bank": $0.bank, "program": $0.program, "name": $0.name] as [String: Any] },
                 "instruments": contents.instrumentCount, "samples": contents.sampleCount,
                 "compressed_samples": contents.compressedSampleCount, "sample_data_bytes": contents.sampleDataBytes,
-                "loaded_bytes": loaded, "loaded_sample_frames": bank.samples.frameCount, "regions": bank.regions.count,
+                "decoded_bytes": decodedBytes, "decoded_sample_frames": contents.decodedFrames, "decoded_bits": contents.decodedBits,
+                "regions": contents.regionCount,
             ])
             return
         }
@@ -125,7 +129,7 @@ enum InstrumentInfo {
         print("instruments: \(contents.instrumentCount)")
         print("samples: \(contents.sampleCount) (\(contents.compressedSampleCount) Ogg Vorbis compressed)")
         print("sample data: \(contents.sampleDataBytes) bytes")
-        print("loaded: \(loaded) bytes (\(bank.samples.frameCount) sample frames as float, \(bank.regions.count) regions)")
+        print("decoded: \(decodedBytes) bytes (\(contents.decodedFrames) sample frames at \(contents.decodedBits) bits, \(contents.regionCount) regions)")
         print("presets: \(contents.presets.count)")
         for preset in contents.presets { print("  \(preset.bank):\(preset.program) \(preset.name)") }
     }

@@ -49,30 +49,49 @@ extension Commands {
         let release = try options.choice("release", of: KeyboardPiano.ReleaseMode.self)
         let holdSeconds = Double(try options.integer("hold")) / 1_000
 
-        // Everything is loaded before anything plays.
         let song = try options.positionals.first.map { try SongSetup.readSong(path: $0) }
         let midiInput = try options.values["midi-in"].map { try MIDIByteSource(path: $0) }
         let sequencer = options.has("midi") ? try SequencerInput(clientName: "Staccato", connectTo: options.values["midi-connect"]) : nil
-        let bank = try loadInstrument(path: try options.soundFontPath(), sampleRate: rate)
         // With JACK, midi_in always plays; with nothing else to play and no terminal for the
         // keyboard, it is what plays.
         let jackMIDIOnly = audio.backend == .jack && song == nil && midiInput == nil && sequencer == nil && !Terminal.isInteractive
         let keyboard = song == nil && midiInput == nil && sequencer == nil && !jackMIDIOnly
+        if keyboard && !Terminal.isInteractive {
+            throw CommandFailure("nothing to play: no MIDI file, no --midi-in or --midi, and no terminal for the keyboard (standard input is not one)")
+        }
+
+        // The device first, before anything is loaded: a missing device is said at once, and a
+        // JACK client's ports exist before a sequencer starts sending to them.
+        let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume), songOptions: options)
+        let stream: PlaybackStream
+        do {
+            stream = try audio.stream(renderer: engine.renderer, midiInput: audio.backend == .jack)
+        } catch let error as DeviceError where error.code == .notFound && song != nil {
+            throw CommandFailure("\(error.description); --audio null plays without a sound card, and 'staccato render \(options.positionals[0]) --out FILE.wav' writes the song to a file")
+        }
+        defer { engine.releaseAllNotes() }
+
+        // Then the instrument: what the first notes need is decoded before anything plays, the
+        // rest in the background while it plays (a song: what it plays, in the order it plays it;
+        // live: the whole instrument, the piano and the drum kit first).
+        let kitGiven = options.values["kit"] != nil || keyboard
+        let songSequencer = song.map { MIDISequencer($0, sampleRate: rate, program: program) }
+        let first = songSequencer?.notesAtStart(seconds: Self.songStartSeconds, sampleRate: rate, kitPlaysPercussion: kitGiven)
+            ?? PlayedNotes.startingPresets(kitPlaysPercussion: kitGiven, channels: 0..<1)
+        let opening = try openInstrument(path: try options.soundFontPath(), sampleRate: rate, first: first,
+                                         rest: songSequencer?.playedNotes(kitPlaysPercussion: kitGiven))
+        let bank = opening.bank
+        defer { opening.decoding?.cancel() }
         let kit: DrumKit?
-        if let song {
-            kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: rate, program: program), bank: bank,
-                                        kitPath: options.values["kit"], sampleRate: rate)
+        if let songSequencer {
+            kit = try SongSetup.drumKit(for: songSequencer, bank: bank, kitPath: options.values["kit"], sampleRate: rate)
         } else {
             let kitPath = options.values["kit"] ?? (keyboard ? shippedKitPath : nil)
             kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
         }
-
-        let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume), songOptions: options)
         engine.install(bank)
         if let kit { engine.install(kit) }
-        let stream = try audio.stream(renderer: engine.renderer, midiInput: audio.backend == .jack)
         let frameLimit = seconds.map { Int($0 * rate) } ?? Int.max
-        defer { engine.releaseAllNotes() }
 
         if let song {
             return try playSong(song, path: options.positionals[0], program: program, engine: engine, stream: stream, frameLimit: frameLimit)
@@ -96,6 +115,10 @@ extension Commands {
                                  style: names, releaseMode: release,
                                  holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
+
+    /// Seconds of a song, from its first note, whose samples are decoded before it starts; the
+    /// rest decode while it plays, far faster than it plays them.
+    static let songStartSeconds = 2.0
 
     /// A MIDI file in real time, stamped with the same frames as `render`, a lookahead ahead
     /// (`LiveSession.play`), with a progress line.

@@ -57,7 +57,9 @@ extension Commands {
             let songPath = options.positionals[0]
             // The song first: a damaged file is reported before a large font's seconds of loading.
             let song = try SongSetup.readSong(path: songPath)
-            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
+            // Only the samples the song plays are decoded: the rest of a large font never leaves the disk.
+            let notes = MIDISequencer(song, sampleRate: Double(rate), program: program).playedNotes(kitPlaysPercussion: kitPath != nil)
+            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate), notes: notes)
             renderConfiguration.threadCount = threadCount
             let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits)
             let render = try renderer.render(song, from: songPath, to: output)
@@ -66,6 +68,7 @@ extension Commands {
                   + renderSpeedText(audioSeconds: render.summary.seconds, wallSeconds: render.renderSeconds,
                                     notes: ["\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading"]))
             print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
+                  + (stats.sampleUnderruns > 0 ? ", sample underruns \(stats.sampleUnderruns)" : "")
                   + (render.playsKit ? "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)" : ""))
             print(render.limiterLine)
             if let silence = render.silence { throw silence }
@@ -77,7 +80,14 @@ extension Commands {
             // A bad --kit fails the whole batch here, once, rather than every song in turn, and
             // before the font's seconds of loading.
             if let kitPath { _ = try kits.kit(at: kitPath) }
-            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate))
+            // What every song plays, and nothing more, is decoded; a song that cannot be read
+            // adds nothing here and fails in its turn.
+            var notes = PlayedNotes()
+            for path in options.positionals {
+                guard let song = try? MIDIFile.read(path: path) else { continue }
+                notes.formUnion(MIDISequencer(song, sampleRate: Double(rate), program: program).playedNotes(kitPlaysPercussion: kitPath != nil))
+            }
+            let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate), notes: notes)
             // The files render side by side, each on one thread: that spreads the work over the
             // cores with nothing shared between threads while they render.
             renderConfiguration.threadCount = 1

@@ -45,13 +45,30 @@ final class LoadProgressLine: Sendable {
 /// `InstrumentLoader.load` with a `LoadProgressLine` while it runs, then the loader's warnings, a
 /// line each: what the commands that play a font call.
 /// - Thread: control.
-func loadInstrument(path: String, sampleRate: Double) throws(InstrumentLoadError) -> SampleBank {
+/// With `notes`, a SoundFont decodes only the samples they reach (`InstrumentLoader.load`).
+func loadInstrument(path: String, sampleRate: Double, notes: PlayedNotes? = nil) throws(InstrumentLoadError) -> SampleBank {
     let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
     let bank: SampleBank
     do {
         defer { progress.finish() }
-        bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report)
+        bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report, notes: notes)
     }
     for warning in bank.loadWarnings { printError("staccato: warning: \(path): \(warning)") }
     return bank
+}
+
+/// `InstrumentLoader.open` with a `LoadProgressLine` while the first notes' samples decode, then
+/// the loader's warnings, a line each; a sample that fails later, in the background, is a warning
+/// line too: what the commands that play live call.
+/// - Thread: control.
+func openInstrument(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes?) throws(InstrumentLoadError) -> InstrumentLoader.Opening {
+    let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
+    let opening: InstrumentLoader.Opening
+    do {
+        defer { progress.finish() }
+        opening = try InstrumentLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest, progress: progress.report,
+                                            warning: { printError("staccato: warning: \($0)") })
+    }
+    for warning in opening.bank.loadWarnings { printError("staccato: warning: \(path): \(warning)") }
+    return opening
 }

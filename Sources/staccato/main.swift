@@ -1,5 +1,9 @@
-import Glibc
+@preconcurrency import Glibc
 import Live
+
+// Each line reaches a pipe or a log as it is printed, not when the buffer fills or the command
+// ends: a supervisor, a test or `tee` sees "playing ..." when it is true.
+setvbuf(stdout, nil, _IOLBF, 0)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let topUsage = """

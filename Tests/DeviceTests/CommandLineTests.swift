@@ -241,9 +241,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(object["format"] as? String, "SF2")
         let presets = try XCTUnwrap(object["presets"] as? [[String: Any]])
         XCTAssertEqual(presets.map { "\($0["bank"] as? Int ?? -1):\($0["program"] as? Int ?? -1)" }, ["0:0", "0:13", "128:0"])
-        // 16-bit samples are held at their width: loaded, the font costs its sample data and its
-        // tables (widened to Floats it cost twice the data).
-        let loaded = object["loaded_bytes"] as? Int ?? 0, data = object["sample_data_bytes"] as? Int ?? 0
+        // 16-bit samples are held at their width: decoded, the font costs its sample data (widened
+        // to Floats it cost twice the data). Told from the headers, without decoding anything.
+        XCTAssertEqual(object["decoded_bits"] as? Int, 16)
+        let loaded = object["decoded_bytes"] as? Int ?? 0, data = object["sample_data_bytes"] as? Int ?? 0
         XCTAssertGreaterThan(loaded, data / 2)
         XCTAssertLessThan(loaded, data + data / 4, "about the sample data, not twice it")
 

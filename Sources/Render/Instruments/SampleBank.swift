@@ -1,7 +1,10 @@
+import Synchronization
+
 /// A loaded sampled instrument set: one pool of mono samples (`SamplePool`, at their stored width)
-/// and the presets that
-/// play from it. Built whole on the control thread (by the SoundFont or sample-set loader), then
-/// swapped into the renderer by pointer; never changed after that. When the renderer lets go of a
+/// and the presets that play from it. Built on the control thread (by the SoundFont or sample-set
+/// loader), then swapped into the renderer by pointer; its tables never change after that. A bank
+/// with a `residency` may be installed before every sample is decoded: the loader's decoding
+/// threads go on writing samples no voice can reach yet, each made playable by its flag. When the renderer lets go of a
 /// bank it goes back on the return ring and is freed on the control thread.
 ///
 /// Everything the audio thread reads is in unsafe buffers owned by the bank, so reading costs no
@@ -118,6 +121,10 @@ public final class SampleBank: @unchecked Sendable {
     /// entry the controller number in its high byte and the value in its low one.
     /// - Thread: any.
     public let initialControllers: UnsafeBufferPointer<UInt16>
+    /// Which samples are in memory, for a bank installed before its loader has decoded them all
+    /// (`SampleResidency`); nil when every region's frames were written before the bank was built.
+    /// - Thread: any.
+    public let residency: SampleResidency?
     /// Names of the presets, parallel to `presets` (control thread only).
     /// - Thread: any.
     public let presetNames: [String]
@@ -144,6 +151,9 @@ public final class SampleBank: @unchecked Sendable {
         public let curves: UnsafeBufferPointer<Float>
         /// - Thread: any.
         public let initialControllers: UnsafeBufferPointer<UInt16>
+        /// `SampleResidency.flags`, nil when every sample is in memory.
+        /// - Thread: any.
+        public let residentSamples: UnsafePointer<Atomic<Bool>>?
         /// Entries of one curve in `curves`: one per velocity.
         /// - Thread: any.
         @inlinable public static var curveLength: Int { @_noAllocation @_noLocks get { 128 } }
@@ -199,7 +209,7 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public init(name: String, takingSamples samples: SamplePool, takingRegions regions: UnsafeMutableBufferPointer<SamplerRegion>,
                 presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                curves: [Float] = [], initialControllers: [UInt16] = []) {
+                curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil) {
         precondition(regions.baseAddress != nil, "the region table must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
@@ -211,6 +221,7 @@ public final class SampleBank: @unchecked Sendable {
                          && Int(region.firstModulator) + Int(region.modulatorCount) <= modulators.count,
                          "region modulators outside the modulator table")
             precondition(region.velocityCurve < curves.count / Layout.curveLength, "region velocity curve outside the curve table")
+            precondition(residency == nil || Int(region.sampleIndex) < residency!.sampleCount, "region sample outside the residency table")
         }
         precondition(curves.count % Layout.curveLength == 0 && curves.allSatisfy { $0 >= 0 && $0 <= 1 }, "curves of 128 gains in 0…1")
         for preset in presets {
@@ -218,6 +229,7 @@ public final class SampleBank: @unchecked Sendable {
         }
         self.name = name
         self.samples = samples
+        self.residency = residency
         self.regions = UnsafeBufferPointer(regions)
         self.presets = UnsafeBufferPointer.copying(presets)
         // Counted, then written in place: grown as arrays and copied, the entries (a few hundred
@@ -256,7 +268,7 @@ public final class SampleBank: @unchecked Sendable {
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
                                    modulators: self.modulators, curves: self.curves,
-                                   initialControllers: self.initialControllers))
+                                   initialControllers: self.initialControllers, residentSamples: residency?.flags))
         self.layout = UnsafePointer(layout)
     }
 

@@ -69,6 +69,11 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var sampleStart: Int = 0
     /// - Thread: any.
     public var sampleEnd: Int = 0
+    /// Which of its bank's samples the region plays, for the bank's `SampleResidency`: a note
+    /// starts the region only once that sample is in memory. -1 (the default): the region's
+    /// frames are always there, as in a bank whose loader decoded everything before handing it over.
+    /// - Thread: any.
+    public var sampleIndex: Int32 = -1
     /// Frames in one step of a SoundFont coarse address offset (SF2 §8.1.3), for the generators
     /// the loader applies and the modulators a voice applies.
     /// - Thread: any.

@@ -1,0 +1,216 @@
+import AudioFile
+import DSP
+import Foundation
+import Render
+import Synchronization
+
+/// Writes a font's samples into a bank's pool: each sample read from the file (`pread`, safe from
+/// any thread) or its SF3 stream decoded, straight into its own slot, then marked resident. Made
+/// with the pool laid out (`SoundFontIndex.makeBank`); used for the samples decoded before the bank
+/// plays and by `BackgroundDecoding` for the rest.
+/// - Thread: any. Each sample is written by one thread, once.
+final class SampleDecoder: @unchecked Sendable {
+    let hydra: Hydra
+    let file: SoundFontFile
+    let streams: [Int: Range<Int>]
+    let pool: SamplePool
+    /// Where sample `i` starts in the pool, -1 for a sample without a slot.
+    let slots: [Int]
+    let residency: SampleResidency?
+
+    /// Lays out a pool with a slot for every sample a region plays, in file order, between guard
+    /// frames: the layout a whole load has, whatever is decoded, so a voice's position in the pool
+    /// (a Double, whose fraction depends on how far into the pool it is) and so the render are
+    /// the same bits as with everything loaded. Only `samples` are ever written: the guard frames
+    /// around each are written here (so the pages a voice of theirs reads are resident before it
+    /// starts), and the pages of the others are never touched, so they cost address space, not
+    /// memory. Checks that the machine can hold the samples `samples` name.
+    init(index: SoundFontIndex, samples: [Int], residency: SampleResidency?) throws(SoundFontError) {
+        hydra = index.hydra
+        file = index.file
+        streams = index.streams
+        self.residency = residency
+        let guardFrames = SampleBank.guardFrameCount
+        var slots = [Int](repeating: -1, count: hydra.samples.count)
+        var poolSize = guardFrames
+        var decodedFrames = 0
+        for sampleIndex in index.usedSamples {
+            let sample = hydra.samples[sampleIndex]
+            slots[sampleIndex] = poolSize
+            poolSize += sample.end - sample.start + guardFrames
+            if streams[sampleIndex] != nil { decodedFrames += sample.end }
+        }
+        let smplFrames = file.smpl.count / 2
+        guard poolSize <= SoundFontLoader.maximumPoolExpansion * smplFrames + decodedFrames + guardFrames * hydra.samples.count + guardFrames else {
+            throw SoundFontError(file: hydra.file, chunk: "pdta/shdr", offset: hydra.samples[0].offset,
+                                 reason: "the samples' ranges overlap so much that decoding them needs \(poolSize) frames for a smpl chunk of \(smplFrames)")
+        }
+        // 24-bit samples need more than a word; a Float holds them exactly.
+        let encoding: SampleEncoding = file.sm24 == nil ? .int16 : .float32
+        let headers = index.hydra.samples
+        let wantedFrames = samples.reduce(0) { $0 + headers[$1].end - headers[$1].start + 2 * guardFrames }
+        try SoundFontLoader.requireMemory(wantedFrames * encoding.bytesPerFrame + SoundFontLoader.memoryReserve, for: hydra.file, "of sample memory")
+        try SoundFontLoader.requireMemory(poolSize * encoding.bytesPerFrame + SoundFontLoader.memoryReserve, for: hydra.file,
+                                          "of address space for its sample pool", addressSpaceOnly: true)
+        let pool = SamplePool.allocate(encoding: encoding, frameCount: poolSize)
+        let frameBytes = encoding.bytesPerFrame
+        func zero(_ frame: Int, _ count: Int) { (pool.storage + frame * frameBytes).initializeMemory(as: UInt8.self, repeating: 0, count: count * frameBytes) }
+        zero(0, guardFrames)
+        for sampleIndex in samples {
+            precondition(slots[sampleIndex] >= 0, "a sample no region plays")
+            zero(slots[sampleIndex] - guardFrames, guardFrames)
+            zero(slots[sampleIndex] + hydra.samples[sampleIndex].end - hydra.samples[sampleIndex].start, guardFrames)
+        }
+        self.pool = pool
+        self.slots = slots
+    }
+
+    /// The bytes of smpl sample `index` takes, for the progress: its Ogg Vorbis stream, or its
+    /// 16-bit words.
+    func byteCount(ofSample index: Int) -> Int {
+        streams[index]?.count ?? 2 * (hydra.samples[index].end - hydra.samples[index].start)
+    }
+
+    /// Decodes sample `index` into its slot and marks it resident; returns the bytes of smpl it took.
+    func decode(_ index: Int) throws(SoundFontError) -> Int {
+        let sample = hydra.samples[index]
+        let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
+        if let stream = streams[index] {
+            let subject = "sample \(index) '\(sample.name)'"
+            let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
+            do {
+                try bytes.withUnsafeBytes { bytes in
+                    try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
+                                                   frameCount: sample.end - sample.start)
+                }
+            } catch {
+                let reason = (error as? AudioFileError)?.reason ?? "\(error)"
+                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
+            }
+        } else {
+            try SoundFontLoader.copy(sample, from: file, into: slot, encoding: pool.encoding)
+        }
+        residency?.markResident(index)
+        return byteCount(ofSample: index)
+    }
+
+    /// Decodes `indices` on as many threads as there are cores: a Vorbis decoder runs on one core,
+    /// and filling a large pool is mostly the kernel making its pages resident, which two cores do
+    /// in half the time. Each thread takes the next sample in order and writes only that sample's
+    /// slot. The first failure in that order is thrown; the threads stop taking samples once one
+    /// has failed.
+    func decodeInParallel(_ indices: ArraySlice<Int>, progress: inout SoundFontLoader.DecodingProgress) throws(SoundFontError) {
+        guard !indices.isEmpty else { return }
+        let indices = Array(indices)
+        progress.totalBytes += indices.reduce(0) { $0 + byteCount(ofSample: $1) }
+        let shared = SharedDecoding(progress: progress)
+        let threadCount = min(indices.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: threadCount) { _ in
+            while true {
+                let next = shared.nextJob.wrappingAdd(1, ordering: .relaxed).oldValue
+                // A sample before the first failure so far is still decoded: it may fail first.
+                guard next < indices.count, next < shared.firstFailure.load(ordering: .relaxed) else { return }
+                do throws(SoundFontError) {
+                    let byteCount = try decode(indices[next])
+                    shared.state.withLock { $0.progress.advance(byteCount) }
+                } catch {
+                    shared.state.withLock { state in
+                        guard state.failure.map({ $0.order > next }) ?? true else { return }
+                        state.failure = (next, error)
+                        shared.firstFailure.store(next, ordering: .relaxed)
+                    }
+                    return
+                }
+            }
+        }
+        let outcome = shared.state.withLock { $0 }
+        progress = outcome.progress
+        if let failure = outcome.failure { throw failure.error }
+    }
+
+    /// What the decoding threads share: the next sample to take, the first (in order) to have
+    /// failed so far (`Int.max`: none), and, locked, the progress and that failure.
+    private final class SharedDecoding: Sendable {
+        struct State: Sendable {
+            var progress: SoundFontLoader.DecodingProgress
+            var failure: (order: Int, error: SoundFontError)?
+        }
+        let nextJob = Atomic<Int>(0)
+        let firstFailure = Atomic<Int>(.max)
+        let state: Mutex<State>
+        init(progress: SoundFontLoader.DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
+    }
+}
+
+/// The samples of a bank that is already playing, decoded in the background in the order given
+/// (`SoundFontLoader.open`), each made playable as it lands (`SampleResidency`). It holds the bank,
+/// so the pool outlives its writers.
+///
+/// The audio thread never waits for it: a note on a sample still to come plays without that
+/// region and is counted (`RenderStatistics.sampleUnderruns`). A sample that fails to decode is
+/// one warning line naming it, and stays silent; the others decode on.
+public final class BackgroundDecoding: Sendable {
+    private let decoder: SampleDecoder
+    private let samples: [Int]
+    private let bank: SampleBank
+    private let warning: (@Sendable (String) -> Void)?
+    private let next = Atomic<Int>(0)
+    private let finishedThreads = Atomic<Int>(0)
+    private let cancelled = Atomic<Bool>(false)
+    private let failures = Atomic<Int>(0)
+    private let threadCount: Int
+    private let done = DispatchSemaphore(value: 0)
+
+    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, warning: (@Sendable (String) -> Void)?) {
+        self.decoder = decoder
+        self.samples = samples
+        self.bank = bank
+        self.warning = warning
+        // One core is left to the audio thread, which is playing while this runs.
+        threadCount = samples.isEmpty ? 0 : min(samples.count, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+        for number in 0..<threadCount {
+            let thread = Thread { [self] in run() }
+            thread.name = "staccato-decode-\(number)"
+            thread.qualityOfService = .utility
+            thread.start()
+        }
+    }
+
+    private func run() {
+        while !cancelled.load(ordering: .relaxed) {
+            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < samples.count else { break }
+            do throws(SoundFontError) {
+                _ = try decoder.decode(samples[index])
+            } catch {
+                failures.add(1, ordering: .relaxed)
+                warning?("\(error.description); its notes stay silent")
+            }
+        }
+        if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
+    }
+
+    /// The bank being filled.
+    /// - Thread: any.
+    public var target: SampleBank { bank }
+
+    /// Samples still to decode.
+    /// - Thread: any.
+    public var remainingCount: Int { max(0, samples.count - min(samples.count, next.load(ordering: .relaxed))) }
+
+    /// Samples that did not decode.
+    /// - Thread: any.
+    public var failedCount: Int { failures.load(ordering: .relaxed) }
+
+    /// Stops taking samples; those begun are finished.
+    /// - Thread: any.
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// Returns once every sample is decoded (or `cancel` has stopped the threads).
+    /// - Thread: control. Blocks.
+    public func wait() {
+        guard threadCount > 0 else { return }
+        done.wait()
+        done.signal()  // a later wait returns at once
+    }
+}

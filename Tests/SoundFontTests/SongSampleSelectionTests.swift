@@ -1,0 +1,126 @@
+import Engine
+import Foundation
+import MIDI
+import Render
+import SoundFont
+import TestSupport
+import XCTest
+
+/// A render decodes only the samples its song reaches, and sounds exactly as with the whole font
+/// decoded; a live player's bank plays while the rest decodes behind it.
+final class SongSampleSelectionTests: XCTestCase {
+    static let rate = 48_000.0
+    static let fixtures = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi")
+    static let fluidR3 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+
+    static func song(_ name: String) throws -> MIDIFile {
+        try MIDIFile.read(path: fixtures.appendingPathComponent(name).path)
+    }
+
+    /// Every sample of a render of `song` through `bank`, and its statistics.
+    static func render(_ song: MIDIFile, through bank: SampleBank) -> (samples: [Float], statistics: RenderStatistics) {
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate)))
+        engine.install(bank)
+        var samples: [Float] = []
+        let summary = engine.render(song) { samples.append(contentsOf: $0) }
+        return (samples, summary.statistics)
+    }
+
+    static func notes(of song: MIDIFile, program: UInt8? = nil) -> PlayedNotes {
+        MIDISequencer(song, sampleRate: rate, program: program).playedNotes(kitPlaysPercussion: false)
+    }
+
+    /// Each fixture through the shipped font (piano and xylophone) and, where installed, through
+    /// FluidR3_GM: the song's own samples alone give the whole font's render, bit for bit, and no
+    /// note finds a sample missing. Against FluidR3_GM (1,150 samples) a song decodes a small part.
+    func testASongDecodesOnlyWhatItPlaysAndRendersTheSameBits() throws {
+        var fonts = [CommandRunner.shippedSoundFont]
+        if FileManager.default.fileExists(atPath: Self.fluidR3) { fonts.append(Self.fluidR3) }
+        let songs = ["mozart_turkish_march.mid", "timidity_test_sample_drums.mid", "openmsx_keep_on_rolling_dense.mid"]
+        for font in fonts {
+            let whole = try SoundFontLoader.load(path: font, sampleRate: Self.rate)
+            XCTAssertNil(whole.residency, "a whole load needs no residency flags")
+            let usedSamples = try SoundFontLoader.contents(path: font).sampleCount
+            for name in songs {
+                let song = try Self.song(name)
+                let notes = Self.notes(of: song)
+                let selective = try SoundFontLoader.load(path: font, sampleRate: Self.rate, options: .init(selection: .played(notes)))
+                let residency = try XCTUnwrap(selective.residency)
+                XCTAssertGreaterThan(residency.residentCount, 0, "\(name) through \(font)")
+                if font == Self.fluidR3 {
+                    XCTAssertLessThan(residency.residentCount, usedSamples / 4, "\(name): a song plays a small part of a GM font")
+                }
+                let expected = Self.render(song, through: whole), got = Self.render(song, through: selective)
+                XCTAssertEqual(got.statistics.sampleUnderruns, 0, "\(name) through \(font)")
+                XCTAssertEqual(got.statistics.noteOns, expected.statistics.noteOns)
+                XCTAssertEqual(got.samples.count, expected.samples.count, "\(name) through \(font)")
+                XCTAssertTrue(got.samples.elementsEqual(expected.samples) { $0.bitPattern == $1.bitPattern },
+                              "\(name) through \(font): the song's samples alone render the same bits")
+            }
+        }
+    }
+
+    /// Loaded for a piano song, the shipped font's xylophone was never decoded: a note on it
+    /// starts nothing, is counted as an underrun, and the render is silence, not garbage.
+    func testANoteOnASampleNotDecodedIsCountedAndSilent() throws {
+        let piano = try Self.song("mozart_turkish_march.mid")
+        let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate,
+                                            options: .init(selection: .played(Self.notes(of: piano))))
+        let xylophone = Self.render(piano, through: bank)
+        XCTAssertEqual(xylophone.statistics.sampleUnderruns, 0)
+        let forced = MIDISequencer(piano, sampleRate: Self.rate, program: 13)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+        engine.install(bank)
+        var peak: Float = 0
+        let summary = engine.render(piano, options: MIDIRenderOptions(program: 13)) { block in
+            for sample in block { peak = max(peak, abs(sample)) }
+        }
+        XCTAssertFalse(forced.playedNotes(kitPlaysPercussion: false).requests.isEmpty)
+        XCTAssertEqual(summary.statistics.noteOns, 599)
+        // A region each, and the font's piano and xylophone are stereo: two a note.
+        XCTAssertEqual(summary.statistics.sampleUnderruns, 2 * summary.statistics.noteOns, "every note's regions were left out")
+        XCTAssertEqual(peak, 0, "nothing of the undecoded samples is read")
+    }
+
+    /// `open` returns a bank with the first notes' samples decoded and the rest coming: waited
+    /// for, the bank holds every sample and renders as a whole load does.
+    func testABankOpenedForItsFirstNotesFillsInTheBackground() throws {
+        let song = try Self.song("mozart_turkish_march.mid")
+        let first = PlayedNotes.startingPresets(kitPlaysPercussion: false, channels: 0..<1)
+        let opened = try SoundFontLoader.open(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate, first: first)
+        let residency = try XCTUnwrap(opened.bank.residency)
+        let piano = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate,
+                                             options: .init(selection: .played(first)))
+        XCTAssertGreaterThanOrEqual(residency.residentCount, piano.residency!.residentCount, "the piano is in before open returns")
+        opened.decoding.wait()
+        XCTAssertEqual(opened.decoding.remainingCount, 0)
+        XCTAssertEqual(opened.decoding.failedCount, 0)
+        for region in opened.bank.regions { XCTAssertTrue(residency.isResident(Int(region.sampleIndex)), "every region's sample is in") }
+        let whole = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate)
+        let expected = Self.render(song, through: whole).samples, got = Self.render(song, through: opened.bank).samples
+        XCTAssertTrue(got.elementsEqual(expected) { $0.bitPattern == $1.bitPattern })
+    }
+
+    /// Channels are followed as the sampler follows them: a bank select waits for the next
+    /// program change, a GS rhythm part makes a channel a drum channel playing kit 0, and a
+    /// system reset selects program 0 of bank 0 again.
+    func testTheNotesAreFiledUnderThePresetTheirChannelPlaysThen() {
+        func channel(_ message: MIDIMessage, at tick: Int) -> TrackEvent { TrackEvent(tick: tick, kind: .channel(message)) }
+        let song = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [[
+            channel(.controlChange(channel: 0, controller: 0, value: 8), at: 0),
+            channel(.noteOn(channel: 0, key: 60, velocity: 90), at: 0),
+            channel(.programChange(channel: 0, program: 40), at: 480),
+            channel(.noteOn(channel: 0, key: 62, velocity: 91), at: 480),
+            TrackEvent(tick: 960, kind: .sysEx(.rhythmPart(channel: 3, isDrum: true))),
+            channel(.noteOn(channel: 3, key: 36, velocity: 92), at: 960),
+            TrackEvent(tick: 1_440, kind: .sysEx(.systemReset(.gsReset))),
+            channel(.noteOn(channel: 0, key: 64, velocity: 93), at: 1_440),
+            TrackEvent(tick: 1_920, kind: .endOfTrack),
+        ]])
+        let notes = Self.notes(of: song)
+        let filed = notes.firstFrames.keys.sorted { $0.velocity < $1.velocity }
+            .map { "\($0.request.bank):\($0.request.program)\($0.request.percussion ? " drums" : "") key \($0.key)" }
+        XCTAssertEqual(filed, ["0:0 key 60", "8:40 key 62", "128:0 drums key 36", "0:0 key 64"])
+        XCTAssertEqual(notes.requests.map(\.channels), [[0], [0], [3]])
+    }
+}
