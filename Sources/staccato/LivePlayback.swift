@@ -37,7 +37,9 @@ enum LivePlayback {
         StatusLine.standard.print(DeviceOptions.schedulingLine(stream))
         let outcome = body(session)
         let played = Double(stream.framesWritten) / Double(stream.granted.sampleRate)
-        StatusLine.standard.print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)")
+        let underruns = session.engine.renderer.statistics.sampleUnderruns
+        StatusLine.standard.print("played \(stream.framesWritten) frames (\(String(format: "%.3f", played)) s of audio) in \(String(format: "%.3f", stream.elapsedSeconds)) s; xruns: \(stream.xrunCount)"
+                                  + (underruns > 0 ? "; sample underruns: \(underruns) (notes came before their samples were decoded)" : ""))
         if case let .failed(error) = outcome { printError("staccato: \(error)") }
         LiveReport.write(session, outcome: outcome, exitCode: outcome.exitCode)
         return outcome.exitCode

@@ -39,7 +39,7 @@ struct LiveReport {
             "exitCode": exitCode,
             "statistics": ["noteOns": statistics.noteOns, "peakVoices": statistics.peakVoices,
                            "stolenVoices": statistics.stolenVoices, "drumHits": statistics.drumHits,
-                           "limitedFrames": statistics.limitedFrames,
+                           "limitedFrames": statistics.limitedFrames, "sampleUnderruns": statistics.sampleUnderruns,
                            "voiceThreads": session.engine.renderer.voiceThreadCount,
                            "voiceItemsByWorkers": session.engine.renderer.voiceItemsRenderedByWorkers],
         ]

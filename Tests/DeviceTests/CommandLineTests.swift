@@ -226,6 +226,26 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.standardOutput, "")
     }
 
+    /// A command that plays opens its device before it loads anything: a device that does not
+    /// exist is said at once, even before a large font, with the ways to play without one.
+    func testPlayOnAMissingDeviceSaysSoBeforeLoadingAndHowToDoWithoutOne() throws {
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let result = try CommandRunner.staccato(["play", song, "--device", "staccato_no_such_pcm"])
+        XCTAssertEqual(result.exitCode, 1, result.standardError)
+        XCTAssertEqual(result.errorLines.count, 1, result.standardError)
+        let line = try XCTUnwrap(result.errorLines.first)
+        XCTAssertTrue(line.hasPrefix("staccato: device 'staccato_no_such_pcm': not found"), line)
+        XCTAssertTrue(line.contains("--audio null") && line.contains("'staccato render \(song) --out FILE.wav'"), line)
+    }
+
+    /// `play` with no song, no MIDI input and no terminal for the keyboard has nothing to play:
+    /// one line and exit 1, not silence and exit 0.
+    func testPlayWithNothingToPlayIsOneLine() throws {
+        let result = try CommandRunner.staccato(["play", "--audio", "null", "--seconds", "1"])
+        XCTAssertEqual(result.exitCode, 1, result.standardOutput)
+        XCTAssertEqual(result.errorLines, ["staccato: nothing to play: no MIDI file, no --midi-in or --midi, and no terminal for the keyboard (standard input is not one)"])
+    }
+
     /// The shipped fonts' presets are those soundfonts/README.md lists.
     func testInfoDescribesTheShippedFonts() throws {
         let piano = try CommandRunner.staccato(["info", CommandRunner.shippedSoundFont])
