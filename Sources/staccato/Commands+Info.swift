@@ -14,7 +14,8 @@ extension Commands {
         summary: "Describes an instrument: a SoundFont (SF2 or SF3), an SFZ instrument, a sample set (its folder or samples.json) or a drum kit (kit.json).",
         description: "A font: its version, name, copyright, presets, instruments and samples. An SFZ: its regions, keyswitches, labels and what "
             + "does not play. A sample set or a kit: its notes or pads, each "
-            + "one's file with its frames, rate and channels. Loads the instrument as render would, to report the memory it holds once loaded.",
+            + "one's file with its frames, rate and channels. A font is read headers first, nothing decoded; an SFZ, a sample set or a kit is "
+            + "loaded as render would, to report the memory it holds once loaded.",
         positionals: [PositionalSpec(name: "INSTRUMENT", help: "the SoundFont, SFZ, sample set or drum kit to describe", isRequired: true)],
         options: [OptionSpec(name: "json", help: "print one JSON object, for scripts")]
     ) { options in
@@ -92,6 +93,14 @@ enum InstrumentInfo {
                 throw CommandFailure("\(path): JSON, but neither a drum kit (no \"pads\") nor a sample set manifest (no \"samples\")")
             }
         }
+    }
+
+    /// Loads the instrument at `path` to measure it, with the progress line `render` shows while
+    /// a load takes over a second (an SFZ library or a sample set is decoded whole here).
+    static func loadWithProgress(_ path: String) throws(InstrumentLoadError) -> SampleBank {
+        let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
+        defer { progress.finish() }
+        return try InstrumentLoader.load(path: path, sampleRate: sampleRate, progress: progress.report)
     }
 
     /// Memory a loaded bank holds: its float samples and its tables.
@@ -172,7 +181,7 @@ enum InstrumentInfo {
         let contents: SampleSetContents
         do { contents = try SampleSetLoader.contents(directory: folder) } catch { throw CommandFailure(error.description) }
         // Loaded first: the loader's messages for a file it cannot play are the ones to show.
-        let bank = try InstrumentLoader.load(path: folder, sampleRate: sampleRate)
+        let bank = try loadWithProgress(folder)
         let facts = try audioFacts(contents.notes.map(\.path)) { $0 }
         let loaded = loadedBytes(of: bank)
         let total = totals(facts)
@@ -209,7 +218,7 @@ enum InstrumentInfo {
         let contents: SFZContents
         do { contents = try SFZLoader.contents(path: path) } catch { throw CommandFailure(error.description) }
         // Loaded first: the loader's messages for a sample it cannot play are the ones to show.
-        let bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate)
+        let bank = try loadWithProgress(path)
         let loaded = loadedBytes(of: bank)
         let rate = Int(sampleRate)
         if json {

@@ -56,8 +56,8 @@ extension Commands {
         // keyboard, it is what plays.
         let jackMIDIOnly = audio.backend == .jack && song == nil && midiInput == nil && sequencer == nil && !Terminal.isInteractive
         let keyboard = song == nil && midiInput == nil && sequencer == nil && !jackMIDIOnly
-        if keyboard && !Terminal.isInteractive {
-            throw CommandFailure("nothing to play: no MIDI file, no --midi-in or --midi, and no terminal for the keyboard (standard input is not one)")
+        if keyboard && !Terminal.isInteractive && !Terminal.inputIsAStream {
+            throw CommandFailure("nothing to play: no MIDI file, no --midi-in or --midi, and no keys for the keyboard (standard input is neither a terminal nor a pipe)")
         }
 
         // The device first, before anything is loaded: a missing device is said at once, and a

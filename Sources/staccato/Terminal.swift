@@ -12,6 +12,16 @@ enum Terminal {
     /// True when standard input is a terminal (false for pipes and files, which are read as they are).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
 
+    /// Whether standard input can bring keys other than from a terminal: a pipe, a socket or a
+    /// file (a script feeding the keyboard piano). /dev/null, another device or a closed input
+    /// brings none.
+    static var inputIsAStream: Bool {
+        var status = stat()
+        guard fstat(STDIN_FILENO, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || kind == S_IFREG
+    }
+
     /// Switches standard input to raw mode (no line buffering, no echo). Call `restore` to undo;
     /// an `atexit` hook undoes it too.
     static func enterRawMode() {

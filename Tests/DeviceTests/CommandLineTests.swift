@@ -238,12 +238,12 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(line.contains("--audio null") && line.contains("'staccato render \(song) --out FILE.wav'"), line)
     }
 
-    /// `play` with no song, no MIDI input and no terminal for the keyboard has nothing to play:
-    /// one line and exit 1, not silence and exit 0.
+    /// `play` with no song, no MIDI input and no keys for the keyboard (standard input
+    /// /dev/null) has nothing to play: one line and exit 1, not silence and exit 0.
     func testPlayWithNothingToPlayIsOneLine() throws {
         let result = try CommandRunner.staccato(["play", "--audio", "null", "--seconds", "1"])
         XCTAssertEqual(result.exitCode, 1, result.standardOutput)
-        XCTAssertEqual(result.errorLines, ["staccato: nothing to play: no MIDI file, no --midi-in or --midi, and no terminal for the keyboard (standard input is not one)"])
+        XCTAssertEqual(result.errorLines, ["staccato: nothing to play: no MIDI file, no --midi-in or --midi, and no keys for the keyboard (standard input is neither a terminal nor a pipe)"])
     }
 
     /// The shipped fonts' presets are those soundfonts/README.md lists.

@@ -60,52 +60,55 @@ enum FontsBenchmark {
         return line.flatMap { $0.split(separator: ":", maxSplits: 1).last }.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
     }
 
-    static func run(fonts: [String], runs: Int) throws -> [String: Any] {
+    /// Each font × each song (one note first, then `songs`): the whole process's wall time and
+    /// peak RSS of `staccato render`, of `fluidsynth -F`, and of `fluidsynth -F` with
+    /// `synth.dynamic-sample-loading` (which loads a preset's samples when a channel selects it),
+    /// run by run alternating; and Staccato's time to its first note (its load figure: everything
+    /// before the render starts, the render's first block following at once).
+    static func run(fonts: [String], songs: [String], runs: Int) throws -> [String: Any] {
         let folder = try ScratchFolder.make("fonts").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let song = folder + "/one-note.mid"
+        let oneNotePath = folder + "/one-note.mid"
         let oneNote = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [[
             TrackEvent(tick: 0, kind: .channel(.noteOn(channel: 0, key: 60, velocity: 100))),
             TrackEvent(tick: 480, kind: .channel(.noteOff(channel: 0, key: 60, velocity: 0))),
             TrackEvent(tick: 480, kind: .endOfTrack),
         ]])
-        try Data(oneNote.standardMIDIFileBytes()).write(to: URL(fileURLWithPath: song))
+        try Data(oneNote.standardMIDIFileBytes()).write(to: URL(fileURLWithPath: oneNotePath))
+        let songs = [oneNotePath] + songs
+        func songName(_ path: String) -> String { path == oneNotePath ? "one note" : URL(fileURLWithPath: path).lastPathComponent }
         let staccato = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("staccato").path
         let wav = folder + "/out.wav"
         let fluidVersion = FluidSynth.version
 
-        print("Fonts: peak RSS and load time of one note through each font, median of \(runs) runs, engines and fonts alternating")
-        print("  CPU: \(cpuModel); staccato render (\(staccato)); fluidsynth \(fluidVersion ?? "not on PATH") -ni -q -F")
-        print("  RSS: ru_maxrss of the whole child process rendering the note (wait4)")
-        print("  Staccato s: its own load figure (render's 'with loading' time less its render time: song, font, engine)")
-        print("  FluidSynth s: wall time of fluidsynth given the font and no MIDI file (it loads the font, then exits)")
-        print("                less that of fluidsynth --version (its start-up: given no font it would load the default one)")
+        print("Fonts: each song through each font, median of \(runs) runs, engines, fonts and songs alternating")
+        print("  CPU: \(cpuModel); staccato render (\(staccato)); fluidsynth \(fluidVersion ?? "not on PATH") -ni -q -F -r 48000")
+        print("  wall s, RSS MB: the whole child process (wait4's rusage), font load included")
+        print("  first note s: Staccato's load figure (render's 'with loading' time less its render time: song, font, engine)")
+        print("  dyn: fluidsynth -o synth.dynamic-sample-loading=1 (a preset's samples loaded when a channel selects it)")
 
-        struct Runs { var staccatoRSS: [Double] = [], fluidRSS: [Double] = [], staccatoLoad: [Double] = [], fluidLoad: [Double] = []
-                      var staccatoWall: [Double] = [], fluidWall: [Double] = [], failures: [String] = [] }
-        var figures = [Runs](repeating: Runs(), count: fonts.count)
+        struct Runs { var wall: [[Double]] = [[], [], []], rss: [[Double]] = [[], [], []], firstNote: [Double] = [], failures: [String] = [] }
+        var figures = [[Runs]](repeating: [Runs](repeating: Runs(), count: songs.count), count: fonts.count)
         let megabyte = Double(1 << 20)
+        let fluid = ["fluidsynth", "-ni", "-q", "-r", "48000", "-F", wav]
         for _ in 0..<runs {
-            for (index, font) in fonts.enumerated() {
-                if let ours = run([staccato, "render", song, "--soundfont", font, "--out", wav], folder: folder), ours.status == 0 {
-                    figures[index].staccatoRSS.append(Double(ours.peakBytes) / megabyte)
-                    figures[index].staccatoWall.append(ours.seconds)
-                    if let load = staccatoLoadSeconds(ours.output) { figures[index].staccatoLoad.append(load) }
-                } else {
-                    figures[index].failures.append("staccato render failed")
-                }
-                guard fluidVersion != nil else { continue }
-                let fluid = ["fluidsynth", "-ni", "-q", "-F", wav]
-                if let theirs = run(fluid + [font, song], folder: folder), theirs.status == 0 {
-                    figures[index].fluidRSS.append(Double(theirs.peakBytes) / megabyte)
-                    figures[index].fluidWall.append(theirs.seconds)
-                } else {
-                    figures[index].failures.append("fluidsynth render failed")
-                }
-                // Not fluidsynth with no font for the start-up: that loads the system's default font.
-                if let fontOnly = run(fluid + [font], folder: folder), let bare = run(["fluidsynth", "--version"], folder: folder) {
-                    figures[index].fluidLoad.append(max(0, fontOnly.seconds - bare.seconds))
+            for (fontIndex, font) in fonts.enumerated() {
+                for (songIndex, song) in songs.enumerated() {
+                    var commands = [[staccato, "render", song, "--soundfont", font, "--out", wav]]
+                    if fluidVersion != nil {
+                        commands.append(fluid + [font, song])
+                        commands.append(fluid + ["-o", "synth.dynamic-sample-loading=1", font, song])
+                    }
+                    for (engine, command) in commands.enumerated() {
+                        guard let measured = run(command, folder: folder), measured.status == 0 else {
+                            figures[fontIndex][songIndex].failures.append("\(["staccato", "fluidsynth", "fluidsynth dyn"][engine]) failed")
+                            continue
+                        }
+                        figures[fontIndex][songIndex].wall[engine].append(measured.seconds)
+                        figures[fontIndex][songIndex].rss[engine].append(Double(measured.peakBytes) / megabyte)
+                        if engine == 0, let load = staccatoLoadSeconds(measured.output) { figures[fontIndex][songIndex].firstNote.append(load) }
+                    }
                 }
             }
         }
@@ -114,35 +117,43 @@ enum FontsBenchmark {
         func ratio(_ ours: [Double], _ theirs: [Double]) -> String {
             ours.isEmpty || theirs.isEmpty || theirs.median == 0 ? "-" : String(format: "%.2fx", ours.median / theirs.median)
         }
-        let header = ["font", "file MB", "Staccato RSS MB", "FluidSynth RSS MB", "RSS ratio", "Staccato load s", "FluidSynth load s", "load ratio"]
+        let header = ["font", "song", "Staccato wall s", "first note s", "RSS MB", "FluidSynth wall s", "RSS MB", "dyn wall s", "dyn RSS MB",
+                      "wall ratio", "RSS ratio"]
         var rows: [[String]] = []
         var reports: [[String: Any]] = []
-        for (font, runs) in zip(fonts, figures) {
+        for (font, perSong) in zip(fonts, figures) {
             let size = ((try? FileManager.default.attributesOfItem(atPath: font)[.size] as? Int) ?? nil) ?? 0
-            rows.append([URL(fileURLWithPath: font).lastPathComponent, String(format: "%.1f", Double(size) / megabyte),
-                         cell(runs.staccatoRSS, "%.1f"), cell(runs.fluidRSS, "%.1f"), ratio(runs.staccatoRSS, runs.fluidRSS),
-                         cell(runs.staccatoLoad, "%.2f"), cell(runs.fluidLoad, "%.2f"), ratio(runs.staccatoLoad, runs.fluidLoad)])
-            var report: [String: Any] = ["soundfont": font, "file_bytes": size]
-            for (key, values) in [("staccato_peak_rss_mb", runs.staccatoRSS), ("fluidsynth_peak_rss_mb", runs.fluidRSS),
-                                  ("staccato_load_seconds", runs.staccatoLoad), ("fluidsynth_load_seconds", runs.fluidLoad),
-                                  ("staccato_process_seconds", runs.staccatoWall), ("fluidsynth_process_seconds", runs.fluidWall)]
-                where !values.isEmpty {
-                report[key] = values.summary
+            for (song, runs) in zip(songs, perSong) {
+                rows.append([URL(fileURLWithPath: font).lastPathComponent, songName(song),
+                             cell(runs.wall[0], "%.2f"), cell(runs.firstNote, "%.2f"), cell(runs.rss[0], "%.1f"),
+                             cell(runs.wall[1], "%.2f"), cell(runs.rss[1], "%.1f"), cell(runs.wall[2], "%.2f"), cell(runs.rss[2], "%.1f"),
+                             ratio(runs.wall[0], runs.wall[1]), ratio(runs.rss[0], runs.rss[1])])
+                var report: [String: Any] = ["soundfont": font, "file_bytes": size, "song": songName(song)]
+                for (key, values) in [("staccato_process_seconds", runs.wall[0]), ("staccato_peak_rss_mb", runs.rss[0]),
+                                      ("staccato_first_note_seconds", runs.firstNote),
+                                      ("fluidsynth_process_seconds", runs.wall[1]), ("fluidsynth_peak_rss_mb", runs.rss[1]),
+                                      ("fluidsynth_dynamic_process_seconds", runs.wall[2]), ("fluidsynth_dynamic_peak_rss_mb", runs.rss[2])]
+                    where !values.isEmpty {
+                    report[key] = values.summary
+                }
+                if !runs.failures.isEmpty { report["failures"] = runs.failures }
+                reports.append(report)
             }
-            if !runs.failures.isEmpty { report["failures"] = runs.failures }
-            reports.append(report)
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
             print("  " + row.enumerated().map { column, text in
-                column == 0 ? text.padding(toLength: widths[0], withPad: " ", startingAt: 0)
-                            : String(repeating: " ", count: widths[column] - text.count) + text
+                column < 2 ? text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                           : String(repeating: " ", count: widths[column] - text.count) + text
             }.joined(separator: "  "))
         }
-        for (font, runs) in zip(fonts, figures) where !runs.failures.isEmpty {
-            print("  \(URL(fileURLWithPath: font).lastPathComponent): \(runs.failures.count) failed runs (\(Set(runs.failures).sorted().joined(separator: ", ")))")
+        for (font, perSong) in zip(fonts, figures) {
+            for (song, runs) in zip(songs, perSong) where !runs.failures.isEmpty {
+                print("  \(URL(fileURLWithPath: font).lastPathComponent), \(songName(song)): \(runs.failures.count) failed runs (\(Set(runs.failures).sorted().joined(separator: ", ")))")
+            }
         }
-        var result: [String: Any] = ["runs": runs, "cpu_model": cpuModel, "fonts": reports, "midi": "one note, middle C, 1 beat at 120 bpm"]
+        var result: [String: Any] = ["runs": runs, "cpu_model": cpuModel, "fonts": reports,
+                                     "songs": songs.map(songName), "one_note": "middle C, 1 beat at 120 bpm"]
         result["fluidsynth_version"] = fluidVersion ?? NSNull()
         return result
     }

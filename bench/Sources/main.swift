@@ -62,10 +62,11 @@ benchmarks:
                                 in one engine only (default: the shipped font; several fonts are compared one
                                 after the other)
 
-  fonts [--soundfont FONT ...] [--runs R]
-                                what each font costs to load: peak RSS and load time of one note rendered through it,
-                                staccato render beside fluidsynth -F (default: the system's FluidR3_GM.sf2, TimGM6mb.sf2
-                                and MuseScore_General_Full.sf3 that exist, 3 runs)
+  fonts [--soundfont FONT ...] [--song SONG.mid ...] [--runs R]
+                                what each font costs a render: wall time, time to the first note and peak RSS of one note
+                                and of each song, staccato render beside fluidsynth -F with and without its dynamic
+                                sample loading (default: the system's FluidR3_GM.sf2, TimGM6mb.sf2 and
+                                MuseScore_General_Full.sf3 that exist, one note, 3 runs)
 
   feedback [--ir IR.wav...]     the microphone chain's maximum stable gain in a simulated acoustic loop with its
                                 feedback suppressor off and on, in the built-in rooms (three with strong modes, one
@@ -208,12 +209,14 @@ case "compare":
     (songs + fonts).forEach(BenchArguments.requireFile)
     measure("compare", options) { try CompareBenchmark.run(songs: songs, fonts: fonts) }
 case "fonts":
-    let options = parse(["soundfont"])
+    let options = parse(["soundfont", "song"])
+    let songs = options.strings("song")
+    songs.forEach(BenchArguments.requireFile)
     let fonts = options.strings("soundfont").isEmpty
         ? FontsBenchmark.systemFonts.filter { FileManager.default.fileExists(atPath: $0) } : options.strings("soundfont")
     fonts.forEach(BenchArguments.requireFile)
     if fonts.isEmpty { BenchArguments.fail("fonts: none of \(FontsBenchmark.systemFonts.joined(separator: ", ")) exists; give --soundfont FONT", status: 1) }
-    measure("fonts", options) { try FontsBenchmark.run(fonts: fonts, runs: options.integer("runs", default: 3)) }
+    measure("fonts", options) { try FontsBenchmark.run(fonts: fonts, songs: songs, runs: options.integer("runs", default: 3)) }
 case "feedback":
     let options = parse(["ir"])
     options.strings("ir").forEach(BenchArguments.requireFile)

@@ -53,14 +53,19 @@ public struct PlayedNotes: Sendable, Equatable {
         } else {
             firstFrames[note] = frame
         }
-        if let index = requestIndex[request] {
-            if !requests[index].channels.contains(channel) {
-                requests[index].channels.append(channel)
-                requests[index].channels.sort()
-            }
-        } else {
+        file(request, channel: channel)
+    }
+
+    /// Lists `request` (after those already listed) with `channel` among its channels.
+    private mutating func file(_ request: Request, channel: UInt8) {
+        guard let index = requestIndex[request] else {
             requestIndex[request] = requests.count
             requests.append((request, [channel]))
+            return
+        }
+        if !requests[index].channels.contains(channel) {
+            requests[index].channels.append(channel)
+            requests[index].channels.sort()
         }
     }
 
@@ -69,15 +74,7 @@ public struct PlayedNotes: Sendable, Equatable {
     /// - Thread: control.
     public mutating func formUnion(_ other: PlayedNotes) {
         for (request, channels) in other.requests {
-            for channel in channels where requestIndex[request].map({ !requests[$0].channels.contains(channel) }) ?? true {
-                if let index = requestIndex[request] {
-                    requests[index].channels.append(channel)
-                    requests[index].channels.sort()
-                } else {
-                    requestIndex[request] = requests.count
-                    requests.append((request, [channel]))
-                }
-            }
+            for channel in channels { file(request, channel: channel) }
         }
         for (note, frame) in other.firstFrames where firstFrames[note].map({ frame < $0 }) ?? true {
             firstFrames[note] = frame
