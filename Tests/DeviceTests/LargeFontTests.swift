@@ -65,13 +65,34 @@ final class LargeFontTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out), "the note is rendered")
     }
 
-    /// MuseScore's SF3 takes seconds to decode: on a terminal (`script` gives the command one) its
-    /// progress is drawn in place and cleared before the render's report; with standard error on
-    /// a pipe not a byte of it is written.
+    /// A song that reaches nearly every sample of a General MIDI font: every program, then every
+    /// drum kit, each on every third key at three velocities, one tick a note. A render decodes
+    /// only what its song plays, so only such a song makes it decode (nearly) a whole font.
+    static func everyProgramSong() throws -> String {
+        let path = TestDevices.temporaryFile("every-program.mid")
+        var track: [UInt8] = []
+        for (channel, programs) in [(UInt8(0), 0..<128), (UInt8(9), 0..<128)] {
+            for program in programs {
+                track += SMF.vlq(0) + [0xC0 | channel, UInt8(program)]
+                for key in stride(from: 21, through: 108, by: 3) {
+                    for velocity in [30, 80, 127] as [UInt8] {
+                        track += SMF.noteOn(channel: channel, key: UInt8(key), velocity: velocity)
+                        track += SMF.vlq(1) + [0x80 | channel, UInt8(key), 0]
+                    }
+                }
+            }
+        }
+        try Data(SMF.file(format: 0, tracks: [track + SMF.endOfTrack])).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// MuseScore's SF3 takes seconds to decode whole: on a terminal (`script` gives the command
+    /// one) its progress is drawn in place and cleared before the render's report; with standard
+    /// error on a pipe not a byte of it is written.
     func testASlowLoadShowsItsProgressOnATerminalOnly() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.museScore), "no \(Self.museScore) (apt install musescore-general-soundfont)")
         try XCTSkipIf((try? CommandRunner.shell("command -v script >/dev/null").exitCode) != 0, "script (util-linux) is not installed")
-        let song = try Self.oneNoteSong()
+        let song = try Self.everyProgramSong()
         let out = TestDevices.temporaryFile("progress.wav")
         defer { unlink(song); unlink(out) }
         let command = "'\(CommandRunner.staccatoExecutable.path)' render '\(song)' --soundfont \(Self.museScore) --out '\(out)'"
