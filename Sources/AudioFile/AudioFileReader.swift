@@ -108,8 +108,14 @@ public enum AudioFileReader {
     /// - Throws: `AudioFileError` naming `name` when libsndfile cannot open or fully decode the
     ///   data, or it is not mono, or its length is not `frameCount`.
     /// - Thread: control. Not real-time safe: allocates the decoder.
+    ///   - frames: the frames to write, `target` holding the first of them (a sample's head, or
+    ///     its body after the head); nil: all of them. The stream is decoded from its start and
+    ///     the frames before the range dropped, so a body's first frame is exactly what a whole
+    ///     decode gives there.
     public static func decodeMono(bytes: UnsafeRawBufferPointer, name: String, into target: UnsafeMutableRawPointer,
-                                  wordsNotFloats: Bool, frameCount: Int) throws(AudioFileError) {
+                                  wordsNotFloats: Bool, frameCount: Int, frames: Range<Int>? = nil) throws(AudioFileError) {
+        let wanted = frames ?? 0..<frameCount
+        precondition(wanted.lowerBound >= 0 && wanted.upperBound <= frameCount, "frames outside the stream")
         var source = MemorySource(bytes: bytes)
         var io = SF_VIRTUAL_IO(
             get_filelen: { user in sf_count_t(user!.assumingMemoryBound(to: MemorySource.self).pointee.bytes.count) },
@@ -135,27 +141,31 @@ public enum AudioFileReader {
             let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
             defer { block.deallocate() }
             var done = 0
-            while done < frameCount {
-                let wanted = min(blockFrames, frameCount - done)
-                let read = Int(sf_readf_float(handle, block, sf_count_t(wanted)))
+            while done < wanted.upperBound {
+                let read = Int(sf_readf_float(handle, block, sf_count_t(min(blockFrames, wanted.upperBound - done))))
                 guard read > 0 else {
                     throw AudioFileError(path: name, reason: "truncated: decoded \(done) of \(frameCount) frames")
                 }
-                if wordsNotFloats {
-                    let words = target.assumingMemoryBound(to: Int16.self) + done
-                    // Rounded to nearest, ties to even, as lrintf rounds: adding and taking away
-                    // 1.5 × 2^23 leaves a value under 2^22 at its nearest integer. Plain arithmetic,
-                    // which the compiler vectorises; rounded() would call the C library per sample.
-                    let roundingOffset: Float = 12_582_912
-                    for index in 0..<read {
-                        let scaled = max(-32_768, min(32_767, block[index] * 32_767))
-                        words[index] = Int16(truncatingIfNeeded: Int32((scaled + roundingOffset) - roundingOffset))
+                // The part of this block inside the range, and where it goes.
+                let first = max(done, wanted.lowerBound), last = done + read
+                if first < last {
+                    let source = block + (first - done), count = last - first, offset = first - wanted.lowerBound
+                    if wordsNotFloats {
+                        let words = target.assumingMemoryBound(to: Int16.self) + offset
+                        // Rounded to nearest, ties to even, as lrintf rounds: adding and taking away
+                        // 1.5 × 2^23 leaves a value under 2^22 at its nearest integer. Plain arithmetic,
+                        // which the compiler vectorises; rounded() would call the C library per sample.
+                        let roundingOffset: Float = 12_582_912
+                        for index in 0..<count {
+                            let scaled = max(-32_768, min(32_767, source[index] * 32_767))
+                            words[index] = Int16(truncatingIfNeeded: Int32((scaled + roundingOffset) - roundingOffset))
+                        }
+                    } else {
+                        let floats = target.assumingMemoryBound(to: Float.self) + offset
+                        for index in 0..<count { floats[index] = min(1, max(-1, source[index])) }
                     }
-                } else {
-                    let floats = target.assumingMemoryBound(to: Float.self) + done
-                    for index in 0..<read { floats[index] = min(1, max(-1, block[index])) }
                 }
-                done += read
+                done = last
             }
         }
     }

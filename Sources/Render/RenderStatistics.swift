@@ -39,8 +39,9 @@ public struct RenderStatistics: Sendable, Equatable {
     public var limitedFrames: Int = 0
     /// - Thread: any.
     public var deepestLimiterDecibels: Float = 0
-    /// Regions a note-on did not start because their sample was not yet in memory (a bank still
-    /// decoding in the background, `SampleResidency`): the note sounded without them.
+    /// Sample underruns, in a bank still decoding in the background (`SampleResidency`): regions a
+    /// note-on did not start because nothing of their sample was in memory (the note sounded
+    /// without them), and voices that ended because their next frames were not yet decoded.
     /// Offline renders decode what the song plays first, so theirs is 0.
     /// - Thread: any.
     public var sampleUnderruns: Int = 0

@@ -818,7 +818,7 @@ public final class Renderer: @unchecked Sendable {
         publishedHardCuts.store(sampler.pool.hardCutCount, ordering: .relaxed)
         publishedNoteOns.store(sampler.noteOnCount, ordering: .relaxed)
         publishedUnmappedNotes.store(sampler.unmappedNoteCount, ordering: .relaxed)
-        publishedSampleUnderruns.store(sampler.sampleUnderrunCount, ordering: .relaxed)
+        publishedSampleUnderruns.store(sampler.sampleUnderruns, ordering: .relaxed)
         publishedDrumHits.store(drums.hitCount, ordering: .relaxed)
         publishedDrumRecycles.store(drums.recycledCount, ordering: .relaxed)
         publishedDrumChokes.store(drums.chokedCount, ordering: .relaxed)

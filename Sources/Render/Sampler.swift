@@ -23,7 +23,9 @@ struct Sampler {
         var modulators: UnsafePointer<SamplerModulator>? = nil
         var curves: UnsafePointer<Float>? = nil
         /// `SampleBank.Layout.residentSamples`: nil when every sample is in memory.
-        var residentSamples: UnsafePointer<Atomic<Bool>>? = nil
+        var residentSamples: UnsafePointer<Atomic<Int>>? = nil
+        var sampleRequests: UnsafePointer<Atomic<Bool>>? = nil
+        var pendingSampleRequests: UnsafePointer<Atomic<Int>>? = nil
         var voiceCount = 0
     }
 
@@ -94,6 +96,13 @@ struct Sampler {
     var unmappedNoteCount = 0
     /// Regions a note-on did not start because their sample was not yet in memory (`SampleResidency`).
     var sampleUnderrunCount = 0
+    /// Voices ended because their sample's next frames were not yet decoded, counted by the
+    /// threads that render them (`VoiceRenderContext.starvedVoices`).
+    let starvedVoices: UnsafeMutablePointer<Atomic<Int>>
+    /// Both kinds of sample underrun: regions not started, and voices starved.
+    var sampleUnderruns: Int {
+        @_noAllocation @_noLocks get { sampleUnderrunCount + starvedVoices.pointee.load(ordering: .relaxed) }
+    }
 
     /// - Parameters:
     ///   - interpolation, kernel: how voices read their samples, and the build of the per-frame
@@ -119,10 +128,13 @@ struct Sampler {
         workspace = VoiceLaneWorkspace()
         listedSounding = .allocate(capacity: pool.capacity + pool.fadeCapacity)
         listedSounding.initialize(repeating: false, count: pool.capacity + pool.fadeCapacity)
+        starvedVoices = .allocate(capacity: 1)
+        starvedVoices.initialize(to: Atomic(0))
         work = .allocate(capacity: 1)
         work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
                                            context: VoiceRenderContext(channels: channels, sampleRate: sampleRate, sendsEnabled: sendsEnabled,
-                                                                       interpolation: interpolation, kernel: kernel)))
+                                                                       interpolation: interpolation, kernel: kernel,
+                                                                       starvedVoices: starvedVoices)))
         workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work, sampleRate: sampleRate) : nil
     }
 
@@ -143,6 +155,8 @@ struct Sampler {
         workspace.deallocate()
         work.pointee.deallocate()
         work.deallocate()
+        starvedVoices.deinitialize(count: 1)
+        starvedVoices.deallocate()
         listedSounding.deallocate()
     }
 
@@ -166,7 +180,9 @@ struct Sampler {
                                keyRegions: layout.pointee.keyRegions.baseAddress,
                                modulators: layout.pointee.modulators.baseAddress,
                                curves: layout.pointee.curves.baseAddress,
-                               residentSamples: layout.pointee.residentSamples, voiceCount: 0)
+                               residentSamples: layout.pointee.residentSamples,
+                               sampleRequests: layout.pointee.sampleRequests,
+                               pendingSampleRequests: layout.pointee.pendingSampleRequests, voiceCount: 0)
         bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         for entry in layout.pointee.initialControllers {
@@ -273,9 +289,14 @@ struct Sampler {
                              attenuationOffsetCentibels: Float = 0) {
         guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators,
               var level = region.pointee.crossfade.attenuationCentibels(key: key, velocity: velocity) else { return }
-        // A sample still being decoded in the background is not read: the region stays silent,
-        // counted, rather than the audio thread waiting for it.
-        guard sampleIsPlayable(region.pointee.sampleIndex, flags: slot.pointee.residentSamples) else {
+        // A sample still being decoded in the background is not read past what is written: a
+        // region with nothing written stays silent, counted, rather than the audio thread waiting;
+        // a voice on a sample whose head alone is in watches its frontier (`SamplerVoice.prepare`).
+        let residency = sampleFrontier(region.pointee.sampleIndex, start: region.pointee.start, frontiers: slot.pointee.residentSamples)
+        if residency.watch != nil {
+            requestRestOfSample(region.pointee.sampleIndex, requests: slot.pointee.sampleRequests, pending: slot.pointee.pendingSampleRequests)
+        }
+        guard residency.playable else {
             sampleUnderrunCount += 1
             return
         }
@@ -297,6 +318,7 @@ struct Sampler {
         voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
                             channel: channel, state: state, engineRate: sampleRate,
                             attenuationOffsetCentibels: attenuationOffsetCentibels + level)
+        voice.pointee.sampleFrontier = residency.watch
         voice.pointee.bankSlot = bankSlots.current
         voice.pointee.isPercussion = state.pointee.isPercussion
         voice.pointee.noteOnFrame = now

@@ -71,27 +71,45 @@ final class SampleDecoder: @unchecked Sendable {
         streams[index]?.count ?? 2 * (hydra.samples[index].end - hydra.samples[index].start)
     }
 
-    /// Decodes sample `index` into its slot and marks it resident; returns the bytes of smpl it took.
-    func decode(_ index: Int) throws(SoundFontError) -> Int {
+    /// Decodes sample `index` into its slot, or with `headFrames` only its first frames (an SF3
+    /// stream's: a plain sample is copied whole, which costs less than a decoder), and moves its
+    /// frontier; a sample whose head is in already gets the rest after it. Returns the bytes of
+    /// smpl it took.
+    func decode(_ index: Int, headFrames: Int? = nil) throws(SoundFontError) -> Int {
         let sample = hydra.samples[index]
-        let slot = pool.storage + slots[index] * pool.encoding.bytesPerFrame
-        if let stream = streams[index] {
-            let subject = "sample \(index) '\(sample.name)'"
-            let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
-            do {
-                try bytes.withUnsafeBytes { bytes in
-                    try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: slot, wordsNotFloats: pool.encoding == .int16,
-                                                   frameCount: sample.end - sample.start)
-                }
-            } catch {
-                let reason = (error as? AudioFileError)?.reason ?? "\(error)"
-                throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
-            }
-        } else {
-            try SoundFontLoader.copy(sample, from: file, into: slot, encoding: pool.encoding)
+        let frameCount = sample.end - sample.start
+        guard let stream = streams[index] else {
+            try SoundFontLoader.copy(sample, from: file, into: pool.storage + slots[index] * pool.encoding.bytesPerFrame, encoding: pool.encoding)
+            residency?.markResident(index)
+            return byteCount(ofSample: index)
         }
-        residency?.markResident(index)
-        return byteCount(ofSample: index)
+        // What is written already (a head), and what this call writes.
+        let written = residency.map { min(frameCount, max(0, $0.frontier(index) - slots[index])) } ?? 0
+        let upTo = min(frameCount, headFrames ?? frameCount)
+        guard written < upTo else { return 0 }
+        let subject = "sample \(index) '\(sample.name)'"
+        let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
+        do {
+            try bytes.withUnsafeBytes { bytes in
+                try AudioFileReader.decodeMono(bytes: bytes, name: subject, into: pool.storage + (slots[index] + written) * pool.encoding.bytesPerFrame,
+                                               wordsNotFloats: pool.encoding == .int16, frameCount: frameCount, frames: written..<upTo)
+            }
+        } catch {
+            let reason = (error as? AudioFileError)?.reason ?? "\(error)"
+            throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
+        }
+        if upTo == frameCount {
+            residency?.markResident(index)
+        } else {
+            residency?.markWritten(index, below: slots[index] + upTo)
+        }
+        return upTo == frameCount ? stream.count : 0
+    }
+
+    /// Frames of a sample recorded at `sampleRate` decoded as its head before a live player
+    /// starts: half a second (`SoundFontLoader.headSeconds`).
+    func headFrames(of index: Int) -> Int {
+        max(1_024, Int(SoundFontLoader.headSeconds * Double(hydra.samples[index].sampleRate)))
     }
 
     /// Decodes `indices` on as many threads as there are cores: a Vorbis decoder runs on one core,
@@ -99,7 +117,8 @@ final class SampleDecoder: @unchecked Sendable {
     /// in half the time. Each thread takes the next sample in order and writes only that sample's
     /// slot. The first failure in that order is thrown; the threads stop taking samples once one
     /// has failed.
-    func decodeInParallel(_ indices: ArraySlice<Int>, progress: inout SoundFontLoader.DecodingProgress) throws(SoundFontError) {
+    func decodeInParallel(_ indices: ArraySlice<Int>, headsOnly: Bool = false,
+                          progress: inout SoundFontLoader.DecodingProgress) throws(SoundFontError) {
         guard !indices.isEmpty else { return }
         let indices = Array(indices)
         progress.totalBytes += indices.reduce(0) { $0 + byteCount(ofSample: $1) }
@@ -111,8 +130,9 @@ final class SampleDecoder: @unchecked Sendable {
                 // A sample before the first failure so far is still decoded: it may fail first.
                 guard next < indices.count, next < shared.firstFailure.load(ordering: .relaxed) else { return }
                 do throws(SoundFontError) {
-                    let byteCount = try decode(indices[next])
-                    shared.state.withLock { $0.progress.advance(byteCount) }
+                    let index = indices[next]
+                    _ = try decode(index, headFrames: headsOnly ? headFrames(of: index) : nil)
+                    shared.state.withLock { $0.progress.advance(byteCount(ofSample: index)) }
                 } catch {
                     shared.state.withLock { state in
                         guard state.failure.map({ $0.order > next }) ?? true else { return }
@@ -147,9 +167,12 @@ final class SampleDecoder: @unchecked Sendable {
 /// so the pool outlives its writers.
 ///
 /// The audio thread never waits for it: a note on a sample still to come plays without that
-/// region and is counted (`RenderStatistics.sampleUnderruns`). A sample that fails to decode is
-/// one warning line naming it, and stays silent; the others decode on.
-public final class BackgroundDecoding: Sendable {
+/// region, and a voice that reaches the end of its sample's head before the rest is in ends there;
+/// both are counted (`RenderStatistics.sampleUnderruns`). A note that starts on a head asks for
+/// the rest (`SampleResidency.requests`), which is decoded before the queue goes on. A sample that
+/// fails to decode is one warning line naming it, and stays silent; the others decode on.
+/// (Unchecked: its mutable state is atomics, the claim flags behind a pointer.)
+public final class BackgroundDecoding: @unchecked Sendable {
     private let decoder: SampleDecoder
     private let samples: [Int]
     private let bank: SampleBank
@@ -160,12 +183,17 @@ public final class BackgroundDecoding: Sendable {
     private let failures = Atomic<Int>(0)
     private let threadCount: Int
     private let done = DispatchSemaphore(value: 0)
+    private let claimed: UnsafeMutablePointer<Atomic<Bool>>
+    private let claimedCount: Int
 
     init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, warning: (@Sendable (String) -> Void)?) {
         self.decoder = decoder
         self.samples = samples
         self.bank = bank
         self.warning = warning
+        claimedCount = max(1, decoder.slots.count)
+        claimed = .allocate(capacity: claimedCount)
+        for index in 0..<claimedCount { (claimed + index).initialize(to: Atomic(false)) }
         // One core is left to the audio thread, which is playing while this runs.
         threadCount = samples.isEmpty ? 0 : min(samples.count, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
         for number in 0..<threadCount {
@@ -178,10 +206,18 @@ public final class BackgroundDecoding: Sendable {
 
     private func run() {
         while !cancelled.load(ordering: .relaxed) {
-            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard index < samples.count else { break }
+            // A note waiting on a sample's head comes before the queue's order.
+            let sample: Int
+            if let requested = bank.residency?.takeRequest() {
+                sample = requested
+            } else {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < samples.count else { break }
+                sample = samples[index]
+            }
+            guard claim(sample) else { continue }
             do throws(SoundFontError) {
-                _ = try decoder.decode(samples[index])
+                _ = try decoder.decode(sample)
             } catch {
                 failures.add(1, ordering: .relaxed)
                 warning?("\(error.description); its notes stay silent")
@@ -190,17 +226,28 @@ public final class BackgroundDecoding: Sendable {
         if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
     }
 
+    /// Takes sample `index` for the calling thread: true once, so no sample is written by two
+    /// threads (one from the queue, one from a request).
+    private func claim(_ index: Int) -> Bool {
+        !claimed[index].exchange(true, ordering: .relaxed)
+    }
+
     /// The bank being filled.
     /// - Thread: any.
     public var target: SampleBank { bank }
 
-    /// Samples still to decode.
+    /// Samples not yet taken from the queue (a requested one may have been decoded already).
     /// - Thread: any.
     public var remainingCount: Int { max(0, samples.count - min(samples.count, next.load(ordering: .relaxed))) }
 
     /// Samples that did not decode.
     /// - Thread: any.
     public var failedCount: Int { failures.load(ordering: .relaxed) }
+
+    deinit {
+        claimed.deinitialize(count: claimedCount)
+        claimed.deallocate()
+    }
 
     /// Stops taking samples; those begun are finished.
     /// - Thread: any.

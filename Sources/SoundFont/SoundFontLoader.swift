@@ -123,9 +123,10 @@ public enum SoundFontLoader {
         }
     }
 
-    /// Opens the font at `path` for playing at once: reads its structure, decodes the samples
-    /// `first` reaches on every core, and returns a bank that plays those, while the samples of
-    /// `rest` go on decoding in the background, most urgent first (`.played`: by the frame each
+    /// Opens the font at `path` for playing at once: reads its structure, decodes the heads
+    /// (`headSeconds`) of the samples `first` reaches on every core, and returns a bank that plays
+    /// those, while their bodies, then the samples of `rest`, go on decoding in the background,
+    /// most urgent first (a body a playing note asks for before the queue) (`.played`: by the frame each
     /// is first played at; `.all`: every other sample, bank 0's programs in order, then the drum
     /// kits, then the other banks). A note on a sample not yet decoded does not start that
     /// region (`RenderStatistics.sampleUnderruns`). A sample that fails to decode in the
@@ -144,8 +145,12 @@ public enum SoundFontLoader {
         var seen = Set(urgent)
         var order = urgent
         for sample in later where seen.insert(sample).inserted { order.append(sample) }
-        let made = try index.makeBank(decoding: order, decodeNow: urgent.count, residency: true, progress: options.progress)
-        let decoding = BackgroundDecoding(decoder: made.decoder, samples: Array(order[urgent.count...]), holding: made.bank,
+        // The urgent samples' heads now, on every core; their bodies first in the background.
+        let made = try index.makeBank(decoding: order, decodeNow: 0, residency: true, progress: nil)
+        var progress = DecodingProgress(report: options.progress)
+        try made.decoder.decodeInParallel(order[..<urgent.count], headsOnly: true, progress: &progress)
+        progress.finish()
+        let decoding = BackgroundDecoding(decoder: made.decoder, samples: order, holding: made.bank,
                                           warning: options.warning)
         return (made.bank, decoding)
     }
@@ -163,6 +168,12 @@ public enum SoundFontLoader {
     public static func info(bytes: [UInt8], name: String) throws(SoundFontError) -> SoundFontInfo {
         try SoundFontFile(FontSource(bytes: bytes, name: name)).info
     }
+
+    /// Seconds of each sample a live player has in memory before its first note (`open`): the
+    /// head a voice plays while the rest is decoded behind it. A requested body is decoded next
+    /// (`SampleResidency.requests`), in tens of milliseconds for a General MIDI font's longest
+    /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
+    public static let headSeconds = 0.5
 
     /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
     /// decode to about 10 frames a byte; silence compresses far better, but not past this.

@@ -12,12 +12,17 @@ final class MixSummationTreeTests: XCTestCase {
     final class Items {
         let voice = VoicePool.allocateVoices(1)
         let channels = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
+        let starved: UnsafeMutablePointer<Atomic<Int>> = {
+            let counter = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
+            counter.initialize(to: Atomic(0))
+            return counter
+        }()
         var work: VoiceWorkItems
 
         init(itemCount: Int, quantumCount: Int) {
             work = VoiceWorkItems(voiceCapacity: 16 * VoiceWorkItems.maximumSamplerItemCount, firstVoice: voice,
                                   context: VoiceRenderContext(channels: channels, sampleRate: 48_000, sendsEnabled: true,
-                                                              interpolation: .cubic, kernel: .generic))
+                                                              interpolation: .cubic, kernel: .generic, starvedVoices: starved))
             work.voiceCount = 16 * itemCount
             work.frameCount = RenderQuantum.frameCount
             work.quantumCount = quantumCount
@@ -27,6 +32,8 @@ final class MixSummationTreeTests: XCTestCase {
             work.deallocate()
             UnsafeMutableRawPointer(voice).deallocate()
             channels.deallocate()
+            starved.deinitialize(count: 1)
+            starved.deallocate()
         }
     }
 

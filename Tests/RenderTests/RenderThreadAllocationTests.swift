@@ -33,7 +33,11 @@ final class RenderThreadAllocationTests: XCTestCase {
                                                                microphoneRecordingBufferSeconds: 1))
         let tap = engine.outputTap!
         let microphoneTap = engine.microphoneTap!
-        let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }]
+        // The third still decoding: its one sample's head alone is in, so notes on it watch the
+        // frontier, ask for the rest, and starve.
+        let decoding = SampleResidencyTests.ramp(frameCount: 48_000)
+        decoding.residency.markWritten(0, below: decoding.start + 6_000)
+        let banks = [SyntheticBank.sine(frequency: 440), SyntheticBank.sine(frequency: 330) { $0.filterCutoffCents = 9_000 }, decoding.bank]
         XCTAssertTrue(engine.install(banks[0]))
         let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
         XCTAssertTrue(engine.install(kits[0]))
@@ -95,7 +99,7 @@ final class RenderThreadAllocationTests: XCTestCase {
             engine.send(midi: .controlChange(channel: channel, controller: 64, value: sent % 7 == 0 ? 127 : 0), at: frame + 7)
             engine.send(midi: .pitchBend(channel: channel, value: UInt16(sent * 37 % 16_384)), at: frame + 9)
             engine.send(midi: .controlChange(channel: channel, controller: 1, value: UInt8(sent % 128)), at: frame + 11)
-            if sent % 500 == 0 { engine.install(banks[(sent / 500) % 2], at: frame + 13) }
+            if sent % 500 == 0 { engine.install(banks[(sent / 500) % 3], at: frame + 13) }
             // Drums: rolls fast enough to recycle, hi-hats that choke, kit swaps.
             engine.send(midi: .noteOn(channel: 9, key: [38, 42, 46][sent % 3], velocity: UInt8(1 + sent % 127)), at: frame + 3)
             if sent % 700 == 0 { engine.install(kits[(sent / 700) % 2], at: frame + 15) }
@@ -125,6 +129,7 @@ final class RenderThreadAllocationTests: XCTestCase {
         XCTAssertGreaterThan(tap.tappedFrameCount, 0, "the recording tap ran")
         XCTAssertGreaterThan(microphoneTap.tappedFrameCount, 0, "the microphone's tap ran")
         XCTAssertGreaterThan(renderer.voiceItemsRenderedByWorkers, 0, "the voice worker rendered voices")
+        XCTAssertGreaterThan(renderer.statistics.sampleUnderruns, 0, "voices on a sample still decoding starved")
         XCTAssertEqual(outcome.allocations, 0, "heap allocations on the render thread and the voice worker")
         XCTAssertEqual(outcome.frees, 0, "heap frees on the render thread and the voice worker")
         print("render thread and voice worker: \(outcome.allocations) allocations, \(outcome.frees) frees over \(blockCount) blocks;"

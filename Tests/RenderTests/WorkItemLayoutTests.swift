@@ -1,3 +1,4 @@
+import Synchronization
 @testable import Render
 import XCTest
 
@@ -10,12 +11,17 @@ final class WorkItemLayoutTests: XCTestCase {
     final class Items {
         let voice = VoicePool.allocateVoices(1)
         let channels = UnsafeMutablePointer<ChannelState>.allocate(capacity: 1)
+        let starved: UnsafeMutablePointer<Atomic<Int>> = {
+            let counter = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
+            counter.initialize(to: Atomic(0))
+            return counter
+        }()
         let work = UnsafeMutablePointer<VoiceWorkItems>.allocate(capacity: 1)
 
         init(voiceCapacity: Int) {
             work.initialize(to: VoiceWorkItems(voiceCapacity: voiceCapacity, firstVoice: voice,
                                                context: VoiceRenderContext(channels: channels, sampleRate: 48_000, sendsEnabled: true,
-                                                                           interpolation: .cubic, kernel: .generic)))
+                                                                           interpolation: .cubic, kernel: .generic, starvedVoices: starved)))
         }
 
         deinit {
@@ -23,6 +29,8 @@ final class WorkItemLayoutTests: XCTestCase {
             work.deallocate()
             UnsafeMutableRawPointer(voice).deallocate()
             channels.deallocate()
+            starved.deinitialize(count: 1)
+            starved.deallocate()
         }
     }
 

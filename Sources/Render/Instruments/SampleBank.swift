@@ -4,7 +4,7 @@ import Synchronization
 /// and the presets that play from it. Built on the control thread (by the SoundFont or sample-set
 /// loader), then swapped into the renderer by pointer; its tables never change after that. A bank
 /// with a `residency` may be installed before every sample is decoded: the loader's decoding
-/// threads go on writing samples no voice can reach yet, each made playable by its flag. When the renderer lets go of a
+/// threads go on writing samples no voice reads yet, each made playable by its frontier. When the renderer lets go of a
 /// bank it goes back on the return ring and is freed on the control thread.
 ///
 /// Everything the audio thread reads is in unsafe buffers owned by the bank, so reading costs no
@@ -151,9 +151,14 @@ public final class SampleBank: @unchecked Sendable {
         public let curves: UnsafeBufferPointer<Float>
         /// - Thread: any.
         public let initialControllers: UnsafeBufferPointer<UInt16>
-        /// `SampleResidency.flags`, nil when every sample is in memory.
+        /// `SampleResidency.frontiers`, nil when every sample is in memory.
         /// - Thread: any.
-        public let residentSamples: UnsafePointer<Atomic<Bool>>?
+        public let residentSamples: UnsafePointer<Atomic<Int>>?
+        /// `SampleResidency.requests` and `.pendingRequests`, nil when every sample is in memory.
+        /// - Thread: any.
+        public let sampleRequests: UnsafePointer<Atomic<Bool>>?
+        /// - Thread: any.
+        public let pendingSampleRequests: UnsafePointer<Atomic<Int>>?
         /// Entries of one curve in `curves`: one per velocity.
         /// - Thread: any.
         @inlinable public static var curveLength: Int { @_noAllocation @_noLocks get { 128 } }
@@ -268,7 +273,8 @@ public final class SampleBank: @unchecked Sendable {
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
                                    modulators: self.modulators, curves: self.curves,
-                                   initialControllers: self.initialControllers, residentSamples: residency?.flags))
+                                   initialControllers: self.initialControllers, residentSamples: residency?.frontiers,
+                                   sampleRequests: residency?.requests, pendingSampleRequests: residency?.pendingRequests))
         self.layout = UnsafePointer(layout)
     }
 

@@ -1,4 +1,5 @@
 import DSP
+import Synchronization
 
 /// One sounding zone of a sampled note: reads its sample with 4-point interpolation, through the
 /// volume envelope, the modulation envelope and LFOs, the resonant low-pass and constant-power pan.
@@ -51,12 +52,14 @@ struct SamplerVoice {
     /// Its note-off came before the minimum note length: it is released at this frame
     /// (`FrameTime.max`: no release pending).
     var heldReleaseFrame = FrameTime.max
-    /// Fills the first cache line: the fields above are what the audio thread reads of every voice
-    /// between segments, and rendering (perhaps on a voice worker) writes none of them but
-    /// `isActive`, as the voice ends; the fields below are what rendering writes. Apart, the audio
-    /// thread's scans do not take lines from a worker's cache, nor a worker's writes from the audio
-    /// thread's (`VoiceLayoutTests` holds the layout to it).
-    private var controlLinePadding: UInt64 = 0
+    /// Its sample's frontier (`SampleResidency`) while the sample is not wholly in memory, else
+    /// nil: set at note-on, read before each block. It fills the first cache line: the fields
+    /// above are what the audio thread reads of every voice between segments, and rendering
+    /// (perhaps on a voice worker) writes none of them but `isActive`, as the voice ends; the
+    /// fields below are what rendering writes. Apart, the audio thread's scans do not take lines
+    /// from a worker's cache, nor a worker's writes from the audio thread's (`VoiceLayoutTests`
+    /// holds the layout to it).
+    var sampleFrontier: UnsafePointer<Atomic<Int>>? = nil
 
     // Sample playback
     var samples: SampleFrames? = nil
@@ -309,6 +312,9 @@ struct SamplerVoice {
     struct ControlBlock {
         @_noAllocation @_noLocks init() {}
         var isReading = false
+        /// The voice's next frames are not yet decoded (`sampleFrontier`): it ends, silent, and
+        /// the sampler counts an underrun.
+        var isStarved = false
         /// A voice still waiting out its region's start delay: silent, and not at its end.
         var isWaiting = false
         var produced = 0
@@ -365,6 +371,18 @@ struct SamplerVoice {
         if cents != lastCents {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
+        }
+        // A sample still being decoded: the block reads up to its loop's end (looping) or a few
+        // frames past where it ends, interpolation's reach included. Past what is written, the
+        // voice ends here, silent, and is counted: it never reads a frame not yet written.
+        if let frontier = sampleFrontier {
+            let reach = Int(position + lastIncrement * Double(frameCount)) + 4
+            let needed = min(reach, (isLooping ? loopEnd : end) + 2)
+            if frontier.pointee.load(ordering: .acquiring) < needed {
+                block.isReading = false
+                block.isStarved = true
+                return
+            }
         }
 
         let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff

@@ -1,3 +1,4 @@
+import Synchronization
 import DSP
 
 /// What every thread that renders voices reads and none writes while a block's items render: the
@@ -9,6 +10,9 @@ struct VoiceRenderContext {
     let sendsEnabled: Bool
     let interpolation: SamplerVoice.Interpolation
     let kernel: SamplerKernelVariant
+    /// Voices ended because their sample's next frames were not yet decoded
+    /// (`SamplerVoice.ControlBlock.isStarved`), counted by whichever thread rendered them.
+    let starvedVoices: UnsafeMutablePointer<Atomic<Int>>
 }
 
 /// The scratch one thread renders voices with, `Sampler.laneCount` at a time so their reads,
@@ -187,6 +191,7 @@ struct VoiceLaneWorkspace {
                     let voice = group[lane]
                     voice.pointee.prepare(frameCount: blockFrames, channel: context.channels + Int(voice.pointee.channel),
                                           sampleRate: context.sampleRate, sends: context.sendsEnabled, into: &groupBlocks[lane])
+                    if groupBlocks[lane].isStarved { context.starvedVoices.pointee.add(1, ordering: .relaxed) }
                 } else {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
                 }
