@@ -173,6 +173,7 @@ public enum SoundFontLoader {
     /// head a voice plays while the rest is decoded behind it. A requested body is decoded next
     /// (`SampleResidency.requests`), in tens of milliseconds for a General MIDI font's longest
     /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
+    /// - Thread: any.
     public static let headSeconds = 0.5
 
     /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
