@@ -289,13 +289,12 @@ struct Sampler {
                              attenuationOffsetCentibels: Float = 0) {
         guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators,
               var level = region.pointee.crossfade.attenuationCentibels(key: key, velocity: velocity) else { return }
-        // A sample still being decoded in the background is not read past what is written: a
-        // region with nothing written stays silent, counted, rather than the audio thread waiting;
-        // a voice on a sample whose head alone is in watches its frontier (`SamplerVoice.prepare`).
-        let residency = sampleFrontier(region.pointee.sampleIndex, start: region.pointee.start, frontiers: slot.pointee.residentSamples)
-        if residency.watch != nil {
-            requestRestOfSample(region.pointee.sampleIndex, requests: slot.pointee.sampleRequests, pending: slot.pointee.pendingSampleRequests)
-        }
+        // A sample not wholly in memory is not read past what is written: a region with nothing
+        // written stays silent, counted, rather than the audio thread waiting; a voice on a sample
+        // whose head alone is in watches its frontier (`SamplerVoice.prepare`) and asks for the rest.
+        let residency = startSampleVoice(region.pointee.sampleIndex, start: region.pointee.start, now: now,
+                                         cells: slot.pointee.residentSamples, requests: slot.pointee.sampleRequests,
+                                         pending: slot.pointee.pendingSampleRequests)
         guard residency.playable else {
             sampleUnderrunCount += 1
             return
@@ -314,11 +313,13 @@ struct Sampler {
         let acquired = pool.acquire(sampleRate: sampleRate)
         voiceEnded(bankSlot: acquired.endedBankSlots.0)
         voiceEnded(bankSlot: acquired.endedBankSlots.1)
+        sampleVoiceEnded(acquired.endedSampleCells.0)
+        sampleVoiceEnded(acquired.endedSampleCells.1)
         let voice = acquired.voice
         voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
                             channel: channel, state: state, engineRate: sampleRate,
                             attenuationOffsetCentibels: attenuationOffsetCentibels + level)
-        voice.pointee.sampleFrontier = residency.watch
+        voice.pointee.sampleFrontier = residency.cells
         voice.pointee.bankSlot = bankSlots.current
         voice.pointee.isPercussion = state.pointee.isPercussion
         voice.pointee.noteOnFrame = now
@@ -666,6 +667,7 @@ struct Sampler {
                 listedSoundingCount -= 1
                 let voice = voices[index]
                 voiceEnded(bankSlot: voice.pointee.bankSlot)
+                sampleVoiceEnded(voice.pointee.sampleFrontier)
                 if voice < pool.voices + pool.capacity && voice >= pool.voices { activeVoiceCount -= 1 }
             }
         }

@@ -1,6 +1,7 @@
 import AudioFile
 import DSP
 import Foundation
+import Glibc
 import Render
 import Synchronization
 
@@ -71,22 +72,22 @@ final class SampleDecoder: @unchecked Sendable {
         streams[index]?.count ?? 2 * (hydra.samples[index].end - hydra.samples[index].start)
     }
 
-    /// Decodes sample `index` into its slot, or with `headFrames` only its first frames (an SF3
-    /// stream's: a plain sample is copied whole, which costs less than a decoder), and moves its
-    /// frontier; a sample whose head is in already gets the rest after it. Returns the bytes of
-    /// smpl it took.
+    /// Decodes sample `index` into its slot, or with `headFrames` only its first frames, and
+    /// moves its frontier; a sample whose head is in already gets the rest after it. Returns the
+    /// bytes of smpl it took.
     func decode(_ index: Int, headFrames: Int? = nil) throws(SoundFontError) -> Int {
         let sample = hydra.samples[index]
         let frameCount = sample.end - sample.start
-        guard let stream = streams[index] else {
-            try SoundFontLoader.copy(sample, from: file, into: pool.storage + slots[index] * pool.encoding.bytesPerFrame, encoding: pool.encoding)
-            residency?.markResident(index)
-            return byteCount(ofSample: index)
-        }
         // What is written already (a head), and what this call writes.
         let written = residency.map { min(frameCount, max(0, $0.frontier(index) - slots[index])) } ?? 0
         let upTo = min(frameCount, headFrames ?? frameCount)
         guard written < upTo else { return 0 }
+        guard let stream = streams[index] else {
+            try SoundFontLoader.copy(sample, from: file, into: pool.storage + (slots[index] + written) * pool.encoding.bytesPerFrame,
+                                     encoding: pool.encoding, frames: written..<upTo)
+            advanceFrontier(index, upTo: upTo, of: frameCount)
+            return 2 * (upTo - written)
+        }
         let subject = "sample \(index) '\(sample.name)'"
         let bytes = try file.smpl.bytes(stream.lowerBound, stream.count)
         do {
@@ -98,18 +99,51 @@ final class SampleDecoder: @unchecked Sendable {
             let reason = (error as? AudioFileError)?.reason ?? "\(error)"
             throw file.smpl.error(at: stream.lowerBound, "\(subject): the Ogg Vorbis data does not decode (\(reason))")
         }
+        advanceFrontier(index, upTo: upTo, of: frameCount)
+        return upTo == frameCount ? stream.count : 0
+    }
+
+    /// Moves sample `index`'s frontier once its first `upTo` of `frameCount` frames are written.
+    private func advanceFrontier(_ index: Int, upTo: Int, of frameCount: Int) {
         if upTo == frameCount {
             residency?.markResident(index)
         } else {
             residency?.markWritten(index, below: slots[index] + upTo)
         }
-        return upTo == frameCount ? stream.count : 0
+    }
+
+    /// Hands back the pages of sample `index`'s body (whole pages after its head, before its end)
+    /// unless a voice plays it (`SampleResidency.dropBody`); true when they were.
+    func dropBody(_ index: Int) -> Bool {
+        guard let residency else { return false }
+        let frameCount = hydra.samples[index].end - hydra.samples[index].start
+        let head = headFrames(of: index)
+        guard head < frameCount, residency.dropBody(index, headEnd: slots[index] + head) else { return false }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let bytes = pool.encoding.bytesPerFrame
+        let first = Int(bitPattern: pool.storage) + (slots[index] + head) * bytes
+        let last = Int(bitPattern: pool.storage) + (slots[index] + frameCount) * bytes
+        let from = (first + page - 1) / page * page, to = last / page * page
+        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+        return true
+    }
+
+    /// Bytes of sample memory written now: each sample's frames below its frontier.
+    func residentBytes(of samples: [Int]) -> Int {
+        guard let residency else { return 0 }
+        var frames = 0
+        for index in samples {
+            let frameCount = hydra.samples[index].end - hydra.samples[index].start
+            let frontier = residency.frontier(index)
+            frames += frontier == .max ? frameCount : min(frameCount, max(0, frontier - slots[index]))
+        }
+        return frames * pool.encoding.bytesPerFrame
     }
 
     /// Frames of a sample recorded at `sampleRate` decoded as its head before a live player
     /// starts: half a second (`SoundFontLoader.headSeconds`).
     func headFrames(of index: Int) -> Int {
-        max(1_024, Int(SoundFontLoader.headSeconds * Double(hydra.samples[index].sampleRate)))
+        SoundFontLoader.headFrames(recordedAt: Double(hydra.samples[index].sampleRate))
     }
 
     /// Decodes `indices` on as many threads as there are cores: a Vorbis decoder runs on one core,
@@ -185,17 +219,25 @@ public final class BackgroundDecoding: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let claimed: UnsafeMutablePointer<Atomic<Bool>>
     private let claimedCount: Int
+    /// Bytes of sample memory the bank may keep (`SoundFontLoader.Options.sampleCacheBytes`); nil:
+    /// every sample decoded whole, once.
+    private let budgetBytes: Int?
+    private let droppedBodies = Atomic<Int>(0)
 
-    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, warning: (@Sendable (String) -> Void)?) {
+    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, budgetBytes: Int? = nil,
+         warning: (@Sendable (String) -> Void)?) {
         self.decoder = decoder
         self.samples = samples
         self.bank = bank
         self.warning = warning
+        self.budgetBytes = budgetBytes
         claimedCount = max(1, decoder.slots.count)
         claimed = .allocate(capacity: claimedCount)
         for index in 0..<claimedCount { (claimed + index).initialize(to: Atomic(false)) }
-        // One core is left to the audio thread, which is playing while this runs.
-        threadCount = samples.isEmpty ? 0 : min(samples.count, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+        // One core is left to the audio thread, which is playing while this runs. Under a budget
+        // one thread does everything, a sample's body perhaps many times as it comes and goes.
+        threadCount = budgetBytes != nil ? 1
+            : samples.isEmpty ? 0 : min(samples.count, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
         for number in 0..<threadCount {
             let thread = Thread { [self] in run() }
             thread.name = "staccato-decode-\(number)"
@@ -205,6 +247,64 @@ public final class BackgroundDecoding: @unchecked Sendable {
     }
 
     private func run() {
+        if let budgetBytes { runWithin(budgetBytes) } else { runQueue() }
+        if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
+    }
+
+    /// Under a budget: the heads of every sample in the queue first (any note can then start), a
+    /// body a note asks for before anything else, the queue's bodies while they fit, and then,
+    /// until cancelled, the bodies notes ask for, each followed by dropping the least recently
+    /// started bodies no voice plays until the bank fits its budget again. The audio thread cannot
+    /// wake this thread (that would be a system call), so it looks for requests every 2 ms.
+    private func runWithin(_ budget: Int) {
+        var heads = 0, bodies = 0
+        while !cancelled.load(ordering: .relaxed) {
+            if let requested = bank.residency?.takeRequest() {
+                decode(requested, headOnly: false)
+                fit(budget)
+            } else if heads < samples.count {
+                decode(samples[heads], headOnly: true)
+                heads += 1
+            } else if bodies < samples.count {
+                let sample = samples[bodies]
+                bodies += 1
+                let frames = decoder.hydra.samples[sample].end - decoder.hydra.samples[sample].start
+                if decoder.residentBytes(of: samples) + frames * decoder.pool.encoding.bytesPerFrame <= budget {
+                    decode(sample, headOnly: false)
+                }
+            } else {
+                usleep(2_000)
+            }
+        }
+    }
+
+    private func decode(_ sample: Int, headOnly: Bool) {
+        do throws(SoundFontError) {
+            _ = try decoder.decode(sample, headFrames: headOnly ? decoder.headFrames(of: sample) : nil)
+        } catch {
+            failures.add(1, ordering: .relaxed)
+            warning?("\(error.description); its notes stay silent")
+        }
+    }
+
+    /// Drops bodies no voice plays, least recently started first, until the bank's written
+    /// samples fit `budget` or none is left to drop (the bodies playing voices need stay: the
+    /// budget bounds what is kept, not what is played).
+    private func fit(_ budget: Int) {
+        guard let residency = bank.residency else { return }
+        while decoder.residentBytes(of: samples) > budget {
+            var oldest = -1, oldestUse = Int.max
+            for sample in samples where residency.isResident(sample) && residency.users(sample) == 0
+                && decoder.headFrames(of: sample) < decoder.hydra.samples[sample].end - decoder.hydra.samples[sample].start {
+                let use = residency.lastUse(sample)
+                if use < oldestUse { (oldest, oldestUse) = (sample, use) }
+            }
+            guard oldest >= 0, decoder.dropBody(oldest) else { return }
+            droppedBodies.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func runQueue() {
         while !cancelled.load(ordering: .relaxed) {
             // A note waiting on a sample's head comes before the queue's order.
             let sample: Int
@@ -223,7 +323,6 @@ public final class BackgroundDecoding: @unchecked Sendable {
                 warning?("\(error.description); its notes stay silent")
             }
         }
-        if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
     }
 
     /// Takes sample `index` for the calling thread: true once, so no sample is written by two
@@ -244,6 +343,14 @@ public final class BackgroundDecoding: @unchecked Sendable {
     /// - Thread: any.
     public var failedCount: Int { failures.load(ordering: .relaxed) }
 
+    /// Bodies dropped to keep the bank within its budget.
+    /// - Thread: any.
+    public var droppedBodyCount: Int { droppedBodies.load(ordering: .relaxed) }
+
+    /// Bytes of sample memory the bank holds written now.
+    /// - Thread: any.
+    public var residentBytes: Int { decoder.residentBytes(of: samples) }
+
     deinit {
         claimed.deinitialize(count: claimedCount)
         claimed.deallocate()
@@ -253,7 +360,8 @@ public final class BackgroundDecoding: @unchecked Sendable {
     /// - Thread: any.
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    /// Returns once every sample is decoded (or `cancel` has stopped the threads).
+    /// Returns once every sample is decoded (or `cancel` has stopped the threads). Under a budget
+    /// the thread serves notes until cancelled: cancel first.
     /// - Thread: control. Blocks.
     public func wait() {
         guard threadCount > 0 else { return }

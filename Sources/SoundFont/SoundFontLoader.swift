@@ -70,6 +70,14 @@ public enum SoundFontLoader {
         /// - Thread: any.
         public var selection: SampleSelection = .all
 
+        /// Bytes of sample memory a bank `open` returns may keep: every sample's head stays, and
+        /// the bodies notes play come and go, the least recently started dropped first when the
+        /// bank is over (a body a voice is playing stays: the budget bounds what is kept, not what
+        /// plays). Nil: every sample decoded whole, once. A budget the heads alone exceed is
+        /// refused before anything is decoded.
+        /// - Thread: any.
+        public var sampleCacheBytes: Int?
+
         /// Told, a line each, what goes wrong while samples decode in the background (`open`): a
         /// sample that does not decode, named with the file and the reason. Called on a decoding
         /// thread.
@@ -78,10 +86,11 @@ public enum SoundFontLoader {
 
         /// - Thread: any.
         public init(attenuationScale: AttenuationScale = .emu, progress: (@Sendable (Double) -> Void)? = nil,
-                    selection: SampleSelection = .all, warning: (@Sendable (String) -> Void)? = nil) {
+                    selection: SampleSelection = .all, sampleCacheBytes: Int? = nil, warning: (@Sendable (String) -> Void)? = nil) {
             self.attenuationScale = attenuationScale
             self.progress = progress
             self.selection = selection
+            self.sampleCacheBytes = sampleCacheBytes
             self.warning = warning
         }
     }
@@ -145,12 +154,24 @@ public enum SoundFontLoader {
         var seen = Set(urgent)
         var order = urgent
         for sample in later where seen.insert(sample).inserted { order.append(sample) }
-        // The urgent samples' heads now, on every core; their bodies first in the background.
+        if let budget = options.sampleCacheBytes {
+            let encoding = index.file.sm24 == nil ? 2 : 4
+            let heads = order.reduce(0) { total, sample in
+                let header = index.hydra.samples[sample]
+                return total + min(header.end - header.start, headFrames(recordedAt: Double(header.sampleRate))) * encoding
+            }
+            guard heads <= budget else {
+                let megabyte = 1 << 20
+                throw SoundFontError(file: "soundfont '\(index.name)'",
+                                     reason: "a sample cache of \(budget / megabyte) MB cannot hold the samples' heads (\((heads + megabyte - 1) / megabyte) MB); give --sample-cache \((heads + megabyte - 1) / megabyte) or more")
+            }
+        }
+        // The urgent samples' heads now, on every core; the rest in the background.
         let made = try index.makeBank(decoding: order, decodeNow: 0, residency: true, progress: nil)
         var progress = DecodingProgress(report: options.progress)
         try made.decoder.decodeInParallel(order[..<urgent.count], headsOnly: true, progress: &progress)
         progress.finish()
-        let decoding = BackgroundDecoding(decoder: made.decoder, samples: order, holding: made.bank,
+        let decoding = BackgroundDecoding(decoder: made.decoder, samples: order, holding: made.bank, budgetBytes: options.sampleCacheBytes,
                                           warning: options.warning)
         return (made.bank, decoding)
     }
@@ -175,6 +196,9 @@ public enum SoundFontLoader {
     /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
     /// - Thread: any.
     public static let headSeconds = 0.5
+
+    /// The frames of a head (`headSeconds`) of a sample recorded at `rate`, a kilobyte-frame at least.
+    static func headFrames(recordedAt rate: Double) -> Int { max(1_024, Int(headSeconds * rate)) }
 
     /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
     /// decode to about 10 frames a byte; silence compresses far better, but not past this.
@@ -282,11 +306,13 @@ public enum SoundFontLoader {
     /// 24-bit value (word << 8 | low byte) / 8388608 as a Float. The range was validated against
     /// smpl (and sm24 has smpl's frame count), and the chunk checks it again.
     static func copy(_ sample: Hydra.SampleHeader, from file: SoundFontFile, into slot: UnsafeMutableRawPointer,
-                             encoding: SampleEncoding) throws(SoundFontError) {
-        let frames = sample.end - sample.start
+                     encoding: SampleEncoding, frames range: Range<Int>? = nil) throws(SoundFontError) {
+        // `slot` holds the range's first frame; the whole sample when no range is given.
+        let range = range ?? 0..<(sample.end - sample.start)
+        let first = sample.start + range.lowerBound, frames = range.count
         guard frames > 0 else { return }
         guard encoding == .float32 else {
-            try file.smpl.read(sample.start * 2, frames * 2, into: slot)
+            try file.smpl.read(first * 2, frames * 2, into: slot)
             #if _endian(big)
             let words = slot.assumingMemoryBound(to: Int16.self)
             for frame in 0..<frames { words[frame] = Int16(littleEndian: words[frame]) }
@@ -295,8 +321,8 @@ public enum SoundFontLoader {
         }
         // Plain pointer loops: per-element buffer checks and iterators would make debug builds
         // (the tests) crawl.
-        let words = try file.smpl.bytes(sample.start * 2, frames * 2)
-        let low = try file.sm24.map { sm24 throws(SoundFontError) in try sm24.bytes(sample.start, frames) } ?? [UInt8](repeating: 0, count: frames)
+        let words = try file.smpl.bytes(first * 2, frames * 2)
+        let low = try file.sm24.map { sm24 throws(SoundFontError) in try sm24.bytes(first, frames) } ?? [UInt8](repeating: 0, count: frames)
         let floats = slot.assumingMemoryBound(to: Float.self)
         words.withUnsafeBytes { words in
             var frame = 0

@@ -27,6 +27,9 @@ extension Commands {
             OptionSpec(name: "hold", valueName: "MS", help: "keyboard without release events: how long a note sounds", default: .number(300), range: 50...5_000),
             OptionSpec(name: "volume", valueName: "V", help: "master volume", default: .number(1), range: 0...1),
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds", range: 0.01...86_400),
+            OptionSpec(name: "sample-cache", valueName: "MB",
+                       help: "sample memory a SoundFont may keep: every sample's first half second stays, the rest comes from the file as notes play it, the least recently played dropped first",
+                       default: .number(256), range: 16...1_048_576),
         ] + DeviceOptions.songSpecs + [DeviceOptions.liveThreads],
         exclusiveGroups: [["midi-in", "midi"]],
         playsLive: true
@@ -78,8 +81,11 @@ extension Commands {
         let songSequencer = song.map { MIDISequencer($0, sampleRate: rate, program: program) }
         let first = songSequencer?.notesAtStart(seconds: Self.songStartSeconds, sampleRate: rate, kitPlaysPercussion: kitGiven)
             ?? PlayedNotes.startingPresets(kitPlaysPercussion: kitGiven, channels: 0..<1)
+        // A song's samples are decoded once and kept (what it plays is known); a live player's
+        // come and go within the cache.
         let opening = try openInstrument(path: try options.soundFontPath(), sampleRate: rate, first: first,
-                                         rest: songSequencer?.playedNotes(kitPlaysPercussion: kitGiven))
+                                         rest: songSequencer?.playedNotes(kitPlaysPercussion: kitGiven),
+                                         sampleCacheBytes: songSequencer == nil ? try options.integer("sample-cache") << 20 : nil)
         let bank = opening.bank
         defer { opening.decoding?.cancel() }
         let kit: DrumKit?

@@ -61,12 +61,14 @@ func loadInstrument(path: String, sampleRate: Double, notes: PlayedNotes? = nil)
 /// the loader's warnings, a line each; a sample that fails later, in the background, is a warning
 /// line too: what the commands that play live call.
 /// - Thread: control.
-func openInstrument(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes?) throws(InstrumentLoadError) -> InstrumentLoader.Opening {
+func openInstrument(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes?,
+                    sampleCacheBytes: Int?) throws(InstrumentLoadError) -> InstrumentLoader.Opening {
     let progress = LoadProgressLine(name: URL(fileURLWithPath: path).lastPathComponent)
     let opening: InstrumentLoader.Opening
     do {
         defer { progress.finish() }
-        opening = try InstrumentLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest, progress: progress.report,
+        opening = try InstrumentLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest,
+                                            sampleCacheBytes: sampleCacheBytes, progress: progress.report,
                                             warning: { printError("staccato: warning: \($0)") })
     }
     for warning in opening.bank.loadWarnings { printError("staccato: warning: \(path): \(warning)") }

@@ -101,6 +101,61 @@ final class SongSampleSelectionTests: XCTestCase {
         XCTAssertTrue(got.elementsEqual(expected) { $0.bitPattern == $1.bitPattern })
     }
 
+    /// Under a sample cache the heads stay and the bodies come and go: a cache the heads alone
+    /// exceed is refused in one line; within one, the bank keeps its bytes under the budget, the
+    /// bodies nobody plays are dropped, and a note on a dropped one starts from its head and
+    /// gets the rest back.
+    func testASampleCacheKeepsTheHeadsAndBoundsTheBodies() throws {
+        let font = CommandRunner.shippedSoundFont
+        let piano = PlayedNotes.startingPresets(kitPlaysPercussion: true, channels: 0..<1)
+        XCTAssertThrowsError(try SoundFontLoader.open(path: font, sampleRate: Self.rate, first: piano,
+                                                      options: .init(sampleCacheBytes: 1 << 20))) { error in
+            XCTAssertTrue("\(error)".hasPrefix("soundfont 'FluidR3_GM_piano_xylo.sf2': a sample cache of 1 MB cannot hold the samples' heads ("),
+                          "\(error)")
+        }
+        let budget = 4 << 20
+        let opened = try SoundFontLoader.open(path: font, sampleRate: Self.rate, first: piano, options: .init(sampleCacheBytes: budget))
+        defer { opened.decoding.cancel(); opened.decoding.wait() }
+        let residency = try XCTUnwrap(opened.bank.residency)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+        engine.install(opened.bank)
+        var block = [Float](repeating: 0, count: 2 * 512)
+        func render(_ frames: Int) {
+            for _ in 0..<(frames / 512) { block.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 512) } }
+        }
+        /// Waits (10 s at most) for `condition`, rendering a little between looks.
+        func eventually(_ condition: () -> Bool) -> Bool {
+            for _ in 0..<1_000 where !condition() { render(512); usleep(10_000) }
+            return condition()
+        }
+        // Every sample's head comes in, and bodies while they fit.
+        let samples = Set(opened.bank.regions.map { Int($0.sampleIndex) })
+        XCTAssertTrue(eventually { samples.allSatisfy { residency.frontier($0) > 0 } }, "every head is in")
+        XCTAssertTrue(eventually { opened.decoding.residentBytes <= budget })
+        // Notes across the keyboard, one at a time, each held until its body is in: the bodies
+        // before them are dropped to make room, never the one playing.
+        var played: [Int] = []
+        for key in stride(from: 21, through: 108, by: 6) {
+            engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100))
+            render(512)
+            let sample = try XCTUnwrap(samples.max { residency.lastUse($0) < residency.lastUse($1) }, "a sample was started")
+            XCTAssertTrue(eventually { residency.isResident(sample) }, "key \(key): the played sample's body comes in")
+            played.append(sample)
+            engine.send(midi: .noteOff(channel: 0, key: UInt8(key), velocity: 0))
+            render(48_000)
+        }
+        XCTAssertTrue(eventually { opened.decoding.residentBytes <= budget }, "back within the budget: \(opened.decoding.residentBytes)")
+        XCTAssertGreaterThan(opened.decoding.droppedBodyCount, 0, "bodies were dropped to make room")
+        // The first key's body was dropped by now (the least recently played): played again it
+        // starts from its head and its body comes back.
+        let first = played[0]
+        XCTAssertFalse(residency.isResident(first), "the least recently played body was dropped")
+        engine.send(midi: .noteOn(channel: 0, key: 21, velocity: 100))
+        render(512)
+        XCTAssertTrue(eventually { residency.isResident(first) }, "its body came back")
+        XCTAssertEqual(opened.decoding.failedCount, 0)
+    }
+
     /// Channels are followed as the sampler follows them: a bank select waits for the next
     /// program change, a GS rhythm part makes a channel a drum channel playing kit 0, and a
     /// system reset selects program 0 of bank 0 again.

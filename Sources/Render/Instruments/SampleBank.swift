@@ -151,7 +151,7 @@ public final class SampleBank: @unchecked Sendable {
         public let curves: UnsafeBufferPointer<Float>
         /// - Thread: any.
         public let initialControllers: UnsafeBufferPointer<UInt16>
-        /// `SampleResidency.frontiers`, nil when every sample is in memory.
+        /// `SampleResidency.cells`, nil when every sample is in memory.
         /// - Thread: any.
         public let residentSamples: UnsafePointer<Atomic<Int>>?
         /// `SampleResidency.requests` and `.pendingRequests`, nil when every sample is in memory.
@@ -273,7 +273,7 @@ public final class SampleBank: @unchecked Sendable {
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
                                    modulators: self.modulators, curves: self.curves,
-                                   initialControllers: self.initialControllers, residentSamples: residency?.frontiers,
+                                   initialControllers: self.initialControllers, residentSamples: residency?.cells,
                                    sampleRequests: residency?.requests, pendingSampleRequests: residency?.pendingRequests))
         self.layout = UnsafePointer(layout)
     }

@@ -1,14 +1,14 @@
 import Synchronization
 
 /// How much of each of a bank's samples is in memory, for a bank that is installed before all its
-/// samples are decoded: per sample, a frontier, the pool frame below which every frame of the
-/// sample (and the guard frames before it) is written. 0: nothing yet; `Int.max`: all of it,
-/// guard frames after it included. Between the two, the sample's head is in and its body is
-/// still being decoded.
+/// samples are decoded, or whose samples' bodies come and go under a memory budget: per sample, a
+/// frontier, the pool frame below which every frame of the sample (and the guard frames before
+/// it) is written. 0: nothing yet; `Int.max`: all of it, guard frames after it included. Between
+/// the two, the sample's head is in and its body is not (yet, or any more).
 ///
 /// Guarantees:
-/// - A frontier only moves up (0, then a head's end, then `Int.max`), so frames a voice could read
-///   once stay written for the bank's life.
+/// - A frontier moves up as frames are written, and down to the head's end only while no voice
+///   plays the sample (`dropBody`): frames a voice may read stay written while it plays.
 /// - Each move is a release store made after the frames below it are written; the audio thread
 ///   reads it with an acquire load, at note-on and before each control block a voice of a sample
 ///   not wholly in reads: what it reads is written, by the thread that decoded it, so the audio
@@ -23,14 +23,18 @@ public final class SampleResidency: @unchecked Sendable {
     /// Samples in the bank's source (the loader's numbering, `SamplerRegion.sampleIndex`).
     /// - Thread: any.
     public let sampleCount: Int
-    /// The frontiers, as the audio thread reads them (`SampleBank.Layout.residentSamples`).
+    /// Each sample's cells, `cellCount` a sample (`SampleBank.Layout.residentSamples`): its
+    /// frontier, then how many voices play it, then the frame it was last started at.
     /// - Thread: any.
-    public let frontiers: UnsafePointer<Atomic<Int>>
+    public let cells: UnsafePointer<Atomic<Int>>
+    /// Cells a sample: frontier, users, last use (`SampleCells.count`).
+    /// - Thread: any.
+    public static var cellCount: Int { SampleCells.count }
     private let storage: UnsafeMutablePointer<Atomic<Int>>
     private let residentTotal = Atomic<Int>(0)
     /// Per sample, whether a note started on its head alone and wants the rest of it soon: the
-    /// audio thread's requests to the decoding threads (`requestRest`, `takeRequest`), one flag a
-    /// sample so a request is one atomic store and never fails for want of room.
+    /// audio thread's requests to the decoding threads (`takeRequest`), one flag a sample so a
+    /// request is one atomic store and never fails for want of room.
     /// - Thread: any.
     public let requests: UnsafePointer<Atomic<Bool>>
     /// How many flags of `requests` are set, so the decoding threads look through them only then.
@@ -44,9 +48,10 @@ public final class SampleResidency: @unchecked Sendable {
     public init(sampleCount: Int) {
         precondition(sampleCount >= 0)
         self.sampleCount = sampleCount
-        storage = .allocate(capacity: max(1, sampleCount))
-        for index in 0..<max(1, sampleCount) { (storage + index).initialize(to: Atomic(0)) }
-        frontiers = UnsafePointer(storage)
+        let cellTotal = max(1, sampleCount) * Self.cellCount
+        storage = .allocate(capacity: cellTotal)
+        for index in 0..<cellTotal { (storage + index).initialize(to: Atomic(0)) }
+        cells = UnsafePointer(storage)
         requestStorage = .allocate(capacity: max(1, sampleCount))
         for index in 0..<max(1, sampleCount) { (requestStorage + index).initialize(to: Atomic(false)) }
         requests = UnsafePointer(requestStorage)
@@ -56,13 +61,78 @@ public final class SampleResidency: @unchecked Sendable {
     }
 
     deinit {
-        storage.deinitialize(count: max(1, sampleCount))
+        storage.deinitialize(count: max(1, sampleCount) * Self.cellCount)
         storage.deallocate()
         requestStorage.deinitialize(count: max(1, sampleCount))
         requestStorage.deallocate()
         pendingStorage.deinitialize(count: 1)
         pendingStorage.deallocate()
     }
+
+    private func frontierCell(_ index: Int) -> UnsafeMutablePointer<Atomic<Int>> {
+        precondition(index >= 0 && index < sampleCount, "sample index outside the bank")
+        return storage + index * Self.cellCount
+    }
+
+    /// Says that sample `index`'s frames below pool frame `frame` are written (its head). Never
+    /// moves a frontier down.
+    /// - Thread: any. The thread that wrote the frames.
+    public func markWritten(_ index: Int, below frame: Int) {
+        let cell = frontierCell(index)
+        var current = cell.pointee.load(ordering: .relaxed)
+        while current < frame {
+            let (exchanged, original) = cell.pointee.compareExchange(expected: current, desired: frame, ordering: .releasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Says that all of sample `index` is written.
+    /// - Thread: any. The thread that wrote the frames.
+    public func markResident(_ index: Int) {
+        if frontierCell(index).pointee.exchange(.max, ordering: .sequentiallyConsistent) != .max { residentTotal.add(1, ordering: .relaxed) }
+    }
+
+    /// Takes sample `index` back to its head (`headEnd`, a pool frame) so its body's pages can be
+    /// handed back, unless a voice plays it: true when it was taken back, and no voice can read
+    /// past `headEnd` from then on. The frontier goes down first and the users are read after it,
+    /// each sequentially consistent, against a note-on that counts itself a user first and reads
+    /// the frontier after: one of the two sees the other, so either the body stays or the voice
+    /// watches the head's end.
+    /// - Thread: any. The thread that decodes and drops bodies.
+    public func dropBody(_ index: Int, headEnd: Int) -> Bool {
+        let cell = frontierCell(index)
+        guard cell.pointee.load(ordering: .sequentiallyConsistent) == .max else { return false }
+        cell.pointee.store(headEnd, ordering: .sequentiallyConsistent)
+        guard (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else {
+            cell.pointee.store(.max, ordering: .sequentiallyConsistent)
+            return false
+        }
+        residentTotal.subtract(1, ordering: .relaxed)
+        return true
+    }
+
+    /// Whether all of sample `index` is in memory.
+    /// - Thread: any.
+    public func isResident(_ index: Int) -> Bool {
+        index >= 0 && index < sampleCount && frontierCell(index).pointee.load(ordering: .acquiring) == .max
+    }
+
+    /// The pool frame below which sample `index` is written.
+    /// - Thread: any.
+    public func frontier(_ index: Int) -> Int { frontierCell(index).pointee.load(ordering: .acquiring) }
+
+    /// Voices playing sample `index` now.
+    /// - Thread: any.
+    public func users(_ index: Int) -> Int { (frontierCell(index) + 1).pointee.load(ordering: .relaxed) }
+
+    /// The frame a voice of sample `index` last started at (0: never).
+    /// - Thread: any.
+    public func lastUse(_ index: Int) -> Int { (frontierCell(index) + 2).pointee.load(ordering: .relaxed) }
+
+    /// How many samples are wholly in memory.
+    /// - Thread: any.
+    public var residentCount: Int { residentTotal.load(ordering: .relaxed) }
 
     /// A sample a note has asked for the rest of, not yet taken, clearing its request; nil when
     /// none waits.
@@ -76,61 +146,46 @@ public final class SampleResidency: @unchecked Sendable {
         }
         return nil
     }
-
-    /// Says that sample `index`'s frames below pool frame `frame` are written (its head). Never
-    /// moves a frontier down.
-    /// - Thread: any. The thread that wrote the frames.
-    public func markWritten(_ index: Int, below frame: Int) {
-        precondition(index >= 0 && index < sampleCount, "sample index outside the bank")
-        var current = storage[index].load(ordering: .relaxed)
-        while current < frame {
-            let (exchanged, original) = storage[index].compareExchange(expected: current, desired: frame, ordering: .releasing)
-            if exchanged { return }
-            current = original
-        }
-    }
-
-    /// Says that all of sample `index` is written.
-    /// - Thread: any. The thread that wrote the frames.
-    public func markResident(_ index: Int) {
-        precondition(index >= 0 && index < sampleCount, "sample index outside the bank")
-        if storage[index].exchange(.max, ordering: .releasing) != .max { residentTotal.add(1, ordering: .relaxed) }
-    }
-
-    /// Whether all of sample `index` is in memory.
-    /// - Thread: any.
-    public func isResident(_ index: Int) -> Bool {
-        index >= 0 && index < sampleCount && storage[index].load(ordering: .acquiring) == .max
-    }
-
-    /// The pool frame below which sample `index` is written.
-    /// - Thread: any.
-    public func frontier(_ index: Int) -> Int { storage[index].load(ordering: .acquiring) }
-
-    /// How many samples are wholly in memory.
-    /// - Thread: any.
-    public var residentCount: Int { residentTotal.load(ordering: .relaxed) }
 }
 
-/// Whether a region of sample `index` starting at pool frame `start` may start (`playable`: its
-/// first frames are written), and the frontier its voice must test before each block (`watch`;
-/// nil when it need not: a region that names no sample, a bank without residency, or a sample
-/// wholly in memory).
+/// A voice of sample `index` (its cells in `cells`, `SampleCells.count` a sample) starting
+/// at pool frame `start`, at frame `now`: counts itself a user, then reads the frontier (the order
+/// `SampleResidency.dropBody` relies on), asks for the rest of a sample not wholly in memory, and
+/// returns whether it may start (its first frames are written; if not, it is no user) and its
+/// sample's cells, which the voice keeps (nil for a region that names no sample or a bank without
+/// residency) to watch the frontier before each block and to count itself out when it ends
+/// (`sampleVoiceEnded`).
 /// - Thread: audio. The sampler calls it at note-on.
 @inline(__always) @_noAllocation @_noLocks
-func sampleFrontier(_ index: Int32, start: Int, frontiers: UnsafePointer<Atomic<Int>>?) -> (playable: Bool, watch: UnsafePointer<Atomic<Int>>?) {
-    guard let frontiers, index >= 0 else { return (true, nil) }
-    let frontier = frontiers + Int(index)
-    let written = frontier.pointee.load(ordering: .acquiring)
-    if written == .max { return (true, nil) }
-    return (written > start + 2, frontier)
+func startSampleVoice(_ index: Int32, start: Int, now: FrameTime, cells: UnsafePointer<Atomic<Int>>?,
+                      requests: UnsafePointer<Atomic<Bool>>?, pending: UnsafePointer<Atomic<Int>>?)
+    -> (playable: Bool, cells: UnsafePointer<Atomic<Int>>?) {
+    guard let cells, index >= 0 else { return (true, nil) }
+    let cell = cells + Int(index) * SampleCells.count
+    (cell + 1).pointee.add(1, ordering: .sequentiallyConsistent)
+    (cell + 2).pointee.store(Int(truncatingIfNeeded: now) | 1, ordering: .relaxed)
+    let written = cell.pointee.load(ordering: .sequentiallyConsistent)
+    if written == .max { return (true, cell) }
+    if let requests, let pending, !requests[Int(index)].exchange(true, ordering: .releasing) {
+        pending.pointee.add(1, ordering: .releasing)
+    }
+    guard written > start + 2 else {
+        (cell + 1).pointee.subtract(1, ordering: .sequentiallyConsistent)
+        return (false, nil)
+    }
+    return (true, cell)
 }
 
-/// Asks the decoding threads for the rest of sample `index` (a voice started on its head): one
-/// flag set and a count raised, never a wait. A sample asked for again before it is taken counts once.
-/// - Thread: audio. The sampler calls it at note-on.
+/// A voice that held sample cells (`startSampleVoice`) has ended: one user fewer.
+/// - Thread: audio.
 @inline(__always) @_noAllocation @_noLocks
-func requestRestOfSample(_ index: Int32, requests: UnsafePointer<Atomic<Bool>>?, pending: UnsafePointer<Atomic<Int>>?) {
-    guard let requests, let pending, index >= 0 else { return }
-    if !requests[Int(index)].exchange(true, ordering: .releasing) { pending.pointee.add(1, ordering: .releasing) }
+func sampleVoiceEnded(_ cells: UnsafePointer<Atomic<Int>>?) {
+    cells?.advanced(by: 1).pointee.subtract(1, ordering: .sequentiallyConsistent)
+}
+
+/// The cells `SampleResidency` keeps for each sample, in this order: its frontier, its users and
+/// its last use. A namespace the audio thread can read without touching the class.
+public enum SampleCells {
+    /// - Thread: any.
+    public static var count: Int { @_noAllocation @_noLocks get { 3 } }
 }

@@ -52,8 +52,9 @@ struct SamplerVoice {
     /// Its note-off came before the minimum note length: it is released at this frame
     /// (`FrameTime.max`: no release pending).
     var heldReleaseFrame = FrameTime.max
-    /// Its sample's frontier (`SampleResidency`) while the sample is not wholly in memory, else
-    /// nil: set at note-on, read before each block. It fills the first cache line: the fields
+    /// Its sample's cells in a bank with residency (`SampleResidency`: the frontier first), else
+    /// nil: set at note-on, the frontier read before each block, the users cell counted down when
+    /// the voice ends. It fills the first cache line: the fields
     /// above are what the audio thread reads of every voice between segments, and rendering
     /// (perhaps on a voice worker) writes none of them but `isActive`, as the voice ends; the
     /// fields below are what rendering writes. Apart, the audio thread's scans do not take lines

@@ -1,3 +1,4 @@
+import Synchronization
 import Lockfree
 
 /// A fixed pool of sampler voices, allocated once, plus spare slots where stolen voices fade out.
@@ -134,6 +135,9 @@ struct VoicePool {
     struct Acquired {
         var voice: UnsafeMutablePointer<SamplerVoice>
         var endedBankSlots: (Int, Int) = (-1, -1)
+        /// The sample cells of the same voices (`SamplerVoice.sampleFrontier`): their samples have
+        /// one user fewer.
+        var endedSampleCells: (UnsafePointer<Atomic<Int>>?, UnsafePointer<Atomic<Int>>?) = (nil, nil)
     }
 
     /// A voice for a new note: a free one (the first), or a stolen one. Never nil. The caller starts
@@ -165,11 +169,17 @@ struct VoicePool {
         if voice.pointee.currentLevel > Self.silentLevel {
             // The victim lives on in a fade slot (keeping its bank); a slot's cut voice ends.
             let slot = fadeSlot()
-            if slot.pointee.isActive { acquired.endedBankSlots.1 = slot.pointee.bankSlot } else { fadingCount += 1 }
+            if slot.pointee.isActive {
+                acquired.endedBankSlots.1 = slot.pointee.bankSlot
+                acquired.endedSampleCells.1 = slot.pointee.sampleFrontier
+            } else {
+                fadingCount += 1
+            }
             slot.pointee = voice.pointee
             slot.pointee.fadeOut(sampleRate: sampleRate)
         } else {
             acquired.endedBankSlots.0 = voice.pointee.bankSlot
+            acquired.endedSampleCells.0 = voice.pointee.sampleFrontier
         }
         voice.pointee.isActive = false
         voice.pointee.noteSerial = nextSerial
