@@ -153,6 +153,7 @@ public final class PlaybackStream: @unchecked Sendable {
     /// ends with `.finished`. Returns once the thread has tried for real-time scheduling.
     /// - Thread: control.
     public func start(frameLimit: Int? = nil) throws(DeviceError) {
+        isStarted = true
         core.start(frameLimit: frameLimit)
         startTime = MonotonicClock.seconds()
         try implementation.start()
@@ -164,6 +165,10 @@ public final class PlaybackStream: @unchecked Sendable {
     /// The scheduling the audio thread got.
     /// - Thread: control.
     public var realtimeScheduling: RealtimeScheduling { implementation.realtimeScheduling }
+
+    /// Whether `start` has been called: a stream starts once.
+    /// - Thread: control.
+    public private(set) var isStarted = false
 
     /// Xruns so far (recovered by the backend, or reported by the server).
     /// - Thread: control.

@@ -73,6 +73,10 @@ extension Commands {
             throw CommandFailure("\(error.description); --audio null plays without a sound card, and 'staccato render \(options.positionals[0]) --out FILE.wav' writes the song to a file")
         }
         defer { engine.releaseAllNotes() }
+        let frameLimit = seconds.map { Int($0 * rate) } ?? Int.max
+        // Live input plays from the moment the device runs (silence until the instrument is in):
+        // a JACK client is active, and takes connections, before a large font's first heads are.
+        if song == nil { try LivePlayback.start(stream, frameLimit: frameLimit) }
 
         // Then the instrument: what the first notes need is decoded before anything plays, the
         // rest in the background while it plays (a song: what it plays, in the order it plays it;
@@ -97,7 +101,6 @@ extension Commands {
         }
         engine.install(bank)
         if let kit { engine.install(kit) }
-        let frameLimit = seconds.map { Int($0 * rate) } ?? Int.max
 
         if let song {
             return try playSong(song, path: options.positionals[0], program: program, engine: engine, stream: stream, frameLimit: frameLimit)

@@ -28,13 +28,19 @@ enum LivePlayback {
         }
     }
 
-    /// Starts the session's stream, runs `body` (which runs the session) and reports.
-    static func run(_ session: LiveSession, frameLimit: Int, _ body: (LiveSession) -> LiveSession.Outcome) throws -> Int32 {
-        let stream = session.stream
+    /// Starts `stream` and says what plays where: what a command that loads while it plays calls
+    /// first (a JACK client is then active, and its ports take connections, before the load).
+    static func start(_ stream: PlaybackStream, frameLimit: Int) throws {
         StatusLine.standard.print(playingLine(stream))
         try stream.start(frameLimit: frameLimit)
         for line in stream.details { StatusLine.standard.print(line) }
         StatusLine.standard.print(DeviceOptions.schedulingLine(stream))
+    }
+
+    /// Starts the session's stream (unless `start` has), runs `body` (which runs the session) and reports.
+    static func run(_ session: LiveSession, frameLimit: Int, _ body: (LiveSession) -> LiveSession.Outcome) throws -> Int32 {
+        let stream = session.stream
+        if !stream.isStarted { try start(stream, frameLimit: frameLimit) }
         let outcome = body(session)
         let played = Double(stream.framesWritten) / Double(stream.granted.sampleRate)
         let underruns = session.engine.renderer.statistics.sampleUnderruns
