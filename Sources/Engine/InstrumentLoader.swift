@@ -73,10 +73,13 @@ public enum InstrumentLoader {
     /// plays (`SoundFontLoader.open`). An SFZ instrument or a sample set loads whole.
     /// - Parameter warning: told, a line each, of a sample that fails in the background.
     /// - Thread: control.
-    /// - Parameter sampleCacheBytes: the sample memory a SoundFont may keep
-    ///   (`SoundFontLoader.Options.sampleCacheBytes`); nil: all of it, decoded once.
+    /// - Parameters:
+    ///   - sampleCacheBytes: the sample memory a SoundFont may keep
+    ///     (`SoundFontLoader.Options.sampleCacheBytes`); nil: all of it, decoded once.
+    ///   - backgroundDelay: a slow disk on purpose (`SoundFontLoader.Options.backgroundDelay`).
     public static func open(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes? = nil,
-                            sampleCacheBytes: Int? = nil, progress: (@Sendable (Double) -> Void)? = nil,
+                            sampleCacheBytes: Int? = nil, backgroundDelay: Duration? = nil,
+                            progress: (@Sendable (Double) -> Void)? = nil,
                             warning: (@Sendable (String) -> Void)? = nil) throws(InstrumentLoadError) -> Opening {
         guard FileKind(path: path) == .regular, !SFZLoader.isSFZ(path: path) else {
             return Opening(bank: try load(path: path, sampleRate: sampleRate, progress: progress), decoding: nil)
@@ -84,7 +87,7 @@ public enum InstrumentLoader {
         do {
             let opened = try SoundFontLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest.map { .played($0) } ?? .all,
                                                   options: SoundFontLoader.Options(progress: progress, sampleCacheBytes: sampleCacheBytes,
-                                                                                   warning: warning))
+                                                                                   backgroundDelay: backgroundDelay, warning: warning))
             return Opening(bank: opened.bank, decoding: opened.decoding)
         } catch {
             throw .soundFont(error)

@@ -223,9 +223,15 @@ public final class BackgroundDecoding: @unchecked Sendable {
     /// every sample decoded whole, once.
     private let budgetBytes: Int?
     private let droppedBodies = Atomic<Int>(0)
+    /// `SoundFontLoader.Options.backgroundDelay`.
+    private let delay: Duration?
+    /// Samples whose decoding failed: a body that does not decode is not tried again, and the
+    /// warning names a file once.
+    private let failedSamples = Mutex<(samples: Set<Int>, files: Set<String>)>(([], []))
 
-    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, budgetBytes: Int? = nil,
+    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, budgetBytes: Int? = nil, delay: Duration? = nil,
          warning: (@Sendable (String) -> Void)?) {
+        self.delay = delay
         self.decoder = decoder
         self.samples = samples
         self.bank = bank
@@ -279,12 +285,26 @@ public final class BackgroundDecoding: @unchecked Sendable {
     }
 
     private func decode(_ sample: Int, headOnly: Bool) {
+        guard !failedSamples.withLock({ $0.samples.contains(sample) }) else { return }
+        if let delay { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
         do throws(SoundFontError) {
             _ = try decoder.decode(sample, headFrames: headOnly ? decoder.headFrames(of: sample) : nil)
         } catch {
-            failures.add(1, ordering: .relaxed)
-            warning?("\(error.description); its notes stay silent")
+            failed(sample, error)
         }
+    }
+
+    /// Counts a sample that did not decode and says so, a line for the first of each file: a
+    /// font truncated or replaced while it plays fails every sample still to come, and one line
+    /// naming it says what matters. The sample stays as it is (its head, or nothing): its notes
+    /// end there, counted as underruns, and everything else plays on.
+    private func failed(_ sample: Int, _ error: SoundFontError) {
+        failures.add(1, ordering: .relaxed)
+        let first = failedSamples.withLock { failed in
+            failed.samples.insert(sample)
+            return failed.files.insert(error.file).inserted
+        }
+        if first { warning?("\(error.description); its notes stay silent, and so may others of the file") }
     }
 
     /// Drops bodies no voice plays, least recently started first, until the bank's written
@@ -316,12 +336,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
                 sample = samples[index]
             }
             guard claim(sample) else { continue }
-            do throws(SoundFontError) {
-                _ = try decoder.decode(sample)
-            } catch {
-                failures.add(1, ordering: .relaxed)
-                warning?("\(error.description); its notes stay silent")
-            }
+            decode(sample, headOnly: false)
         }
     }
 

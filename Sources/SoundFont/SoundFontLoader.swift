@@ -78,6 +78,11 @@ public enum SoundFontLoader {
         /// - Thread: any.
         public var sampleCacheBytes: Int?
 
+        /// A pause before each sample the background decoding writes (`open`): a slow disk, made
+        /// on purpose, for the tests and benchmarks that show the audio thread never waits for it.
+        /// - Thread: any.
+        public var backgroundDelay: Duration?
+
         /// Told, a line each, what goes wrong while samples decode in the background (`open`): a
         /// sample that does not decode, named with the file and the reason. Called on a decoding
         /// thread.
@@ -86,7 +91,9 @@ public enum SoundFontLoader {
 
         /// - Thread: any.
         public init(attenuationScale: AttenuationScale = .emu, progress: (@Sendable (Double) -> Void)? = nil,
-                    selection: SampleSelection = .all, sampleCacheBytes: Int? = nil, warning: (@Sendable (String) -> Void)? = nil) {
+                    selection: SampleSelection = .all, sampleCacheBytes: Int? = nil, backgroundDelay: Duration? = nil,
+                    warning: (@Sendable (String) -> Void)? = nil) {
+            self.backgroundDelay = backgroundDelay
             self.attenuationScale = attenuationScale
             self.progress = progress
             self.selection = selection
@@ -172,6 +179,7 @@ public enum SoundFontLoader {
         try made.decoder.decodeInParallel(order[..<urgent.count], headsOnly: true, progress: &progress)
         progress.finish()
         let decoding = BackgroundDecoding(decoder: made.decoder, samples: order, holding: made.bank, budgetBytes: options.sampleCacheBytes,
+                                          delay: options.backgroundDelay,
                                           warning: options.warning)
         return (made.bank, decoding)
     }

@@ -67,8 +67,10 @@ func openInstrument(path: String, sampleRate: Double, first: PlayedNotes, rest: 
     let opening: InstrumentLoader.Opening
     do {
         defer { progress.finish() }
+        // STACCATO_DECODE_DELAY_MS: a slow disk on purpose, for the tests that show nothing waits for it.
+        let delay = ProcessInfo.processInfo.environment["STACCATO_DECODE_DELAY_MS"].flatMap(Int.init).map { Duration.milliseconds($0) }
         opening = try InstrumentLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest,
-                                            sampleCacheBytes: sampleCacheBytes, progress: progress.report,
+                                            sampleCacheBytes: sampleCacheBytes, backgroundDelay: delay, progress: progress.report,
                                             warning: { printError("staccato: warning: \($0)") })
     }
     for warning in opening.bank.loadWarnings { printError("staccato: warning: \(path): \(warning)") }

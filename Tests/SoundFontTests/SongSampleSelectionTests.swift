@@ -156,6 +156,43 @@ final class SongSampleSelectionTests: XCTestCase {
         XCTAssertEqual(opened.decoding.failedCount, 0)
     }
 
+    /// A font cut short while it plays (truncated, as a copy still being written or a full disk
+    /// leaves it): the samples still to come fail, one line names the file, their notes end with
+    /// their heads, counted, and the rest plays on.
+    func testAFontCutShortWhilePlayingIsOneLineAndTheRestPlaysOn() throws {
+        let folder = try TemporaryFolder(self)
+        let copy = folder.path + "/cut-short.sf2"
+        try FileManager.default.copyItem(atPath: CommandRunner.shippedSoundFont, toPath: copy)
+        let warnings = LockedLines()
+        let piano = PlayedNotes.startingPresets(kitPlaysPercussion: true, channels: 0..<1)
+        // A pause before each background sample, so the cut comes before the first of them.
+        let opened = try SoundFontLoader.open(path: copy, sampleRate: Self.rate, first: piano,
+                                              options: .init(sampleCacheBytes: 8 << 20, backgroundDelay: .milliseconds(20),
+                                                             warning: { warnings.append($0) }))
+        defer { opened.decoding.cancel(); opened.decoding.wait() }
+        XCTAssertEqual(truncate(copy, 1 << 20), 0)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate)))
+        engine.install(opened.bank)
+        var block = [Float](repeating: 0, count: 2 * 512)
+        var peak: Float = 0
+        for key in stride(from: 21, through: 108, by: 4) {
+            engine.send(midi: .noteOn(channel: 0, key: UInt8(key), velocity: 100))
+            for _ in 0..<20 {
+                block.withUnsafeMutableBufferPointer { engine.renderer.render(into: $0.baseAddress!, frameCount: 512) }
+                peak = max(peak, block.map(abs).max() ?? 0)
+                usleep(2_000)
+            }
+        }
+        for _ in 0..<200 where opened.decoding.failedCount == 0 { usleep(10_000) }
+        XCTAssertGreaterThan(opened.decoding.failedCount, 0, "the samples past the cut failed")
+        XCTAssertGreaterThan(peak, 0.01, "the heads played")
+        XCTAssertGreaterThan(engine.renderer.statistics.sampleUnderruns, 0, "notes past their heads ended, counted")
+        let lines = warnings.lines
+        XCTAssertEqual(lines.count, 1, "one line for the file: \(lines)")
+        XCTAssertTrue(lines.first?.hasPrefix("cut-short.sf2") ?? false, "\(lines)")
+        XCTAssertTrue(lines.first?.contains("has shrunk") ?? false, "\(lines)")
+    }
+
     /// Channels are followed as the sampler follows them: a bank select waits for the next
     /// program change, a GS rhythm part makes a channel a drum channel playing kit 0, and a
     /// system reset selects program 0 of bank 0 again.
@@ -178,4 +215,12 @@ final class SongSampleSelectionTests: XCTestCase {
         XCTAssertEqual(filed, ["0:0 key 60", "8:40 key 62", "128:0 drums key 36", "0:0 key 64"])
         XCTAssertEqual(notes.requests.map(\.channels), [[0], [0], [3]])
     }
+}
+
+/// Lines a warning callback collects from the decoding thread.
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ line: String) { lock.withLock { stored.append(line) } }
+    var lines: [String] { lock.withLock { stored } }
 }
