@@ -289,6 +289,12 @@ struct Sampler {
                              attenuationOffsetCentibels: Float = 0) {
         guard let samples = slot.pointee.samples, let modulators = slot.pointee.modulators,
               var level = region.pointee.crossfade.attenuationCentibels(key: key, velocity: velocity) else { return }
+        if region.pointee.velocityCurve >= 0, let curves = slot.pointee.curves {
+            let gain = curves[Int(region.pointee.velocityCurve) * SampleBank.Layout.curveLength + Int(velocity)]
+            guard gain > 0 else { return }
+            level -= 10 * amplitudeToDecibels(gain)
+        }
+        // Last before the voice is taken: from here the note counts as a user of its sample.
         // A sample not wholly in memory is not read past what is written: a region with nothing
         // written stays silent, counted, rather than the audio thread waiting; a voice on a sample
         // whose head alone is in watches its frontier (`SamplerVoice.prepare`) and asks for the rest.
@@ -298,11 +304,6 @@ struct Sampler {
         guard residency.playable else {
             sampleUnderrunCount += 1
             return
-        }
-        if region.pointee.velocityCurve >= 0, let curves = slot.pointee.curves {
-            let gain = curves[Int(region.pointee.velocityCurve) * SampleBank.Layout.curveLength + Int(velocity)]
-            guard gain > 0 else { return }
-            level -= 10 * amplitudeToDecibels(gain)
         }
         if region.pointee.exclusiveClass != 0 { silenceExclusiveClass(region.pointee.exclusiveClass, channel: channel, sparing: firstSerial) }
         if region.pointee.notePolyphony != 0 || region.pointee.polyphony != 0 {

@@ -26,7 +26,9 @@ final class SampleDecoder: @unchecked Sendable {
     /// around each are written here (so the pages a voice of theirs reads are resident before it
     /// starts), and the pages of the others are never touched, so they cost address space, not
     /// memory. Checks that the machine can hold the samples `samples` name.
-    init(index: SoundFontIndex, samples: [Int], residency: SampleResidency?) throws(SoundFontError) {
+    /// - Parameter budgetBytes: the most of it a bank under a sample cache keeps written at once
+    ///   (`SoundFontLoader.Options.sampleCacheBytes`): what the memory check asks for, when less.
+    init(index: SoundFontIndex, samples: [Int], residency: SampleResidency?, budgetBytes: Int? = nil) throws(SoundFontError) {
         hydra = index.hydra
         file = index.file
         streams = index.streams
@@ -50,7 +52,8 @@ final class SampleDecoder: @unchecked Sendable {
         let encoding: SampleEncoding = file.sm24 == nil ? .int16 : .float32
         let headers = index.hydra.samples
         let wantedFrames = samples.reduce(0) { $0 + headers[$1].end - headers[$1].start + 2 * guardFrames }
-        try SoundFontLoader.requireMemory(wantedFrames * encoding.bytesPerFrame + SoundFontLoader.memoryReserve, for: hydra.file, "of sample memory")
+        let wantedBytes = min(wantedFrames * encoding.bytesPerFrame, budgetBytes ?? .max)
+        try SoundFontLoader.requireMemory(wantedBytes + SoundFontLoader.memoryReserve, for: hydra.file, "of sample memory")
         try SoundFontLoader.requireMemory(poolSize * encoding.bytesPerFrame + SoundFontLoader.memoryReserve, for: hydra.file,
                                           "of address space for its sample pool", addressSpaceOnly: true)
         let pool = SamplePool.allocate(encoding: encoding, frameCount: poolSize)
@@ -219,6 +222,10 @@ public final class BackgroundDecoding: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let claimed: UnsafeMutablePointer<Atomic<Bool>>
     private let claimedCount: Int
+    /// Which samples are this decoding's (`samples`): only they have their guard frames written,
+    /// so a request for another (a note of a preset a song never asked for, through JACK's
+    /// midi_in) is not served, and that note's region stays silent.
+    private let isQueued: [Bool]
     /// Bytes of sample memory the bank may keep (`SoundFontLoader.Options.sampleCacheBytes`); nil:
     /// every sample decoded whole, once.
     private let budgetBytes: Int?
@@ -237,6 +244,9 @@ public final class BackgroundDecoding: @unchecked Sendable {
         self.bank = bank
         self.warning = warning
         self.budgetBytes = budgetBytes
+        var isQueued = [Bool](repeating: false, count: decoder.slots.count)
+        for sample in samples { isQueued[sample] = true }
+        self.isQueued = isQueued
         claimedCount = max(1, decoder.slots.count)
         claimed = .allocate(capacity: claimedCount)
         for index in 0..<claimedCount { (claimed + index).initialize(to: Atomic(false)) }
@@ -266,6 +276,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
         var heads = 0, bodies = 0
         while !cancelled.load(ordering: .relaxed) {
             if let requested = bank.residency?.takeRequest() {
+                guard isQueued[requested] else { continue }
                 decode(requested, headOnly: false)
                 fit(budget)
             } else if heads < samples.count {
@@ -329,6 +340,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
             // A note waiting on a sample's head comes before the queue's order.
             let sample: Int
             if let requested = bank.residency?.takeRequest() {
+                guard isQueued[requested] else { continue }
                 sample = requested
             } else {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue

@@ -124,13 +124,13 @@ final class SoundFontIndex {
     /// Regions of samples not in `samples` never sound. With `residency`
     /// the bank says which samples are in memory (`SampleResidency`), and those regions' notes are
     /// counted as underruns; without it every used sample must be in `samples` and decoded now.
-    func makeBank(decoding samples: [Int], decodeNow: Int? = nil, residency: Bool,
+    func makeBank(decoding samples: [Int], decodeNow: Int? = nil, residency: Bool, budgetBytes: Int? = nil,
                   progress report: (@Sendable (Double) -> Void)?) throws(SoundFontError) -> (bank: SampleBank, decoder: SampleDecoder) {
         precondition(!regionsHandedOver, "a font index makes one bank")
         let decodeNow = decodeNow ?? samples.count
         precondition(residency || decodeNow == usedSamples.count, "a bank without residency flags must hold every sample")
         let flags = residency ? SampleResidency(sampleCount: hydra.samples.count) : nil
-        let decoder = try SampleDecoder(index: self, samples: samples, residency: flags)
+        let decoder = try SampleDecoder(index: self, samples: samples, residency: flags, budgetBytes: budgetBytes)
         // The bank takes the pool over; until it does, a failure frees it here.
         var poolHandedOver = false
         defer { if !poolHandedOver { decoder.pool.deallocate() } }

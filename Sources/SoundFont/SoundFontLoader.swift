@@ -174,7 +174,7 @@ public enum SoundFontLoader {
             }
         }
         // The urgent samples' heads now, on every core; the rest in the background.
-        let made = try index.makeBank(decoding: order, decodeNow: 0, residency: true, progress: nil)
+        let made = try index.makeBank(decoding: order, decodeNow: 0, residency: true, budgetBytes: options.sampleCacheBytes, progress: nil)
         var progress = DecodingProgress(report: options.progress)
         try made.decoder.decodeInParallel(order[..<urgent.count], headsOnly: true, progress: &progress)
         progress.finish()

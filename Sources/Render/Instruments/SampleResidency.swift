@@ -102,7 +102,12 @@ public final class SampleResidency: @unchecked Sendable {
     /// - Thread: any. The thread that decodes and drops bodies.
     public func dropBody(_ index: Int, headEnd: Int) -> Bool {
         let cell = frontierCell(index)
-        guard cell.pointee.load(ordering: .sequentiallyConsistent) == .max else { return false }
+        // Users first as well: the frontier goes down only for a sample no voice played a moment
+        // ago, so a voice playing the body is not cut by the moment's lowering either (unless it
+        // started in between: then it reads the body's first block, which is still there, and at
+        // worst ends a block early, counted).
+        guard cell.pointee.load(ordering: .sequentiallyConsistent) == .max,
+              (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else { return false }
         cell.pointee.store(headEnd, ordering: .sequentiallyConsistent)
         guard (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else {
             cell.pointee.store(.max, ordering: .sequentiallyConsistent)

@@ -470,7 +470,9 @@ struct SamplerVoice {
                 // Within two frames of the loop end: read across the wrap point.
                 output[index * stride] = sampleAcrossLoop(samples, whole: whole, fraction: Float(position - Double(whole)), interpolation)
                 position += increment
-                if isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
+                // As many loop lengths as it passed: a step longer than a short loop (a few frames,
+                // played octaves up) would otherwise leave the loop for good and read on past it.
+                while isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
                 index += 1
                 continue
             }
