@@ -314,8 +314,11 @@ struct MicChain {
         render.echoCancellation = cancelsEcho
         var bank: SampleBank? = nil, kit: DrumKit? = nil
         if let song, let fontPath {
-            bank = try loadInstrument(path: fontPath, sampleRate: rate)
-            kit = try SongSetup.drumKit(for: MIDISequencer(song, sampleRate: rate), bank: bank!, kitPath: nil, sampleRate: rate)
+            // Only the samples the song plays are decoded: a General MIDI font's seconds of
+            // decoding are not spent on instruments the backing track never uses.
+            let sequencer = MIDISequencer(song, sampleRate: rate)
+            bank = try loadInstrument(path: fontPath, sampleRate: rate, notes: sequencer.playedNotes(kitPlaysPercussion: false))
+            kit = try SongSetup.drumKit(for: sequencer, bank: bank!, kitPath: nil, sampleRate: rate)
         }
         let engine = Engine(configuration: EngineConfiguration(
             render: render, initialMasterVolume: Float(volume), recordingBufferSeconds: recordsOutput ? 2 : 0,

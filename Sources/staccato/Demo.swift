@@ -13,8 +13,10 @@ enum Demo {
 
     /// The demo's engine input: the loaded piano and the song.
     static func load(sampleRate: Double) throws -> (bank: SampleBank, song: MIDIFile) {
-        let bank = try loadInstrument(path: announceDefaultSoundFont(), sampleRate: sampleRate)
         let song = try MIDIFile.read(path: InstrumentLoader.shippedFile(songPath))
+        // The song's own samples: the system's General MIDI font is not decoded whole for a piano piece.
+        let notes = MIDISequencer(song, sampleRate: sampleRate).playedNotes(kitPlaysPercussion: false)
+        let bank = try loadInstrument(path: announceDefaultSoundFont(), sampleRate: sampleRate, notes: notes)
         return (bank, song)
     }
 }
