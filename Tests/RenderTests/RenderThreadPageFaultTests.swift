@@ -36,6 +36,22 @@ final class RenderThreadPageFaultTests: XCTestCase {
         }
     }
 
+    /// A bank that streams: opened with its first notes' heads only, under a sample cache that
+    /// holds a third of the font, so bodies are decoded, dropped (their pages handed back) and
+    /// decoded again while every key plays. The decoding thread makes every page resident before
+    /// the frontier lets a voice read it: the render thread faults none in.
+    func testPlayingAFontWhoseBodiesComeAndGoFaultsNoPageOnTheRenderThread() throws {
+        let piano = PlayedNotes.startingPresets(kitPlaysPercussion: true, channels: 0..<1)
+        let opened = try SoundFontLoader.open(path: CommandRunner.shippedSoundFont, sampleRate: 48_000, first: piano,
+                                              options: .init(sampleCacheBytes: 4 << 20))
+        defer { opened.decoding.cancel(); opened.decoding.wait() }
+        let outcome = try playEveryKey(of: opened.bank)
+        XCTAssertGreaterThanOrEqual(outcome.noteOns, 128)
+        XCTAssertGreaterThan(opened.decoding.droppedBodyCount, 0, "bodies were dropped and their pages handed back")
+        XCTAssertEqual(outcome.minorFaults, 0, "minor page faults on the render thread")
+        XCTAssertEqual(outcome.majorFaults, 0, "major page faults on the render thread")
+    }
+
     /// Installs `bank`, renders one block with a note sounding (the first block takes the bank in and
     /// runs the voice code once), then counts the render thread's faults while the control thread
     /// plays every key of every preset, a few blocks each.
