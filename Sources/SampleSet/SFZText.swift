@@ -83,21 +83,42 @@ struct SFZText {
             defer { openFiles.removeLast() }
             var lineNumber = 0
             var inBlockComment = false
-            for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            // Any line end: LF, CRLF (one Character in Swift, which a split on "\n" never finds:
+            // a Windows file read as one line) or CR alone.
+            for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
                 lineNumber += 1
-                var line = Substring(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
-                line = Substring(stripComments(String(line), inBlockComment: &inBlockComment))
+                let line = Substring(stripComments(String(rawLine), inBlockComment: &inBlockComment))
                 let trimmed = line.drop { $0 == " " || $0 == "\t" }
                 if trimmed.hasPrefix("#define") {
                     define(trimmed.dropFirst("#define".count), file: file, line: lineNumber)
                     continue
                 }
-                if trimmed.hasPrefix("#include") {
-                    includeFile(trimmed.dropFirst("#include".count), file: file, line: lineNumber, depth: depth)
-                    continue
-                }
-                readLine(substitute(String(line)), file: file, line: lineNumber)
+                readDirectives(in: line, file: file, line: lineNumber, depth: depth)
             }
+        }
+
+        /// Reads `line`, whose `#include`s may stand after other text (`<master> loprog=0
+        /// #include "Piano.sfz"`, as General MIDI banks write them): the text before, then the
+        /// included file, then what follows its name.
+        mutating func readDirectives(in line: Substring, file: String, line lineNumber: Int, depth: Int) {
+            guard let directive = line.firstRange(of: "#include") else {
+                readLine(substitute(String(line)), file: file, line: lineNumber)
+                return
+            }
+            readLine(substitute(String(line[..<directive.lowerBound])), file: file, line: lineNumber)
+            // The name: quoted, or up to the next blank.
+            var rest = line[directive.upperBound...].drop { $0 == " " || $0 == "\t" }
+            let name: Substring
+            if rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") {
+                name = rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+                name = rest[..<end]
+                rest = rest[end...]
+            }
+            includeFile(name, file: file, line: lineNumber, depth: depth)
+            readDirectives(in: rest, file: file, line: lineNumber, depth: depth)
         }
 
         /// `line` without its comments; `inBlockComment` carries a `/* … */` across lines. (Scanned

@@ -80,6 +80,48 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(contents.keyLabels[60], "Middle C")
     }
 
+    /// Libraries authored on Windows end their lines with CRLF, some old ones with CR alone, and
+    /// files edited on both mix them: every line end separates opcodes, so the same instrument
+    /// reads the same whichever it has.
+    func testEveryLineEndSeparatesOpcodes() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"))
+        try writeSine(folder.file("b.wav"), frequency: 220)
+        let lines = ["// two regions", "<group> pitch_keycenter=69", "<region> sample=a.wav", "lokey=60 hikey=70",
+                     "<region>", "sample=b.wav", "lokey=40 hikey=50 /* a comment", "across */ lovel=10"]
+        var expected: [String]? = nil
+        for (name, ends) in [("LF", ["\n"]), ("CRLF", ["\r\n"]), ("CR", ["\r"]), ("mixed", ["\r\n", "\n", "\r"])] {
+            let text = lines.enumerated().map { $1 + ends[$0 % ends.count] }.joined()
+            try write(text, to: folder.file("\(name).sfz"))
+            let contents = try SFZLoader.contents(path: folder.file("\(name).sfz"))
+            let described = contents.regions.map { "\(URL(fileURLWithPath: $0.sample).lastPathComponent) \($0.keys) \($0.velocities) line \($0.line)" }
+            XCTAssertEqual(described, ["a.wav 60...70 0...127 line 3", "b.wav 40...50 10...127 line 5"], name)
+            XCTAssertTrue(contents.warnings.isEmpty, "\(name): \(contents.warnings)")
+            if let expected { XCTAssertEqual(described, expected, name) } else { expected = described }
+        }
+    }
+
+    /// General MIDI banks put an `#include` after a header's opcodes on one line: the opcodes
+    /// apply, the included regions follow them, and the line's text after the name reads on.
+    func testAnIncludeAfterOtherTextOnALineIsRead() throws {
+        let folder = try TemporaryFolder(self)
+        try FileManager.default.createDirectory(atPath: folder.file("Melodic"), withIntermediateDirectories: true)
+        try writeSine(folder.file("Melodic/a.wav"))
+        // Sample paths are the main file's folder's, as SFZ says, included or not.
+        try write("<region> sample=Melodic/a.wav lokey=60 hikey=70\r\n", to: folder.file("Melodic/Piano.sfz"))
+        try write("""
+            <master> loprog=0 hiprog=0 master_label=Piano #include "Melodic/Piano.sfz"\r
+            <master> loprog=1 hiprog=1 #include "Melodic/Piano.sfz" <group> lovel=64\r
+            <region> sample=Melodic/a.wav key=30\r
+
+            """, to: folder.file("bank.sfz"))
+        let contents = try SFZLoader.contents(path: folder.file("bank.sfz"))
+        XCTAssertEqual(contents.regions.map(\.keys), [60...70, 60...70, 30...30])
+        XCTAssertEqual(contents.regions.map(\.velocities), [0...127, 0...127, 64...127], "the group after the name applies to what follows")
+        let bank = try SFZLoader.load(path: folder.file("bank.sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.presets.map(\.program), [0, 1])
+    }
+
     // MARK: Level, pitch, placement
 
     func testVolumeAmplitudeTuneTransposeAndPanChangeTheSoundByTheirValues() throws {
