@@ -26,7 +26,7 @@ let avx2Settings: [SwiftSetting] = {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "Lockfree"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "Lockfree", "SampleStreaming"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -67,14 +67,17 @@ let package = Package(
         .target(name: "AudioAnalysis", dependencies: ["DSP"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // AudioFile decodes SF3's Ogg Vorbis samples at load (libsndfile): control-thread code,
         // like the rest of the loader.
-        .target(name: "SoundFont", dependencies: ["Render", "DSP", "FileChecks", "AudioFile"]),
+        // Writes a bank's samples in the background while it plays (heads, bodies, a cache of
+        // them): what the SoundFont and SFZ loaders hand their decoders to.
+        .target(name: "SampleStreaming", dependencies: ["Render"]),
+        .target(name: "SoundFont", dependencies: ["Render", "DSP", "FileChecks", "AudioFile", "SampleStreaming"]),
         .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
         // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
         // in a debug test takes seconds.
-        .target(name: "SampleSet", dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks"],
+        .target(name: "SampleSet", dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
-        .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader"]),
+        .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "SampleStreaming"]),
         // The device layer's real-time half: the stream core every backend calls once a period, the
         // drift corrector, and the JACK process cycle. Real-time code like Render, and proved so.
         .target(name: "DeviceCore", dependencies: ["CJack", "Render", "MIDIVocabulary"], swiftSettings: realtimeSettings),
@@ -93,11 +96,11 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
-        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "TestSupport"],
+        .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "SampleStreaming", "TestSupport"],
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),

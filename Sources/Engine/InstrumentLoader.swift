@@ -2,6 +2,7 @@ import FileChecks
 import Foundation
 import Render
 import SampleSet
+import SampleStreaming
 import SoundFont
 
 /// A failure to load an instrument: the loader's own error, kept whole (the chunk, the byte, the

@@ -3,6 +3,7 @@ import DSP
 import Foundation
 import Glibc
 import Render
+import SampleStreaming
 import Synchronization
 
 /// Writes a font's samples into a bank's pool: each sample read from the file (`pread`, safe from
@@ -10,7 +11,7 @@ import Synchronization
 /// with the pool laid out (`SoundFontIndex.makeBank`); used for the samples decoded before the bank
 /// plays and by `BackgroundDecoding` for the rest.
 /// - Thread: any. Each sample is written by one thread, once.
-final class SampleDecoder: @unchecked Sendable {
+final class SampleDecoder: StreamedSamples, @unchecked Sendable {
     let hydra: Hydra
     let file: SoundFontFile
     let streams: [Int: Range<Int>]
@@ -78,7 +79,20 @@ final class SampleDecoder: @unchecked Sendable {
     /// Decodes sample `index` into its slot, or with `headFrames` only its first frames, and
     /// moves its frontier; a sample whose head is in already gets the rest after it. Returns the
     /// bytes of smpl it took.
-    func decode(_ index: Int, headFrames: Int? = nil) throws(SoundFontError) -> Int {
+    func decode(_ index: Int, headFrames: Int?) throws(StreamedSampleFailure) {
+        do throws(SoundFontError) {
+            _ = try write(index, headFrames: headFrames)
+        } catch {
+            throw StreamedSampleFailure(file: error.file, description: error.description)
+        }
+    }
+
+    var sampleCount: Int { slots.count }
+    var bytesPerFrame: Int { pool.encoding.bytesPerFrame }
+    func frameCount(of index: Int) -> Int { hydra.samples[index].end - hydra.samples[index].start }
+
+    /// `decode`, with the loader's own error; returns the bytes of smpl it took.
+    func write(_ index: Int, headFrames: Int? = nil) throws(SoundFontError) -> Int {
         let sample = hydra.samples[index]
         let frameCount = sample.end - sample.start
         // What is written already (a head), and what this call writes.
@@ -143,10 +157,10 @@ final class SampleDecoder: @unchecked Sendable {
         return frames * pool.encoding.bytesPerFrame
     }
 
-    /// Frames of a sample recorded at `sampleRate` decoded as its head before a live player
-    /// starts: half a second (`SoundFontLoader.headSeconds`).
+    /// Frames of sample `index` decoded as its head before a live player starts: half a second
+    /// at the rate it was recorded at (`SampleStreaming.headSeconds`).
     func headFrames(of index: Int) -> Int {
-        SoundFontLoader.headFrames(recordedAt: Double(hydra.samples[index].sampleRate))
+        SampleStreaming.headFrames(rate: Double(hydra.samples[index].sampleRate))
     }
 
     /// Decodes `indices` on as many threads as there are cores: a Vorbis decoder runs on one core,
@@ -168,7 +182,7 @@ final class SampleDecoder: @unchecked Sendable {
                 guard next < indices.count, next < shared.firstFailure.load(ordering: .relaxed) else { return }
                 do throws(SoundFontError) {
                     let index = indices[next]
-                    _ = try decode(index, headFrames: headsOnly ? headFrames(of: index) : nil)
+                    _ = try write(index, headFrames: headsOnly ? headFrames(of: index) : nil)
                     shared.state.withLock { $0.progress.advance(byteCount(ofSample: index)) }
                 } catch {
                     shared.state.withLock { state in
@@ -196,203 +210,5 @@ final class SampleDecoder: @unchecked Sendable {
         let firstFailure = Atomic<Int>(.max)
         let state: Mutex<State>
         init(progress: SoundFontLoader.DecodingProgress) { state = Mutex(State(progress: progress, failure: nil)) }
-    }
-}
-
-/// The samples of a bank that is already playing, decoded in the background in the order given
-/// (`SoundFontLoader.open`), each made playable as it lands (`SampleResidency`). It holds the bank,
-/// so the pool outlives its writers.
-///
-/// The audio thread never waits for it: a note on a sample still to come plays without that
-/// region, and a voice that reaches the end of its sample's head before the rest is in ends there;
-/// both are counted (`RenderStatistics.sampleUnderruns`). A note that starts on a head asks for
-/// the rest (`SampleResidency.requests`), which is decoded before the queue goes on. A sample that
-/// fails to decode is one warning line naming it, and stays silent; the others decode on.
-/// (Unchecked: its mutable state is atomics, the claim flags behind a pointer.)
-public final class BackgroundDecoding: @unchecked Sendable {
-    private let decoder: SampleDecoder
-    private let samples: [Int]
-    private let bank: SampleBank
-    private let warning: (@Sendable (String) -> Void)?
-    private let next = Atomic<Int>(0)
-    private let finishedThreads = Atomic<Int>(0)
-    private let cancelled = Atomic<Bool>(false)
-    private let failures = Atomic<Int>(0)
-    private let threadCount: Int
-    private let done = DispatchSemaphore(value: 0)
-    private let claimed: UnsafeMutablePointer<Atomic<Bool>>
-    private let claimedCount: Int
-    /// Which samples are this decoding's (`samples`): only they have their guard frames written,
-    /// so a request for another (a note of a preset a song never asked for, through JACK's
-    /// midi_in) is not served, and that note's region stays silent.
-    private let isQueued: [Bool]
-    /// Bytes of sample memory the bank may keep (`SoundFontLoader.Options.sampleCacheBytes`); nil:
-    /// every sample decoded whole, once.
-    private let budgetBytes: Int?
-    private let droppedBodies = Atomic<Int>(0)
-    /// `SoundFontLoader.Options.backgroundDelay`.
-    private let delay: Duration?
-    /// Samples whose decoding failed: a body that does not decode is not tried again, and the
-    /// warning names a file once.
-    private let failedSamples = Mutex<(samples: Set<Int>, files: Set<String>)>(([], []))
-
-    init(decoder: SampleDecoder, samples: [Int], holding bank: SampleBank, budgetBytes: Int? = nil, delay: Duration? = nil,
-         warning: (@Sendable (String) -> Void)?) {
-        self.delay = delay
-        self.decoder = decoder
-        self.samples = samples
-        self.bank = bank
-        self.warning = warning
-        self.budgetBytes = budgetBytes
-        var isQueued = [Bool](repeating: false, count: decoder.slots.count)
-        for sample in samples { isQueued[sample] = true }
-        self.isQueued = isQueued
-        claimedCount = max(1, decoder.slots.count)
-        claimed = .allocate(capacity: claimedCount)
-        for index in 0..<claimedCount { (claimed + index).initialize(to: Atomic(false)) }
-        // One core is left to the audio thread, which is playing while this runs. Under a budget
-        // one thread does everything, a sample's body perhaps many times as it comes and goes.
-        threadCount = budgetBytes != nil ? 1
-            : samples.isEmpty ? 0 : min(samples.count, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
-        for number in 0..<threadCount {
-            let thread = Thread { [self] in run() }
-            thread.name = "staccato-decode-\(number)"
-            thread.qualityOfService = .utility
-            thread.start()
-        }
-    }
-
-    private func run() {
-        if let budgetBytes { runWithin(budgetBytes) } else { runQueue() }
-        if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
-    }
-
-    /// Under a budget: the heads of every sample in the queue first (any note can then start), a
-    /// body a note asks for before anything else, the queue's bodies while they fit, and then,
-    /// until cancelled, the bodies notes ask for, each followed by dropping the least recently
-    /// started bodies no voice plays until the bank fits its budget again. The audio thread cannot
-    /// wake this thread (that would be a system call), so it looks for requests every 2 ms.
-    private func runWithin(_ budget: Int) {
-        var heads = 0, bodies = 0
-        while !cancelled.load(ordering: .relaxed) {
-            if let requested = bank.residency?.takeRequest() {
-                guard isQueued[requested] else { continue }
-                decode(requested, headOnly: false)
-                fit(budget)
-            } else if heads < samples.count {
-                decode(samples[heads], headOnly: true)
-                heads += 1
-            } else if bodies < samples.count {
-                let sample = samples[bodies]
-                bodies += 1
-                let frames = decoder.hydra.samples[sample].end - decoder.hydra.samples[sample].start
-                if decoder.residentBytes(of: samples) + frames * decoder.pool.encoding.bytesPerFrame <= budget {
-                    decode(sample, headOnly: false)
-                }
-            } else {
-                usleep(2_000)
-            }
-        }
-    }
-
-    private func decode(_ sample: Int, headOnly: Bool) {
-        guard !failedSamples.withLock({ $0.samples.contains(sample) }) else { return }
-        if let delay { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
-        do throws(SoundFontError) {
-            _ = try decoder.decode(sample, headFrames: headOnly ? decoder.headFrames(of: sample) : nil)
-        } catch {
-            failed(sample, error)
-        }
-    }
-
-    /// Counts a sample that did not decode and says so, a line for the first of each file: a
-    /// font truncated or replaced while it plays fails every sample still to come, and one line
-    /// naming it says what matters. The sample stays as it is (its head, or nothing): its notes
-    /// end there, counted as underruns, and everything else plays on.
-    private func failed(_ sample: Int, _ error: SoundFontError) {
-        failures.add(1, ordering: .relaxed)
-        let first = failedSamples.withLock { failed in
-            failed.samples.insert(sample)
-            return failed.files.insert(error.file).inserted
-        }
-        if first { warning?("\(error.description); its notes stay silent, and so may others of the file") }
-    }
-
-    /// Drops bodies no voice plays, least recently started first, until the bank's written
-    /// samples fit `budget` or none is left to drop (the bodies playing voices need stay: the
-    /// budget bounds what is kept, not what is played).
-    private func fit(_ budget: Int) {
-        guard let residency = bank.residency else { return }
-        while decoder.residentBytes(of: samples) > budget {
-            var oldest = -1, oldestUse = Int.max
-            for sample in samples where residency.isResident(sample) && residency.users(sample) == 0
-                && decoder.headFrames(of: sample) < decoder.hydra.samples[sample].end - decoder.hydra.samples[sample].start {
-                let use = residency.lastUse(sample)
-                if use < oldestUse { (oldest, oldestUse) = (sample, use) }
-            }
-            guard oldest >= 0, decoder.dropBody(oldest) else { return }
-            droppedBodies.add(1, ordering: .relaxed)
-        }
-    }
-
-    private func runQueue() {
-        while !cancelled.load(ordering: .relaxed) {
-            // A note waiting on a sample's head comes before the queue's order.
-            let sample: Int
-            if let requested = bank.residency?.takeRequest() {
-                guard isQueued[requested] else { continue }
-                sample = requested
-            } else {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < samples.count else { break }
-                sample = samples[index]
-            }
-            guard claim(sample) else { continue }
-            decode(sample, headOnly: false)
-        }
-    }
-
-    /// Takes sample `index` for the calling thread: true once, so no sample is written by two
-    /// threads (one from the queue, one from a request).
-    private func claim(_ index: Int) -> Bool {
-        !claimed[index].exchange(true, ordering: .relaxed)
-    }
-
-    /// The bank being filled.
-    /// - Thread: any.
-    public var target: SampleBank { bank }
-
-    /// Samples not yet taken from the queue (a requested one may have been decoded already).
-    /// - Thread: any.
-    public var remainingCount: Int { max(0, samples.count - min(samples.count, next.load(ordering: .relaxed))) }
-
-    /// Samples that did not decode.
-    /// - Thread: any.
-    public var failedCount: Int { failures.load(ordering: .relaxed) }
-
-    /// Bodies dropped to keep the bank within its budget.
-    /// - Thread: any.
-    public var droppedBodyCount: Int { droppedBodies.load(ordering: .relaxed) }
-
-    /// Bytes of sample memory the bank holds written now.
-    /// - Thread: any.
-    public var residentBytes: Int { decoder.residentBytes(of: samples) }
-
-    deinit {
-        claimed.deinitialize(count: claimedCount)
-        claimed.deallocate()
-    }
-
-    /// Stops taking samples; those begun are finished.
-    /// - Thread: any.
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
-
-    /// Returns once every sample is decoded (or `cancel` has stopped the threads). Under a budget
-    /// the thread serves notes until cancelled: cancel first.
-    /// - Thread: control. Blocks.
-    public func wait() {
-        guard threadCount > 0 else { return }
-        done.wait()
-        done.signal()  // a later wait returns at once
     }
 }

@@ -3,6 +3,7 @@ import DSP
 import FileChecks
 import Foundation
 import Render
+import SampleStreaming
 import Synchronization
 
 /// Loads SoundFont 2 files (SF2 2.01–2.04) and SoundFont 3 files (SF3: SF2 with Ogg Vorbis
@@ -140,7 +141,7 @@ public enum SoundFontLoader {
     }
 
     /// Opens the font at `path` for playing at once: reads its structure, decodes the heads
-    /// (`headSeconds`) of the samples `first` reaches on every core, and returns a bank that plays
+    /// (`SampleStreaming.headSeconds`) of the samples `first` reaches on every core, and returns a bank that plays
     /// those, while their bodies, then the samples of `rest`, go on decoding in the background,
     /// most urgent first (a body a playing note asks for before the queue) (`.played`: by the frame each
     /// is first played at; `.all`: every other sample, bank 0's programs in order, then the drum
@@ -165,7 +166,7 @@ public enum SoundFontLoader {
             let encoding = index.file.sm24 == nil ? 2 : 4
             let heads = order.reduce(0) { total, sample in
                 let header = index.hydra.samples[sample]
-                return total + min(header.end - header.start, headFrames(recordedAt: Double(header.sampleRate))) * encoding
+                return total + min(header.end - header.start, SampleStreaming.headFrames(rate: Double(header.sampleRate))) * encoding
             }
             guard heads <= budget else {
                 let megabyte = 1 << 20
@@ -198,15 +199,6 @@ public enum SoundFontLoader {
         try SoundFontFile(FontSource(bytes: bytes, name: name)).info
     }
 
-    /// Seconds of each sample a live player has in memory before its first note (`open`): the
-    /// head a voice plays while the rest is decoded behind it. A requested body is decoded next
-    /// (`SampleResidency.requests`), in tens of milliseconds for a General MIDI font's longest
-    /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
-    /// - Thread: any.
-    public static let headSeconds = 0.5
-
-    /// The frames of a head (`headSeconds`) of a sample recorded at `rate`, a kilobyte-frame at least.
-    static func headFrames(recordedAt rate: Double) -> Int { max(1_024, Int(headSeconds * rate)) }
 
     /// Most decoded frames per byte of Vorbis data accepted for one SF3 sample. Real streams
     /// decode to about 10 frames a byte; silence compresses far better, but not past this.
