@@ -55,6 +55,38 @@ public enum AudioFileReader {
         return try decode(path, info: &info, allowShortRead: false)
     }
 
+    /// A sound file's header: its frames, rate and channels, nothing decoded (what a loader lays
+    /// a pool out from before it decodes).
+    /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
+    /// - Thread: control.
+    public static func header(_ path: String) throws(AudioFileError) -> (frameCount: Int, sampleRate: Int, channelCount: Int) {
+        if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        sf_close(handle)
+        guard info.channels > 0, info.samplerate > 0 else {
+            throw AudioFileError(path: path, reason: "no channels or no sample rate in the header")
+        }
+        return (Int(info.frames), Int(info.samplerate), Int(info.channels))
+    }
+
+    /// Decodes the first `frameCount` frames of the file at `path` (all of them when it holds
+    /// fewer): a sample's head, without the rest.
+    /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
+    /// - Thread: control.
+    public static func readPrefix(_ path: String, frameCount: Int) throws(AudioFileError) -> DecodedAudio {
+        if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(handle) }
+        info.frames = min(info.frames, sf_count_t(max(0, frameCount)))
+        return try readFrames(handle, info: info, path: path, allowShortRead: false)
+    }
+
     /// What a sound file holds, read through in chunks (a long recording is never held whole):
     /// its length, rate, channels and the largest absolute sample.
     /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.

@@ -33,9 +33,9 @@ public enum InstrumentLoader {
     /// - Parameters:
     ///   - progress: told the share of a SoundFont's sample data decoded, 0…1, as it goes
     ///     (`SoundFontLoader.Options.progress`); a sample set does not report.
-    ///   - notes: what a song plays (`MIDISequencer.playedNotes`): a SoundFont then decodes only
-    ///     the samples those notes reach, and renders them exactly as a whole load would. Nil:
-    ///     every sample. SFZ instruments and sample sets load whole either way.
+    ///   - notes: what a song plays (`MIDISequencer.playedNotes`): a SoundFont or an SFZ
+    ///     instrument then decodes only the samples those notes reach, and renders them exactly as
+    ///     a whole load would. Nil: every sample. Sample sets load whole either way.
     /// - Thread: control.
     public static func load(path: String, sampleRate: Double, progress: (@Sendable (Double) -> Void)? = nil,
                             notes: PlayedNotes? = nil) throws(InstrumentLoadError) -> SampleBank {
@@ -48,7 +48,7 @@ public enum InstrumentLoader {
         }
         // Read from the contents: an SFZ is text, whatever it is called.
         if SFZLoader.isSFZ(path: path) {
-            do { return try SFZLoader.load(path: path, sampleRate: sampleRate, progress: progress) } catch { throw .sampleSet(error) }
+            do { return try SFZLoader.load(path: path, sampleRate: sampleRate, progress: progress, notes: notes) } catch { throw .sampleSet(error) }
         }
         do {
             return try SoundFontLoader.load(path: path, sampleRate: sampleRate,
@@ -71,7 +71,7 @@ public enum InstrumentLoader {
     /// Opens an instrument for playing at once: a SoundFont's structure is read and the samples
     /// `first` reaches decoded on every core before this returns; the samples of `rest` (every
     /// other sample when nil, most likely first) go on decoding in the background while the bank
-    /// plays (`SoundFontLoader.open`). An SFZ instrument or a sample set loads whole.
+    /// plays (`SoundFontLoader.open`, `SFZLoader.open`). A sample set loads whole.
     /// - Parameter warning: told, a line each, of a sample that fails in the background.
     /// - Thread: control.
     /// - Parameters:
@@ -82,8 +82,17 @@ public enum InstrumentLoader {
                             sampleCacheBytes: Int? = nil, backgroundDelay: Duration? = nil,
                             progress: (@Sendable (Double) -> Void)? = nil,
                             warning: (@Sendable (String) -> Void)? = nil) throws(InstrumentLoadError) -> Opening {
-        guard FileKind(path: path) == .regular, !SFZLoader.isSFZ(path: path) else {
+        guard FileKind(path: path) == .regular else {
             return Opening(bank: try load(path: path, sampleRate: sampleRate, progress: progress), decoding: nil)
+        }
+        if SFZLoader.isSFZ(path: path) {
+            do {
+                let opened = try SFZLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest, sampleCacheBytes: sampleCacheBytes,
+                                                backgroundDelay: backgroundDelay, progress: progress, warning: warning)
+                return Opening(bank: opened.bank, decoding: opened.decoding)
+            } catch {
+                throw .sampleSet(error)
+            }
         }
         do {
             let opened = try SoundFontLoader.open(path: path, sampleRate: sampleRate, first: first, rest: rest.map { .played($0) } ?? .all,

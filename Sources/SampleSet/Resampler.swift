@@ -81,20 +81,44 @@ public enum Resampler {
 
         func convert(_ samples: [Float]) -> [Float] {
             guard from != to, !samples.isEmpty else { return samples }
+            return convert(samples, of: samples.count, outputs: 0..<outputFrameCount(samples.count))
+        }
+
+        /// Frames `inputCount` input frames become: rounded to the nearest.
+        func outputFrameCount(_ inputCount: Int) -> Int { Self.outputFrameCount(inputCount, from: from, to: to) }
+
+        /// Frames `inputCount` input frames at `from` become at `to` (no table needed: a loader lays
+        /// its pool out from this before it decodes).
+        static func outputFrameCount(_ inputCount: Int, from: Double, to: Double) -> Int {
+            from == to ? inputCount : Int((Double(inputCount) * to / from).rounded())
+        }
+
+        /// Input frames output frames `outputs` read: a head needs only the beginning of its file.
+        func inputFrameCount(for outputs: Range<Int>, of inputCount: Int) -> Int {
+            from == to ? min(inputCount, outputs.upperBound) : min(inputCount, Int(Double(max(0, outputs.upperBound - 1)) * from / to) + reach + 2)
+        }
+
+        /// Output frames `outputs` of an input of `inputCount` frames, of which `samples` holds the
+        /// first (at least `inputFrameCount(for:of:)` of them): exactly those frames of
+        /// `convert(_:)` of the whole input, each computed alike, so a sample's head and its body
+        /// written apart are the bits of the whole.
+        func convert(_ samples: [Float], of inputCount: Int, outputs: Range<Int>) -> [Float] {
+            guard from != to else { return Array(samples[outputs.clamped(to: 0..<samples.count)]) }
             let step = from / to
-            let outputCount = Int((Double(samples.count) * to / from).rounded())
             // Silence beyond both ends, so every output frame reads whole rows without bounds
             // checks. The last output instant is before the last input frame, so `reach` frames of
             // padding on each side suffice.
-            var padded = [Float](repeating: 0, count: samples.count + 2 * reach)
-            padded.replaceSubrange(reach ..< reach + samples.count, with: samples)
+            let held = min(samples.count, inputCount)
+            var padded = [Float](repeating: 0, count: held + 2 * reach)
+            padded.replaceSubrange(reach ..< reach + held, with: samples[..<held])
             let tapCount = tapCount
 
-            var output = [Float](repeating: 0, count: outputCount)
+            var output = [Float](repeating: 0, count: outputs.count)
+            let first = outputs.lowerBound
             padded.withUnsafeBufferPointer { input in
                 table.withUnsafeBufferPointer { table in
                     output.withUnsafeMutableBufferPointer { output in
-                        for index in 0..<outputCount {
+                        for index in outputs {
                             let time = Double(index) * step
                             let base = Int(time)
                             let position = (time - Double(base)) * Double(phaseCount)
@@ -114,7 +138,7 @@ public enum Resampler {
                                 far2 += x2 * far[tap + 2]; far3 += x3 * far[tap + 3]
                             }
                             let nearValue = (near0 + near1) + (near2 + near3), farValue = (far0 + far1) + (far2 + far3)
-                            output[index] = nearValue + Float(position - Double(phase)) * (farValue - nearValue)
+                            output[index - first] = nearValue + Float(position - Double(phase)) * (farValue - nearValue)
                         }
                     }
                 }

@@ -4,10 +4,14 @@ import FileChecks
 import Foundation
 import MIDIVocabulary
 import Render
+import SampleStreaming
+import Synchronization
 
 /// Builds a playable `SampleBank` from an SFZ instrument: a text file (`SFZText`) naming WAV,
-/// FLAC or Ogg samples with opcodes. Everything is decoded and resampled to the engine's rate
-/// before the bank exists; the samples decode on every core.
+/// FLAC or Ogg samples with opcodes. The text and the files' headers are read first
+/// (`SFZIndex`); then every sample, or a song's, is decoded and resampled to the engine's rate on
+/// every core before the bank exists (`load`), or the first notes' heads are, the rest behind the
+/// voices (`open`).
 ///
 /// What plays, opcode by opcode (the rest is listed in `warnings`, never fatal):
 /// - mapping: `sample` (with `default_path`; `\` or `/`, matched case-insensitively), `key`,
@@ -51,78 +55,65 @@ public enum SFZLoader {
     }
 
     /// Loads the SFZ instrument at `path`, its samples resampled once to `sampleRate`.
-    /// - Parameter progress: told the share of the samples decoded, 0…1, as they are.
+    /// - Parameters:
+    ///   - progress: told the share of the samples decoded, 0…1, as they are.
+    ///   - notes: what a song plays (`PlayedNotes`): only the samples its notes reach, by key
+    ///     and velocity, are decoded, and the song renders as through the whole instrument. Nil:
+    ///     every sample.
     /// - Throws: `SampleSetError` naming the file and line for a bad value or a sample that is not
-    ///   there, the sample for one that can't be decoded, and the file when it holds no region
-    ///   that plays.
+    ///   there, and the file when it holds no region that plays.
     /// - Thread: control.
-    public static func load(path: String, sampleRate: Double, progress: (@Sendable (Double) -> Void)? = nil) throws(SampleSetError) -> SampleBank {
-        precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
-        let plan = try SFZPlan(path: path)
-        let files = Array(Set(plan.regions.map(\.samplePath))).sorted()
-        let decoded = SampleDecoding.decodeEach(files, sampleRate: sampleRate, stereo: .bothChannels, progress: progress)
+    public static func load(path: String, sampleRate: Double, progress: (@Sendable (Double) -> Void)? = nil,
+                            notes: PlayedNotes? = nil) throws(SampleSetError) -> SampleBank {
+        let index = try SFZIndex(path: path, sampleRate: sampleRate)
+        guard let notes else {
+            return try index.makeBank(decoding: Array(index.samples.indices), decodeNow: true, residency: false, progress: progress).bank
+        }
+        return try index.makeBank(decoding: index.samplesReached(by: notes), decodeNow: true, residency: true, progress: progress).bank
+    }
 
-        // A sample that can't be decoded leaves its regions out, said in one line each; the rest plays.
-        var pool = SamplePoolBuilder()
-        var placed: [String: [SamplePoolBuilder.Placed]] = [:]
-        var damaged: [SampleSetError] = []
-        for (file, outcome) in zip(files, decoded) {
-            switch outcome {
-            case let .success(channels): placed[file] = channels.map { pool.append($0) }
-            case let .failure(error): damaged.append(error)
+    /// Opens the SFZ instrument at `path` for playing at once, as `SoundFontLoader.open` opens a
+    /// font: its text and its files' headers read, the heads (`SampleStreaming.headSeconds`) of
+    /// the samples `first` reaches decoded on every core, and the rest written behind the voices
+    /// (`BackgroundDecoding`): the samples `rest` reaches (every sample when nil), within
+    /// `sampleCacheBytes` when given. A library larger than memory plays from its heads and the
+    /// bodies its notes ask for.
+    /// - Thread: control. Not real-time safe: reads files, allocates, starts a thread.
+    public static func open(path: String, sampleRate: Double, first: PlayedNotes, rest: PlayedNotes? = nil,
+                            sampleCacheBytes: Int? = nil, backgroundDelay: Duration? = nil,
+                            progress: (@Sendable (Double) -> Void)? = nil,
+                            warning: (@Sendable (String) -> Void)? = nil) throws(SampleSetError) -> (bank: SampleBank, decoding: BackgroundDecoding) {
+        let index = try SFZIndex(path: path, sampleRate: sampleRate)
+        let urgent = index.samplesReached(by: first)
+        let later = rest.map { index.samplesReached(by: $0) } ?? Array(index.samples.indices)
+        var seen = Set(urgent)
+        var order = urgent
+        for sample in later where seen.insert(sample).inserted { order.append(sample) }
+        if let budget = sampleCacheBytes {
+            let heads = order.reduce(0) { $0 + min(index.frameCounts[$1], SampleStreaming.headFrames(rate: sampleRate)) } * 4
+            guard heads <= budget else {
+                let megabyte = 1 << 20, needed = (heads + megabyte - 1) / megabyte
+                throw SampleSetError(path: path, reason: "a sample cache of \(budget / megabyte) MB cannot hold the samples' heads (\(needed) MB); give --sample-cache \(needed) or more")
             }
         }
-        if damaged.count == files.count, let first = damaged.first { throw first }
-        var regions: [SamplerRegion] = []
-        // One copy of each distinct modulator list (most regions have the defaults alone).
-        var modulators = SamplerModulator.defaults
-        var listStarts: [[SamplerModulator]: Int32] = [SamplerModulator.defaults: 0]
-        // One copy of each distinct velocity curve.
-        var curves: [Float] = []
-        var curveIndices: [[Float]: Int32] = [:]
-        // Each built region, and the programs its planned region plays on (nil: every one).
-        var programsOfRegion: [ClosedRange<UInt8>?] = []
-        for planned in plan.regions {
-            let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
-            if listStarts[planned.modulators] == nil {
-                listStarts[planned.modulators] = firstModulator
-                modulators += planned.modulators
+        let made = try index.makeBank(decoding: order, decodeNow: false, residency: true, budgetBytes: sampleCacheBytes, progress: nil)
+        // The urgent heads now, on every core, a file at a time.
+        var byFile: [Int: [Int]] = [:]
+        for sample in urgent { byFile[index.samples[sample].file, default: []].append(sample) }
+        let groups = byFile.keys.sorted().map { byFile[$0]! }
+        let decoder = made.decoder
+        let failures = Mutex<[SampleSetError]>([])
+        let done = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: groups.count) { item in
+            do throws(SampleSetError) { try decoder.write(groups[item], headFrames: SampleStreaming.headFrames(rate: sampleRate)) } catch {
+                failures.withLock { $0.append(error) }
             }
-            let channels = placed[planned.samplePath] ?? []
-            for (index, channel) in channels.enumerated() {
-                let side: Float = channels.count == 1 ? 0 : (index == 0 ? -1 : 1)
-                var region = try planned.region(in: channel, side: side, sampleRate: sampleRate)
-                region.firstModulator = firstModulator
-                region.modulatorCount = Int32(planned.modulators.count)
-                if let curve = planned.velocityCurve {
-                    region.velocityCurve = curveIndices[curve] ?? Int32(curves.count / SampleBank.Layout.curveLength)
-                    if curveIndices[curve] == nil { curveIndices[curve] = region.velocityCurve; curves += curve }
-                }
-                regions.append(region)
-                programsOfRegion.append(planned.programs)
-            }
+            progress?(Double(done.add(1, ordering: .relaxed).newValue) / Double(max(1, groups.count)))
         }
-        // `loprog`/`hiprog`: a preset (bank 0) for each program a region names, holding the regions
-        // that play on it (those that name none play on all); with none named, one preset,
-        // program 0, which every program falls back to.
-        let named = Set(programsOfRegion.compactMap { $0 }.flatMap { Array($0) }).sorted()
-        var presets: [SampleBank.Preset] = [], presetRegions: [SamplerRegion] = [], presetNames: [String] = []
-        for program in named.isEmpty ? [0] : named {
-            var preset = SampleBank.Preset(bank: 0, program: program, firstRegion: presetRegions.count, regionCount: 0)
-            for (region, programs) in zip(regions, programsOfRegion) where programs?.contains(program) ?? true {
-                presetRegions.append(region)
-                preset.regionCount += 1
-            }
-            if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
-            preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
-            presets.append(preset)
-            presetNames.append(named.isEmpty ? plan.name : "\(plan.name) (program \(program))")
-        }
-        let bank = SampleBank(name: path, samples: pool.frames, regions: presetRegions, presets: presets, presetNames: presetNames,
-                              modulators: modulators, curves: curves,
-                              initialControllers: plan.initialControllers.map { UInt16($0.controller) << 8 | UInt16($0.value) })
-        bank.loadWarnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
-        return bank
+        made.bank.loadWarnings += failures.withLock { $0 }.map { "\($0); its regions stay silent" }
+        let decoding = BackgroundDecoding(decoder: decoder, samples: order, holding: made.bank, budgetBytes: sampleCacheBytes,
+                                          delay: backgroundDelay, warning: warning)
+        return (made.bank, decoding)
     }
 
     /// Reads SFZ `text` as `load` reads a file named `path`, every value checked, without opening

@@ -122,6 +122,94 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(bank.presets.map(\.program), [0, 1])
     }
 
+    // MARK: Headers first, a song's samples, heads and bodies
+
+    /// Eight regions over the keyboard, each its own file (stereo and mono, at two rates, so the
+    /// resampler and the channel split run): returns the instrument's path.
+    func writeKeyboard(in folder: TemporaryFolder) throws -> String {
+        var text = "<group> ampeg_release=0.2\n"
+        for step in 0..<8 {
+            let name = "tone\(step).wav"
+            let rate = step % 2 == 0 ? 48_000 : 44_100
+            let count = rate * 2
+            let frequency = 110.0 * pow(2, Double(step) / 2)
+            let channels = step % 3 == 0 ? 2 : 1
+            var samples: [Float] = []
+            samples.reserveCapacity(count * channels)
+            for frame in 0..<count {
+                for channel in 0..<channels {
+                    let time = Double(frame) / Double(rate) + Double(channel) * 0.01
+                    samples.append(0.4 * Float(sin(2 * Double.pi * frequency * time)))
+                }
+            }
+            let writer = try AudioFileWriter(path: folder.file(name), sampleRate: rate, channelCount: channels)
+            try writer.write(samples)
+            try writer.close()
+            text += "<region> sample=\(name) lokey=\(step * 16) hikey=\(step * 16 + 15) pitch_keycenter=\(step * 16 + 8)\r\n"
+        }
+        try write(text, to: folder.file("keyboard.sfz"))
+        return folder.file("keyboard.sfz")
+    }
+
+    /// A song of three keys in two regions: rendered through the instrument loaded for it (its
+    /// two regions' files alone decoded), it is the render through the whole instrument, bit for bit.
+    func testASongDecodesOnlyTheSamplesItPlaysAndRendersTheSameBits() throws {
+        let folder = try TemporaryFolder(self)
+        let path = try writeKeyboard(in: folder)
+        let song = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [[
+            TrackEvent(tick: 0, kind: .channel(.noteOn(channel: 0, key: 20, velocity: 100))),
+            TrackEvent(tick: 240, kind: .channel(.noteOn(channel: 0, key: 30, velocity: 60))),
+            TrackEvent(tick: 480, kind: .channel(.noteOn(channel: 0, key: 100, velocity: 127))),
+            TrackEvent(tick: 960, kind: .channel(.noteOff(channel: 0, key: 20, velocity: 0))),
+            TrackEvent(tick: 960, kind: .channel(.noteOff(channel: 0, key: 30, velocity: 0))),
+            TrackEvent(tick: 960, kind: .channel(.noteOff(channel: 0, key: 100, velocity: 0))),
+            TrackEvent(tick: 960, kind: .endOfTrack),
+        ]])
+        let notes = MIDISequencer(song, sampleRate: rate).playedNotes(kitPlaysPercussion: false)
+        let whole = try SFZLoader.load(path: path, sampleRate: rate)
+        XCTAssertNil(whole.residency)
+        let selective = try SFZLoader.load(path: path, sampleRate: rate, notes: notes)
+        let residency = try XCTUnwrap(selective.residency)
+        // Keys 20 and 30 are region 1's (a mono file), key 100 region 6's (stereo): three samples.
+        XCTAssertEqual(residency.residentCount, 3)
+        func render(_ bank: SampleBank) -> [Float] {
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate)))
+            engine.install(bank)
+            var samples: [Float] = []
+            let summary = engine.render(song) { samples.append(contentsOf: $0) }
+            XCTAssertEqual(summary.statistics.sampleUnderruns, 0)
+            return samples
+        }
+        let expected = render(whole), got = render(selective)
+        XCTAssertGreaterThan(expected.map(abs).max() ?? 0, 0.05)
+        XCTAssertTrue(got.elementsEqual(expected) { $0.bitPattern == $1.bitPattern }, "the song's samples alone render the same bits")
+    }
+
+    /// Opened for its first notes, the instrument plays from its samples' heads at once, and a
+    /// sample's rest, written behind the voices, is the same frames a whole load writes.
+    func testAnOpenedInstrumentWritesHeadsThenBodiesAsAWholeLoadDoes() throws {
+        let folder = try TemporaryFolder(self)
+        let path = try writeKeyboard(in: folder)
+        let first = PlayedNotes.startingPresets(kitPlaysPercussion: true, channels: 0..<1)
+        let opened = try SFZLoader.open(path: path, sampleRate: rate, first: first)
+        opened.decoding.wait()
+        XCTAssertEqual(opened.decoding.failedCount, 0)
+        let residency = try XCTUnwrap(opened.bank.residency)
+        let whole = try SFZLoader.load(path: path, sampleRate: rate)
+        XCTAssertEqual(opened.bank.samples.frameCount, whole.samples.frameCount, "the same layout")
+        for (region, expected) in zip(opened.bank.regions, whole.regions) {
+            XCTAssertTrue(residency.isResident(Int(region.sampleIndex)))
+            XCTAssertEqual(region.start, expected.start)
+            let frames = region.start..<region.end
+            XCTAssertTrue(opened.bank.samples[frames].elementsEqual(whole.samples[frames]) { $0.bitPattern == $1.bitPattern },
+                          "head and body written apart are the whole load's frames")
+        }
+        // A cache too small for the heads is one line.
+        XCTAssertThrowsError(try SFZLoader.open(path: path, sampleRate: rate, first: first, sampleCacheBytes: 100_000)) { error in
+            XCTAssertTrue("\(error)".contains("a sample cache of 0 MB cannot hold the samples' heads"), "\(error)")
+        }
+    }
+
     // MARK: Level, pitch, placement
 
     func testVolumeAmplitudeTuneTransposeAndPanChangeTheSoundByTheirValues() throws {

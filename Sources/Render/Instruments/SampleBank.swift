@@ -192,9 +192,10 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, takingSamples samples: SamplePool, regions: [SamplerRegion],
                             presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                            curves: [Float] = [], initialControllers: [UInt16] = []) {
+                            curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil) {
         self.init(name: name, takingSamples: samples, takingRegions: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(regions)),
-                  presets: presets, presetNames: presetNames, modulators: modulators, curves: curves, initialControllers: initialControllers)
+                  presets: presets, presetNames: presetNames, modulators: modulators, curves: curves, initialControllers: initialControllers,
+                  residency: residency)
     }
 
     /// Takes over `samples` as the bank's pool and `regions` as its region table, without copying

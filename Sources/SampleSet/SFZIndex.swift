@@ -1,0 +1,325 @@
+import AudioFile
+import FileChecks
+import Foundation
+import Render
+import SampleStreaming
+import Synchronization
+
+/// An SFZ instrument read headers first: its text planned (`SFZPlan`), each sample file's header
+/// read (frames, rate, channels, its sampler chunk), the pool laid out for every file's channels
+/// at the engine's rate, and every region built; no sample decoded. A channel of a file is one
+/// sample of the bank (`SamplerRegion.sampleIndex`): what `makeBank` decodes, now or behind the
+/// voices, and what a song's notes reach (`samplesReached`).
+/// - Thread: control.
+final class SFZIndex {
+    let path: String
+    let plan: SFZPlan
+    let sampleRate: Double
+    /// The distinct sample files, sorted.
+    let files: [String]
+    /// Each bank sample: its file (an index into `files`) and channel.
+    let samples: [(file: Int, channel: Int)]
+    /// Where each bank sample starts in the pool, and its frames there (at the engine's rate).
+    let slots: [Int]
+    let frameCounts: [Int]
+    /// Frames of the whole pool.
+    let poolFrameCount: Int
+    /// The regions of every preset, laid out as the bank holds them, and for each its sample.
+    let regions: [SamplerRegion]
+    let presets: [SampleBank.Preset]
+    let presetNames: [String]
+    let modulators: [SamplerModulator]
+    let curves: [Float]
+    /// Files whose header could not be read: their regions are left out.
+    let warnings: [String]
+    /// The converter from each source rate to the engine's, built once.
+    private let converters = Mutex<[Int: Resampler.Converter]>([:])
+
+    init(path: String, sampleRate: Double) throws(SampleSetError) {
+        precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
+        self.path = path
+        self.sampleRate = sampleRate
+        plan = try SFZPlan(path: path)
+        files = Array(Set(plan.regions.map(\.samplePath))).sorted()
+
+        // The pool: guard frames, then each file's channels, each followed by guard frames, as
+        // the files' headers give their lengths at the engine's rate.
+        var placed: [String: [(sample: Int, placed: SamplePoolBuilder.Placed)]] = [:]
+        var samples: [(file: Int, channel: Int)] = [], slots: [Int] = [], frameCounts: [Int] = []
+        var position = SampleBank.guardFrameCount
+        var damaged: [SampleSetError] = []
+        for (fileIndex, file) in files.enumerated() {
+            let header: (frameCount: Int, sampleRate: Int, channelCount: Int)
+            do { header = try AudioFileReader.header(file) } catch {
+                damaged.append(SampleSetError(path: error.path, reason: error.reason))
+                continue
+            }
+            guard header.channelCount == 1 || header.channelCount == 2 else {
+                damaged.append(SampleSetError(path: file, reason: "\(header.channelCount) channels; expected mono or stereo"))
+                continue
+            }
+            guard header.frameCount > 0 else {
+                damaged.append(SampleSetError(path: file, reason: "no audio frames"))
+                continue
+            }
+            let frames = Resampler.Converter.outputFrameCount(header.frameCount, from: Double(header.sampleRate), to: sampleRate)
+            let chunk = SamplerChunk.read(path: file)
+            for channel in 0..<header.channelCount {
+                placed[file, default: []].append((samples.count, SamplePoolBuilder.Placed(
+                    start: position, frameCount: frames, sourceFrameCount: header.frameCount, sourceRate: Double(header.sampleRate),
+                    samplerChunk: chunk)))
+                samples.append((fileIndex, channel))
+                slots.append(position)
+                frameCounts.append(frames)
+                position += frames + SampleBank.guardFrameCount
+            }
+        }
+        if damaged.count == files.count, let first = damaged.first { throw first }
+        self.samples = samples
+        self.slots = slots
+        self.frameCounts = frameCounts
+        poolFrameCount = position
+
+        var regions: [SamplerRegion] = []
+        // One copy of each distinct modulator list (most regions have the defaults alone).
+        var modulators = SamplerModulator.defaults
+        var listStarts: [[SamplerModulator]: Int32] = [SamplerModulator.defaults: 0]
+        // One copy of each distinct velocity curve.
+        var curves: [Float] = []
+        var curveIndices: [[Float]: Int32] = [:]
+        // Each built region, and the programs its planned region plays on (nil: every one).
+        var programsOfRegion: [ClosedRange<UInt8>?] = []
+        for planned in plan.regions {
+            let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
+            if listStarts[planned.modulators] == nil {
+                listStarts[planned.modulators] = firstModulator
+                modulators += planned.modulators
+            }
+            let channels = placed[planned.samplePath] ?? []
+            for (index, channel) in channels.enumerated() {
+                let side: Float = channels.count == 1 ? 0 : (index == 0 ? -1 : 1)
+                var region = try planned.region(in: channel.placed, side: side, sampleRate: sampleRate)
+                region.firstModulator = firstModulator
+                region.modulatorCount = Int32(planned.modulators.count)
+                region.sampleIndex = Int32(channel.sample)
+                if let curve = planned.velocityCurve {
+                    region.velocityCurve = curveIndices[curve] ?? Int32(curves.count / SampleBank.Layout.curveLength)
+                    if curveIndices[curve] == nil { curveIndices[curve] = region.velocityCurve; curves += curve }
+                }
+                regions.append(region)
+                programsOfRegion.append(planned.programs)
+            }
+        }
+        // `loprog`/`hiprog`: a preset (bank 0) for each program a region names, holding the regions
+        // that play on it (those that name none play on all); with none named, one preset,
+        // program 0, which every program falls back to.
+        let named = Set(programsOfRegion.compactMap { $0 }.flatMap { Array($0) }).sorted()
+        var presets: [SampleBank.Preset] = [], presetRegions: [SamplerRegion] = [], presetNames: [String] = []
+        for program in named.isEmpty ? [0] : named {
+            var preset = SampleBank.Preset(bank: 0, program: program, firstRegion: presetRegions.count, regionCount: 0)
+            for (region, programs) in zip(regions, programsOfRegion) where programs?.contains(program) ?? true {
+                presetRegions.append(region)
+                preset.regionCount += 1
+            }
+            if let keyswitches = plan.keyswitches { (preset.lowKeyswitch, preset.highKeyswitch) = (keyswitches.lowerBound, keyswitches.upperBound) }
+            preset.defaultKeyswitch = plan.defaultKeyswitch ?? SamplerRegion.anyKeyswitch
+            presets.append(preset)
+            presetNames.append(named.isEmpty ? plan.name : "\(plan.name) (program \(program))")
+        }
+        self.regions = presetRegions
+        self.presets = presets
+        self.presetNames = presetNames
+        self.modulators = modulators
+        self.curves = curves
+        warnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
+    }
+
+    /// The bank samples `notes` reach (by key and velocity: a superset of what the regions'
+    /// other conditions let play), those played first first.
+    func samplesReached(by notes: PlayedNotes) -> [Int] {
+        let firstOfRegion = regions.withUnsafeBufferPointer { regions in
+            presets.withUnsafeBufferPointer { notes.firstFrames(ofRegions: regions, presets: $0) }
+        }
+        var firstOfSample = [Int64?](repeating: nil, count: samples.count)
+        for (region, frame) in firstOfRegion.enumerated() {
+            guard let frame else { continue }
+            let sample = Int(regions[region].sampleIndex)
+            if firstOfSample[sample].map({ frame < $0 }) ?? true { firstOfSample[sample] = frame }
+        }
+        return firstOfSample.indices.filter { firstOfSample[$0] != nil }.sorted { (firstOfSample[$0]!, $0) < (firstOfSample[$1]!, $1) }
+    }
+
+    /// The converter from `rate` to the engine's.
+    func converter(from rate: Double) -> Resampler.Converter {
+        converters.withLock { known in
+            if let converter = known[Int(rate)] { return converter }
+            let made = Resampler.Converter(from: rate, to: sampleRate)
+            known[Int(rate)] = made
+            return made
+        }
+    }
+
+    /// The bank, with `samples` written: all of them before it returns, on every core, when
+    /// `decodeNow`, else none (the caller writes heads and hands the rest to
+    /// `BackgroundDecoding`), and the decoder that writes them. Without `residency` every sample
+    /// must be in `samples` and written now: the bank then has no residency flags.
+    func makeBank(decoding wanted: [Int], decodeNow: Bool, residency: Bool, budgetBytes: Int? = nil,
+                  progress: (@Sendable (Double) -> Void)?) throws(SampleSetError) -> (bank: SampleBank, decoder: SFZSampleDecoder) {
+        precondition(residency || (decodeNow && wanted.count == samples.count), "a bank without residency holds every sample")
+        let flags = residency ? SampleResidency(sampleCount: samples.count) : nil
+        let decoder = try SFZSampleDecoder(index: self, wanted: wanted, residency: flags, budgetBytes: budgetBytes)
+        var poolHandedOver = false
+        defer { if !poolHandedOver { decoder.pool.deallocate() } }
+        var failures: [SampleSetError] = []
+        if decodeNow { failures = decoder.decodeInParallel(wanted, progress: progress) }
+        var regions = self.regions, presets = self.presets
+        if !residency {
+            // Every region's frames are written: no sample to name. A file that did not decode
+            // leaves its regions out of the bank (their slots are never read).
+            let failed = Set(failures.map(\.path))
+            var kept: [SamplerRegion] = []
+            for index in presets.indices {
+                let first = kept.count
+                for region in regions[presets[index].firstRegion ..< presets[index].firstRegion + presets[index].regionCount]
+                    where !failed.contains(files[samples[Int(region.sampleIndex)].file]) {
+                    var region = region
+                    region.sampleIndex = -1
+                    kept.append(region)
+                }
+                presets[index].firstRegion = first
+                presets[index].regionCount = kept.count - first
+            }
+            regions = kept
+        }
+        poolHandedOver = true
+        let bank = SampleBank(name: path, takingSamples: decoder.pool, regions: regions, presets: presets, presetNames: presetNames,
+                              modulators: modulators, curves: curves,
+                              initialControllers: plan.initialControllers.map { UInt16($0.controller) << 8 | UInt16($0.value) },
+                              residency: flags)
+        bank.loadWarnings = warnings + failures.map { "\($0); its regions are left out" }
+        return (bank, decoder)
+    }
+}
+
+/// Writes an SFZ instrument's samples into its bank's pool: a file decoded (its head's part
+/// alone, for a head) and resampled to the engine's rate, one channel into its slot, its frontier
+/// moved. The head and the body of a channel are the frames a whole resampling gives
+/// (`Resampler.Converter.convert(_:of:outputs:)`).
+/// - Thread: any. Each sample is written by one thread at a time.
+final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
+    let index: SFZIndex
+    let pool: SamplePool
+    let residency: SampleResidency?
+
+    /// Lays the pool out (`SFZIndex`), writing the guard frames around each of `wanted`, and
+    /// checks that the machine can hold what will be written (`budgetBytes` at most).
+    init(index: SFZIndex, wanted: [Int], residency: SampleResidency?, budgetBytes: Int?) throws(SampleSetError) {
+        self.index = index
+        self.residency = residency
+        let guardFrames = SampleBank.guardFrameCount
+        let wantedBytes = min(wanted.reduce(0) { $0 + index.frameCounts[$1] + 2 * guardFrames } * 4, budgetBytes ?? .max)
+        for (bytes, purpose, addressSpace) in [(wantedBytes, "of sample memory", false),
+                                               (index.poolFrameCount * 4, "of address space for its sample pool", true)] {
+            guard let available = addressSpace ? MemoryHeadroom.addressSpaceBytes() : MemoryHeadroom.availableBytes(),
+                  bytes + (64 << 20) > available else { continue }
+            let megabytes = MemoryHeadroom.shortfall(needed: bytes + (64 << 20), available: available)
+            throw SampleSetError(path: index.path, reason: "needs \(megabytes.neededMB) MB \(purpose), only \(megabytes.availableMB) MB can be had")
+        }
+        pool = SamplePool.allocate(encoding: .float32, frameCount: index.poolFrameCount)
+        let floats = pool.storage.assumingMemoryBound(to: Float.self)
+        floats.initialize(repeating: 0, count: guardFrames)
+        for sample in wanted {
+            (floats + index.slots[sample] - guardFrames).initialize(repeating: 0, count: guardFrames)
+            (floats + index.slots[sample] + index.frameCounts[sample]).initialize(repeating: 0, count: guardFrames)
+        }
+    }
+
+    var sampleCount: Int { index.samples.count }
+    var bytesPerFrame: Int { 4 }
+    func frameCount(of sample: Int) -> Int { index.frameCounts[sample] }
+    func headFrames(of sample: Int) -> Int { SampleStreaming.headFrames(rate: index.sampleRate) }
+
+    func decode(_ sample: Int, headFrames: Int?) throws(StreamedSampleFailure) {
+        do throws(SampleSetError) { try write([sample], headFrames: headFrames) } catch {
+            throw StreamedSampleFailure(file: error.path, description: error.description)
+        }
+    }
+
+    /// Writes bank samples `samples`, channels of one file, each from what is written up to its
+    /// end, or up to `headFrames`: the file decoded once (its beginning alone, when that is all
+    /// they need) and resampled to the engine's rate.
+    func write(_ samples: [Int], headFrames: Int? = nil) throws(SampleSetError) {
+        let ranges = samples.map { sample in
+            let frameCount = index.frameCounts[sample], slot = index.slots[sample]
+            let written = residency.map { min(frameCount, max(0, $0.frontier(sample) - slot)) } ?? 0
+            return written..<min(frameCount, headFrames ?? frameCount)
+        }
+        guard ranges.contains(where: { !$0.isEmpty }), let fileIndex = samples.first.map({ index.samples[$0].file }) else { return }
+        let file = index.files[fileIndex]
+        let header: (frameCount: Int, sampleRate: Int, channelCount: Int)
+        do { header = try AudioFileReader.header(file) } catch { throw SampleSetError(path: error.path, reason: error.reason) }
+        let converter = index.converter(from: Double(header.sampleRate))
+        guard samples.allSatisfy({ index.samples[$0].file == fileIndex && header.channelCount > index.samples[$0].channel
+                                   && converter.outputFrameCount(header.frameCount) == index.frameCounts[$0] }) else {
+            throw SampleSetError(path: file, reason: "changed since it was opened: its header no longer says what the instrument was laid out for")
+        }
+        // A head needs the beginning of the file alone; a body, all of it up to its end.
+        let needed = ranges.filter { !$0.isEmpty }.map { converter.inputFrameCount(for: $0, of: header.frameCount) }.max() ?? 0
+        let audio: DecodedAudio
+        do {
+            audio = needed < header.frameCount ? try AudioFileReader.readPrefix(file, frameCount: needed) : try AudioFileReader.read(file)
+        } catch {
+            throw SampleSetError(path: error.path, reason: error.reason)
+        }
+        for (sample, range) in zip(samples, ranges) where !range.isEmpty {
+            let channel = index.samples[sample].channel
+            let input = audio.channelCount == 1 ? audio.samples : (0..<audio.frameCount).map { audio.samples[$0 * audio.channelCount + channel] }
+            let frames = converter.convert(input, of: header.frameCount, outputs: range)
+            let target = pool.storage.assumingMemoryBound(to: Float.self) + index.slots[sample] + range.lowerBound
+            frames.withUnsafeBufferPointer { target.update(from: $0.baseAddress!, count: frames.count) }
+            if range.upperBound == index.frameCounts[sample] {
+                residency?.markResident(sample)
+            } else {
+                residency?.markWritten(sample, below: index.slots[sample] + range.upperBound)
+            }
+        }
+    }
+
+    /// Writes `samples` whole on every core, a file at a time; returns the files that failed.
+    func decodeInParallel(_ samples: [Int], progress: (@Sendable (Double) -> Void)?) -> [SampleSetError] {
+        var byFile: [Int: [Int]] = [:]
+        for sample in samples { byFile[index.samples[sample].file, default: []].append(sample) }
+        let groups = byFile.keys.sorted().map { byFile[$0]! }
+        let failures = Mutex<[SampleSetError]>([])
+        let done = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: groups.count) { item in
+            do throws(SampleSetError) { try write(groups[item]) } catch {
+                failures.withLock { $0.append(error) }
+            }
+            let finished = done.add(1, ordering: .relaxed).newValue
+            progress?(Double(finished) / Double(max(1, groups.count)))
+        }
+        return failures.withLock { $0.sorted { $0.path < $1.path } }
+    }
+
+    func dropBody(_ sample: Int) -> Bool {
+        guard let residency else { return false }
+        let frameCount = index.frameCounts[sample], head = headFrames(of: sample), slot = index.slots[sample]
+        guard head < frameCount, residency.dropBody(sample, headEnd: slot + head) else { return false }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = Int(bitPattern: pool.storage) + (slot + head) * 4, last = Int(bitPattern: pool.storage) + (slot + frameCount) * 4
+        let from = (first + page - 1) / page * page, to = last / page * page
+        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+        return true
+    }
+
+    func residentBytes(of samples: [Int]) -> Int {
+        guard let residency else { return 0 }
+        var frames = 0
+        for sample in samples {
+            let frontier = residency.frontier(sample)
+            frames += frontier == .max ? index.frameCounts[sample] : min(index.frameCounts[sample], max(0, frontier - index.slots[sample]))
+        }
+        return frames * 4
+    }
+}
