@@ -90,7 +90,7 @@ let package = Package(
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis", "DSP"], path: "bench/Sources"),
+        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis", "DSP", "SampleSet"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),

@@ -68,6 +68,10 @@ benchmarks:
                                 sample loading (default: the system's FluidR3_GM.sf2, TimGM6mb.sf2 and
                                 MuseScore_General_Full.sf3 that exist, one note, 3 runs)
 
+  library [--gigabytes G]       an SFZ library of G GB of decoded audio (default 3), made on the spot in the temporary
+                                folder and removed after: play's time to ready and peak memory on it, and a dense
+                                passage rendered through the song's samples against the whole library decoded
+
   feedback [--ir IR.wav...]     the microphone chain's maximum stable gain in a simulated acoustic loop with its
                                 feedback suppressor off and on, in the built-in rooms (three with strong modes, one
                                 diffuse) or through each impulse response given, the voice's correlation with the
@@ -217,6 +221,12 @@ case "fonts":
     fonts.forEach(BenchArguments.requireFile)
     if fonts.isEmpty { BenchArguments.fail("fonts: none of \(FontsBenchmark.systemFonts.joined(separator: ", ")) exists; give --soundfont FONT", status: 1) }
     measure("fonts", options) { try FontsBenchmark.run(fonts: fonts, songs: songs, runs: options.integer("runs", default: 3)) }
+case "library":
+    let options = parse(["gigabytes"])
+    guard let gigabytes = Double(options.string("gigabytes") ?? "3"), gigabytes > 0, gigabytes <= 64 else {
+        BenchArguments.fail("library: --gigabytes must be a number of gigabytes, 0-64", status: 2)
+    }
+    measure("library", options) { try LibraryBenchmark.run(gigabytes: gigabytes) }
 case "feedback":
     let options = parse(["ir"])
     options.strings("ir").forEach(BenchArguments.requireFile)
