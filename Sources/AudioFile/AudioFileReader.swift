@@ -72,19 +72,29 @@ public enum AudioFileReader {
         return (Int(info.frames), Int(info.samplerate), Int(info.channels))
     }
 
-    /// Decodes the first `frameCount` frames of the file at `path` (all of them when it holds
-    /// fewer): a sample's head, without the rest.
+    /// Decodes frames `frames` of the file at `path`: a stretch of a sample's body, without the
+    /// rest. A file whose format seeks to the frame (WAV, AIFF, FLAC and other PCM) is read from
+    /// there; a lossy one (Ogg, MP3) is decoded from its start and the frames before dropped, so
+    /// the frames are those a whole decode gives either way.
     /// - Throws: `AudioFileError` naming the path for a missing, unreadable or malformed file.
     /// - Thread: control.
-    public static func readPrefix(_ path: String, frameCount: Int) throws(AudioFileError) -> DecodedAudio {
+    public static func readRange(_ path: String, frames: Range<Int>) throws(AudioFileError) -> DecodedAudio {
         if let reason = FileKind.notRegularFileReason(path) { throw AudioFileError(path: path, reason: reason) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(path: path, reason: String(cString: sf_strerror(nil)))
         }
         defer { sf_close(handle) }
-        info.frames = min(info.frames, sf_count_t(max(0, frameCount)))
-        return try readFrames(handle, info: info, path: path, allowShortRead: false)
+        let major = info.format & Int32(SF_FORMAT_TYPEMASK)
+        let seeksExactly = major != Int32(SF_FORMAT_OGG) && major != Int32(SF_FORMAT_MPEG)
+        let first = seeksExactly ? frames.lowerBound : 0
+        if first > 0, sf_seek(handle, sf_count_t(first), SEEK_SET) != sf_count_t(first) {
+            throw AudioFileError(path: path, reason: "cannot seek to frame \(first)")
+        }
+        info.frames = sf_count_t(max(0, min(Int(info.frames), frames.upperBound) - first))
+        var audio = try readFrames(handle, info: info, path: path, allowShortRead: false)
+        if first < frames.lowerBound { audio.samples.removeFirst((frames.lowerBound - first) * audio.channelCount) }
+        return audio
     }
 
     /// What a sound file holds, read through in chunks (a long recording is never held whole):

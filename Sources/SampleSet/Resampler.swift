@@ -81,7 +81,7 @@ public enum Resampler {
 
         func convert(_ samples: [Float]) -> [Float] {
             guard from != to, !samples.isEmpty else { return samples }
-            return convert(samples, of: samples.count, outputs: 0..<outputFrameCount(samples.count))
+            return convert(samples, startingAt: 0, of: samples.count, outputs: 0..<outputFrameCount(samples.count))
         }
 
         /// Frames `inputCount` input frames become: rounded to the nearest.
@@ -93,22 +93,27 @@ public enum Resampler {
             from == to ? inputCount : Int((Double(inputCount) * to / from).rounded())
         }
 
-        /// Input frames output frames `outputs` read: a head needs only the beginning of its file.
-        func inputFrameCount(for outputs: Range<Int>, of inputCount: Int) -> Int {
-            from == to ? min(inputCount, outputs.upperBound) : min(inputCount, Int(Double(max(0, outputs.upperBound - 1)) * from / to) + reach + 2)
+        /// Input frames output frames `outputs` read: a head needs only the beginning of its file,
+        /// a stretch of its body only the frames around it.
+        func inputFrames(for outputs: Range<Int>, of inputCount: Int) -> Range<Int> {
+            guard from != to else { return min(inputCount, outputs.lowerBound)..<min(inputCount, outputs.upperBound) }
+            let first = max(0, Int(Double(outputs.lowerBound) * (from / to)) - reach - 1)
+            return min(first, inputCount)..<min(inputCount, Int(Double(max(0, outputs.upperBound - 1)) * (from / to)) + reach + 2)
         }
 
-        /// Output frames `outputs` of an input of `inputCount` frames, of which `samples` holds the
-        /// first (at least `inputFrameCount(for:of:)` of them): exactly those frames of
-        /// `convert(_:)` of the whole input, each computed alike, so a sample's head and its body
-        /// written apart are the bits of the whole.
-        func convert(_ samples: [Float], of inputCount: Int, outputs: Range<Int>) -> [Float] {
-            guard from != to else { return Array(samples[outputs.clamped(to: 0..<samples.count)]) }
+        /// Output frames `outputs` of an input of `inputCount` frames, of which `samples` holds
+        /// those from `inputStart` on (at least `inputFrames(for:of:)`): exactly those frames of
+        /// `convert(_:)` of the whole input, each computed alike, so a sample's head and the
+        /// stretches of its body written apart are the bits of the whole.
+        func convert(_ samples: [Float], startingAt inputStart: Int = 0, of inputCount: Int, outputs: Range<Int>) -> [Float] {
+            guard from != to else {
+                return Array(samples[(outputs.lowerBound - inputStart)..<(outputs.upperBound - inputStart)])
+            }
             let step = from / to
             // Silence beyond both ends, so every output frame reads whole rows without bounds
             // checks. The last output instant is before the last input frame, so `reach` frames of
             // padding on each side suffice.
-            let held = min(samples.count, inputCount)
+            let held = min(samples.count, inputCount - inputStart)
             var padded = [Float](repeating: 0, count: held + 2 * reach)
             padded.replaceSubrange(reach ..< reach + held, with: samples[..<held])
             let tapCount = tapCount
@@ -123,8 +128,9 @@ public enum Resampler {
                             let base = Int(time)
                             let position = (time - Double(base)) * Double(phaseCount)
                             let phase = Int(position)
-                            // Taps `base - reach + 1 …` start at padded index `base + 1`.
-                            let frames = input.baseAddress! + base + 1
+                            // Taps `base - reach + 1 …` start at padded index `base + 1`, less
+                            // the input frames before `samples`.
+                            let frames = input.baseAddress! + base + 1 - inputStart
                             let near = table.baseAddress! + phase * tapCount
                             let far = near + tapCount
                             // Four partial sums each: independent chains the CPU can overlap.

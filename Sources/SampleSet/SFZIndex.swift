@@ -235,19 +235,20 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
     }
 
     var sampleCount: Int { index.samples.count }
+    func slot(of sample: Int) -> Int { index.slots[sample] }
     var bytesPerFrame: Int { 4 }
     func frameCount(of sample: Int) -> Int { index.frameCounts[sample] }
     func headFrames(of sample: Int) -> Int { SampleStreaming.headFrames(rate: index.sampleRate) }
 
-    func decode(_ sample: Int, headFrames: Int?) throws(StreamedSampleFailure) {
-        do throws(SampleSetError) { try write([sample], headFrames: headFrames) } catch {
+    func decode(_ sample: Int, upTo: Int?) throws(StreamedSampleFailure) {
+        do throws(SampleSetError) { try write([sample], headFrames: upTo) } catch {
             throw StreamedSampleFailure(file: error.path, description: error.description)
         }
     }
 
     /// Writes bank samples `samples`, channels of one file, each from what is written up to its
-    /// end, or up to `headFrames`: the file decoded once (its beginning alone, when that is all
-    /// they need) and resampled to the engine's rate.
+    /// end, or up to `headFrames` frames from its start: the part of the file they need decoded
+    /// once and resampled to the engine's rate.
     func write(_ samples: [Int], headFrames: Int? = nil) throws(SampleSetError) {
         let ranges = samples.map { sample in
             let frameCount = index.frameCounts[sample], slot = index.slots[sample]
@@ -263,18 +264,20 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
                                    && converter.outputFrameCount(header.frameCount) == index.frameCounts[$0] }) else {
             throw SampleSetError(path: file, reason: "changed since it was opened: its header no longer says what the instrument was laid out for")
         }
-        // A head needs the beginning of the file alone; a body, all of it up to its end.
-        let needed = ranges.filter { !$0.isEmpty }.map { converter.inputFrameCount(for: $0, of: header.frameCount) }.max() ?? 0
+        // The input those frames read: a head, the beginning of the file; a stretch of a body, the
+        // frames around it; a whole body, the file from the body's start on.
+        let inputs = ranges.filter { !$0.isEmpty }.map { converter.inputFrames(for: $0, of: header.frameCount) }
+        let needed = (inputs.map(\.lowerBound).min() ?? 0)..<(inputs.map(\.upperBound).max() ?? 0)
         let audio: DecodedAudio
         do {
-            audio = needed < header.frameCount ? try AudioFileReader.readPrefix(file, frameCount: needed) : try AudioFileReader.read(file)
+            audio = needed == 0..<header.frameCount ? try AudioFileReader.read(file) : try AudioFileReader.readRange(file, frames: needed)
         } catch {
             throw SampleSetError(path: error.path, reason: error.reason)
         }
         for (sample, range) in zip(samples, ranges) where !range.isEmpty {
             let channel = index.samples[sample].channel
             let input = audio.channelCount == 1 ? audio.samples : (0..<audio.frameCount).map { audio.samples[$0 * audio.channelCount + channel] }
-            let frames = converter.convert(input, of: header.frameCount, outputs: range)
+            let frames = converter.convert(input, startingAt: needed.lowerBound, of: header.frameCount, outputs: range)
             let target = pool.storage.assumingMemoryBound(to: Float.self) + index.slots[sample] + range.lowerBound
             frames.withUnsafeBufferPointer { target.update(from: $0.baseAddress!, count: frames.count) }
             if range.upperBound == index.frameCounts[sample] {

@@ -20,11 +20,13 @@ public protocol StreamedSamples: AnyObject, Sendable {
     /// Frames of sample `index` kept as its head (`SampleStreaming.headSeconds` of it).
     /// - Thread: any.
     func headFrames(of index: Int) -> Int
-    /// Writes sample `index` from what is written already up to its end, or up to `headFrames`,
-    /// and moves its frontier (`SampleResidency`).
+    /// Writes sample `index` from what is written already up to its end, or up to its first
+    /// `upTo` frames (a head, or a stretch of its body ahead of its voices; a source may write
+    /// further, to the end, where a stretch costs as much as the whole), and moves its frontier
+    /// (`SampleResidency`).
     /// - Throws: `StreamedSampleFailure` naming the file.
     /// - Thread: any.
-    func decode(_ index: Int, headFrames: Int?) throws(StreamedSampleFailure)
+    func decode(_ index: Int, upTo: Int?) throws(StreamedSampleFailure)
     /// Hands back the pages of sample `index`'s body unless a voice plays it
     /// (`SampleResidency.dropBody`); true when they were.
     /// - Thread: any.
@@ -32,6 +34,9 @@ public protocol StreamedSamples: AnyObject, Sendable {
     /// Bytes of sample memory written now: each of `samples`' frames below its frontier.
     /// - Thread: any.
     func residentBytes(of samples: [Int]) -> Int
+    /// The pool frame sample `index` starts at.
+    /// - Thread: any.
+    func slot(of index: Int) -> Int
 }
 
 /// A sample that did not decode: the file it lives in, and the one line to say.
@@ -130,26 +135,43 @@ public final class BackgroundDecoding: @unchecked Sendable {
         if finishedThreads.add(1, ordering: .acquiringAndReleasing).newValue == threadCount { done.signal() }
     }
 
-    /// Under a budget: the heads of every sample in the queue first (any note can then start), a
-    /// body a note asks for before anything else, the queue's bodies while they fit, and then,
-    /// until cancelled, the bodies notes ask for, each followed by dropping the least recently
-    /// started bodies no voice plays until the bank fits its budget again. The audio thread cannot
-    /// wake this thread (that would be a system call), so it looks for requests every 2 ms.
+    /// Under a budget: a sample a note asks for joins the samples being streamed, which come
+    /// before everything else, the one whose voices are nearest the end of what is written first,
+    /// a stretch at a time (`streamStretchSeconds` past the furthest its voices read, at least),
+    /// until it is two stretches ahead of them;
+    /// a sample no voice plays any more stops being streamed. Meanwhile the heads of every sample in
+    /// the queue (any note can then start), then the queue's bodies while they fit. After each
+    /// stretch, the least recently started bodies no voice plays are dropped until the bank fits
+    /// its budget again. The audio thread cannot wake this thread (that would be a system call),
+    /// so it looks for requests every 2 ms when it has nothing else to do.
     private func runWithin(_ budget: Int) {
+        guard let residency = bank.residency else { return }
         var heads = 0, bodies = 0
+        var streaming: [Int] = []
         while !cancelled.load(ordering: .relaxed) {
-            if let requested = bank.residency?.takeRequest() {
-                guard isQueued[requested] else { continue }
-                decode(requested, headOnly: false)
+            while let requested = residency.takeRequest() {
+                if isQueued[requested], !streaming.contains(requested) { streaming.append(requested) }
+            }
+            // Done with: wholly in, failed, or played by no voice (what is written stays until dropped).
+            let failed = failedSamples.withLock { $0.samples }
+            streaming.removeAll { residency.isResident($0) || residency.users($0) == 0 || failed.contains($0) }
+            // Only those not yet two stretches ahead of their voices: the rest wait, unread.
+            if let sample = streaming.min(by: { slack(of: $0, in: residency) < slack(of: $1, in: residency) }),
+               slack(of: sample, in: residency) < 2 * streamStretchFrames(of: sample) {
+                // A stretch past what is written, or past the furthest its voices read, whichever is further.
+                let stretch = streamStretchFrames(of: sample)
+                let ahead = max(0, residency.reach(sample) - decoder.slot(of: sample)) + stretch
+                let target = max(writtenFrames(of: sample, in: residency) + stretch, ahead)
+                decode(sample, upTo: min(decoder.frameCount(of: sample), target))
                 fit(budget)
             } else if heads < samples.count {
-                decode(samples[heads], headOnly: true)
+                decode(samples[heads], upTo: decoder.headFrames(of: samples[heads]))
                 heads += 1
             } else if bodies < samples.count {
                 let sample = samples[bodies]
                 bodies += 1
                 if decoder.residentBytes(of: samples) + decoder.frameCount(of: sample) * decoder.bytesPerFrame <= budget {
-                    decode(sample, headOnly: false)
+                    decode(sample, upTo: nil)
                 }
             } else {
                 usleep(2_000)
@@ -157,14 +179,38 @@ public final class BackgroundDecoding: @unchecked Sendable {
         }
     }
 
-    private func decode(_ sample: Int, headOnly: Bool) {
+    /// Seconds of a sample streamed at a time, and ahead of its voices: a stretch costs a few
+    /// milliseconds to read, and its voices take a second or more to play it.
+    static let streamStretchSeconds = 1.0
+
+    private func streamStretchFrames(of sample: Int) -> Int {
+        max(1, Int(Double(decoder.headFrames(of: sample)) / SampleStreaming.headSeconds * Self.streamStretchSeconds))
+    }
+
+    /// Frames of sample `sample` written, from its start.
+    private func writtenFrames(of sample: Int, in residency: SampleResidency) -> Int {
+        let frontier = residency.frontier(sample)
+        return frontier == .max ? decoder.frameCount(of: sample) : max(0, frontier - decoder.slot(of: sample))
+    }
+
+    /// How far ahead of its furthest voice sample `sample` is written, in frames.
+    private func slack(of sample: Int, in residency: SampleResidency) -> Int {
+        let reach = residency.reach(sample)
+        return reach == 0 ? writtenFrames(of: sample, in: residency) : residency.frontier(sample) - reach
+    }
+
+    private func decode(_ sample: Int, upTo: Int?) {
         guard !failedSamples.withLock({ $0.samples.contains(sample) }) else { return }
         if let delay { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
         do throws(StreamedSampleFailure) {
-            try decoder.decode(sample, headFrames: headOnly ? decoder.headFrames(of: sample) : nil)
+            try decoder.decode(sample, upTo: upTo)
         } catch {
             failed(sample, error)
         }
+    }
+
+    private func decode(_ sample: Int, headOnly: Bool) {
+        decode(sample, upTo: headOnly ? decoder.headFrames(of: sample) : nil)
     }
 
     /// Counts a sample that did not decode and says so, a line for the first of each file: a
@@ -187,7 +233,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
         guard let residency = bank.residency else { return }
         while decoder.residentBytes(of: samples) > budget {
             var oldest = -1, oldestUse = Int.max
-            for sample in samples where residency.isResident(sample) && residency.users(sample) == 0
+            for sample in samples where writtenFrames(of: sample, in: residency) > decoder.headFrames(of: sample) && residency.users(sample) == 0
                 && decoder.headFrames(of: sample) < decoder.frameCount(of: sample) {
                 let use = residency.lastUse(sample)
                 if use < oldestUse { (oldest, oldestUse) = (sample, use) }

@@ -79,15 +79,16 @@ final class SampleDecoder: StreamedSamples, @unchecked Sendable {
     /// Decodes sample `index` into its slot, or with `headFrames` only its first frames, and
     /// moves its frontier; a sample whose head is in already gets the rest after it. Returns the
     /// bytes of smpl it took.
-    func decode(_ index: Int, headFrames: Int?) throws(StreamedSampleFailure) {
+    func decode(_ index: Int, upTo: Int?) throws(StreamedSampleFailure) {
         do throws(SoundFontError) {
-            _ = try write(index, headFrames: headFrames)
+            _ = try write(index, headFrames: upTo)
         } catch {
             throw StreamedSampleFailure(file: error.file, description: error.description)
         }
     }
 
     var sampleCount: Int { slots.count }
+    func slot(of index: Int) -> Int { slots[index] }
     var bytesPerFrame: Int { pool.encoding.bytesPerFrame }
     func frameCount(of index: Int) -> Int { hydra.samples[index].end - hydra.samples[index].start }
 
@@ -95,9 +96,10 @@ final class SampleDecoder: StreamedSamples, @unchecked Sendable {
     func write(_ index: Int, headFrames: Int? = nil) throws(SoundFontError) -> Int {
         let sample = hydra.samples[index]
         let frameCount = sample.end - sample.start
-        // What is written already (a head), and what this call writes.
+        // What is written already (a head), and what this call writes: an SF3 stream is decoded
+        // from its start whatever is asked, so after its head it is decoded to its end at once.
         let written = residency.map { min(frameCount, max(0, $0.frontier(index) - slots[index])) } ?? 0
-        let upTo = min(frameCount, headFrames ?? frameCount)
+        let upTo = streams[index] != nil && written > 0 ? frameCount : min(frameCount, headFrames ?? frameCount)
         guard written < upTo else { return 0 }
         guard let stream = streams[index] else {
             try SoundFontLoader.copy(sample, from: file, into: pool.storage + (slots[index] + written) * pool.encoding.bytesPerFrame,

@@ -24,10 +24,11 @@ public final class SampleResidency: @unchecked Sendable {
     /// - Thread: any.
     public let sampleCount: Int
     /// Each sample's cells, `cellCount` a sample (`SampleBank.Layout.residentSamples`): its
-    /// frontier, then how many voices play it, then the frame it was last started at.
+    /// frontier, then how many voices play it, then the frame it was last started at, then the
+    /// furthest pool frame a voice of it will read in its next block (its reach).
     /// - Thread: any.
     public let cells: UnsafePointer<Atomic<Int>>
-    /// Cells a sample: frontier, users, last use (`SampleCells.count`).
+    /// Cells a sample: frontier, users, last use, reach (`SampleCells.count`).
     /// - Thread: any.
     public static var cellCount: Int { SampleCells.count }
     private let storage: UnsafeMutablePointer<Atomic<Int>>
@@ -105,15 +106,16 @@ public final class SampleResidency: @unchecked Sendable {
         // Users first as well: the frontier goes down only for a sample no voice played a moment
         // ago, so a voice playing the body is not cut by the moment's lowering either (unless it
         // started in between: then it reads the body's first block, which is still there, and at
-        // worst ends a block early, counted).
-        guard cell.pointee.load(ordering: .sequentiallyConsistent) == .max,
-              (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else { return false }
+        // worst ends a block early, counted). A body partly streamed in is dropped alike.
+        let frontier = cell.pointee.load(ordering: .sequentiallyConsistent)
+        guard frontier > headEnd, (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else { return false }
         cell.pointee.store(headEnd, ordering: .sequentiallyConsistent)
         guard (cell + 1).pointee.load(ordering: .sequentiallyConsistent) == 0 else {
-            cell.pointee.store(.max, ordering: .sequentiallyConsistent)
+            cell.pointee.store(frontier, ordering: .sequentiallyConsistent)
             return false
         }
-        residentTotal.subtract(1, ordering: .relaxed)
+        (cell + 3).pointee.store(0, ordering: .relaxed)
+        if frontier == .max { residentTotal.subtract(1, ordering: .relaxed) }
         return true
     }
 
@@ -134,6 +136,11 @@ public final class SampleResidency: @unchecked Sendable {
     /// The frame a voice of sample `index` last started at (0: never).
     /// - Thread: any.
     public func lastUse(_ index: Int) -> Int { (frontierCell(index) + 2).pointee.load(ordering: .relaxed) }
+
+    /// The furthest pool frame a voice of sample `index` reads in its next block, as voices
+    /// reading a sample not wholly in memory say it (0: none has): what its body is streamed ahead of.
+    /// - Thread: any.
+    public func reach(_ index: Int) -> Int { (frontierCell(index) + 3).pointee.load(ordering: .relaxed) }
 
     /// How many samples are wholly in memory.
     /// - Thread: any.
@@ -188,9 +195,9 @@ func sampleVoiceEnded(_ cells: UnsafePointer<Atomic<Int>>?) {
     cells?.advanced(by: 1).pointee.subtract(1, ordering: .sequentiallyConsistent)
 }
 
-/// The cells `SampleResidency` keeps for each sample, in this order: its frontier, its users and
-/// its last use. A namespace the audio thread can read without touching the class.
+/// The cells `SampleResidency` keeps for each sample, in this order: its frontier, its users, its
+/// last use and its reach. A namespace the audio thread can read without touching the class.
 public enum SampleCells {
     /// - Thread: any.
-    public static var count: Int { @_noAllocation @_noLocks get { 3 } }
+    public static var count: Int { @_noAllocation @_noLocks get { 4 } }
 }

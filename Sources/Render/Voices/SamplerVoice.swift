@@ -379,7 +379,14 @@ struct SamplerVoice {
         if let frontier = sampleFrontier {
             let reach = Int(position + lastIncrement * Double(frameCount)) + 4
             let needed = min(reach, (isLooping ? loopEnd : end) + 2)
-            if frontier.pointee.load(ordering: .acquiring) < needed {
+            let written = frontier.pointee.load(ordering: .acquiring)
+            if written != .max {
+                // Where this voice has got to, for the thread that streams the body ahead of it
+                // (the furthest of its sample's voices; a lost race only waits a block).
+                let reached = frontier.advanced(by: 3)
+                if reached.pointee.load(ordering: .relaxed) < needed { reached.pointee.store(needed, ordering: .relaxed) }
+            }
+            if written < needed {
                 block.isReading = false
                 block.isStarved = true
                 return
