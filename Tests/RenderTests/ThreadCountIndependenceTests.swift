@@ -22,6 +22,27 @@ final class ThreadCountIndependenceTests: XCTestCase {
         return (samples, summary)
     }
 
+    /// The same with streaming on: each fixture through a bank holding only its song's samples
+    /// behind residency cells (`SampleResidency`: every note checks its sample, every voice its
+    /// frontier each block), with 1, 2, 3 and 8 threads in blocks of 64 to 4,096 frames, is the
+    /// render through the whole font with one thread, bit for bit.
+    func testASongsOwnSamplesRenderTheSameBitsWithAnyThreadsAndBlocks() throws {
+        let whole = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
+        for name in BlockSizeIndependenceTests.fixtures {
+            let song = try MIDIFile.read(path: BlockSizeIndependenceTests.root.appendingPathComponent("Tests/Fixtures/midi/\(name).mid").path)
+            let notes = MIDISequencer(song, sampleRate: rate).playedNotes(kitPlaysPercussion: false)
+            let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate, options: .init(selection: .played(notes)))
+            XCTAssertNotNil(bank.residency)
+            let reference = render(song, bank: whole, threads: 1, blockFrameCount: 1_024)
+            for (threads, blockFrameCount) in [(1, 64), (2, 333), (3, 1_024), (8, 4_096)] {
+                let other = render(song, bank: bank, threads: threads, blockFrameCount: blockFrameCount)
+                XCTAssertEqual(other.summary.statistics.sampleUnderruns, 0, "\(name)")
+                XCTAssertTrue(other.samples.elementsEqual(reference.samples) { $0.bitPattern == $1.bitPattern },
+                              "\(name) through its own samples with \(threads) threads in blocks of \(blockFrameCount)")
+            }
+        }
+    }
+
     func testEveryFixtureRendersBitForBitTheSameWith1And2And3And8ThreadsInAnyBlockSize() throws {
         let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
         print("font: \(BlockSizeIndependenceTests.font)")

@@ -87,13 +87,25 @@ enum FontsBenchmark {
         print("  wall s, RSS MB: the whole child process (wait4's rusage), font load included")
         print("  first note s: Staccato's load figure (render's 'with loading' time less its render time: song, font, engine)")
         print("  dyn: fluidsynth -o synth.dynamic-sample-loading=1 (a preset's samples loaded when a channel selects it)")
+        print("  load s: fluidsynth given the font and no MIDI file, less fluidsynth --version: its time before any note")
 
         struct Runs { var wall: [[Double]] = [[], [], []], rss: [[Double]] = [[], [], []], firstNote: [Double] = [], failures: [String] = [] }
         var figures = [[Runs]](repeating: [Runs](repeating: Runs(), count: songs.count), count: fonts.count)
+        // FluidSynth's own load, each way, per font: given the font and no MIDI file it loads
+        // the font and exits; less its start-up (`--version`; given no font it would load the
+        // system's default one). Before that it plays nothing: its time to a first note at least.
+        var fluidLoads = [[[Double]]](repeating: [[], []], count: fonts.count)
         let megabyte = Double(1 << 20)
         let fluid = ["fluidsynth", "-ni", "-q", "-r", "48000", "-F", wav]
         for _ in 0..<runs {
             for (fontIndex, font) in fonts.enumerated() {
+                if fluidVersion != nil, let bare = run(["fluidsynth", "--version"], folder: folder) {
+                    for (way, extra) in [[], ["-o", "synth.dynamic-sample-loading=1"]].enumerated() {
+                        if let fontOnly = run(fluid + extra + [font], folder: folder) {
+                            fluidLoads[fontIndex][way].append(max(0, fontOnly.seconds - bare.seconds))
+                        }
+                    }
+                }
                 for (songIndex, song) in songs.enumerated() {
                     var commands = [[staccato, "render", song, "--soundfont", font, "--out", wav]]
                     if fluidVersion != nil {
@@ -117,18 +129,23 @@ enum FontsBenchmark {
         func ratio(_ ours: [Double], _ theirs: [Double]) -> String {
             ours.isEmpty || theirs.isEmpty || theirs.median == 0 ? "-" : String(format: "%.2fx", ours.median / theirs.median)
         }
-        let header = ["font", "song", "Staccato wall s", "first note s", "RSS MB", "FluidSynth wall s", "RSS MB", "dyn wall s", "dyn RSS MB",
-                      "wall ratio", "RSS ratio"]
+        let header = ["font", "song", "Staccato wall s", "first note s", "RSS MB", "FluidSynth wall s", "load s", "RSS MB", "dyn wall s", "dyn load s",
+                      "dyn RSS MB", "wall ratio", "RSS ratio"]
         var rows: [[String]] = []
         var reports: [[String: Any]] = []
-        for (font, perSong) in zip(fonts, figures) {
+        for (fontIndex, (font, perSong)) in zip(fonts, figures).enumerated() {
             let size = ((try? FileManager.default.attributesOfItem(atPath: font)[.size] as? Int) ?? nil) ?? 0
             for (song, runs) in zip(songs, perSong) {
                 rows.append([URL(fileURLWithPath: font).lastPathComponent, songName(song),
                              cell(runs.wall[0], "%.2f"), cell(runs.firstNote, "%.2f"), cell(runs.rss[0], "%.1f"),
-                             cell(runs.wall[1], "%.2f"), cell(runs.rss[1], "%.1f"), cell(runs.wall[2], "%.2f"), cell(runs.rss[2], "%.1f"),
+                             cell(runs.wall[1], "%.2f"), cell(fluidLoads[fontIndex][0], "%.2f"), cell(runs.rss[1], "%.1f"),
+                             cell(runs.wall[2], "%.2f"), cell(fluidLoads[fontIndex][1], "%.2f"), cell(runs.rss[2], "%.1f"),
                              ratio(runs.wall[0], runs.wall[1]), ratio(runs.rss[0], runs.rss[1])])
                 var report: [String: Any] = ["soundfont": font, "file_bytes": size, "song": songName(song)]
+                for (key, values) in [("fluidsynth_load_seconds", fluidLoads[fontIndex][0]), ("fluidsynth_dynamic_load_seconds", fluidLoads[fontIndex][1])]
+                    where !values.isEmpty {
+                    report[key] = values.summary
+                }
                 for (key, values) in [("staccato_process_seconds", runs.wall[0]), ("staccato_peak_rss_mb", runs.rss[0]),
                                       ("staccato_first_note_seconds", runs.firstNote),
                                       ("fluidsynth_process_seconds", runs.wall[1]), ("fluidsynth_peak_rss_mb", runs.rss[1]),
