@@ -85,6 +85,10 @@ extension Commands {
         let songSequencer = song.map { MIDISequencer($0, sampleRate: rate, program: program) }
         let first = songSequencer?.notesAtStart(seconds: Self.songStartSeconds, sampleRate: rate, kitPlaysPercussion: kitGiven)
             ?? PlayedNotes.startingPresets(kitPlaysPercussion: kitGiven, channels: 0..<1)
+        // Live, the kit is known now: it loads on another core while the instrument's heads decode.
+        let liveKit = song == nil ? (options.values["kit"] ?? (keyboard ? shippedKitPath : nil)).map { path in
+            BackgroundResult { () throws -> DrumKit in try DrumKitLoader.load(manifest: path, sampleRate: rate) }
+        } : nil
         // A song's samples are decoded once and kept (what it plays is known); a live player's
         // come and go within the cache.
         let opening = try openInstrument(path: try options.soundFontPath(), sampleRate: rate, first: first,
@@ -96,8 +100,7 @@ extension Commands {
         if let songSequencer {
             kit = try SongSetup.drumKit(for: songSequencer, bank: bank, kitPath: options.values["kit"], sampleRate: rate)
         } else {
-            let kitPath = options.values["kit"] ?? (keyboard ? shippedKitPath : nil)
-            kit = try kitPath.map { try DrumKitLoader.load(manifest: $0, sampleRate: rate) }
+            kit = try liveKit?.value()
         }
         engine.install(bank)
         if let kit { engine.install(kit) }
@@ -167,5 +170,26 @@ extension Commands {
         let tenths = Int((seconds * 10).rounded())
         let minutes = tenths / 600, rest = tenths % 600
         return "\(minutes):" + (rest < 100 ? "0" : "") + "\(rest / 10).\(rest % 10)"
+    }
+}
+
+/// A value made on another thread while this one does something else: `value()` waits for it
+/// and returns it, or throws what making it threw.
+/// - Thread: control.
+final class BackgroundResult<Value: Sendable>: @unchecked Sendable {
+    private var result: Result<Value, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ make: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async { [self] in
+            result = Result { try make() }
+            done.signal()
+        }
+    }
+
+    func value() throws -> Value {
+        done.wait()
+        done.signal()
+        return try result!.get()
     }
 }

@@ -82,6 +82,37 @@ final class TerminalScreenDeviceTests: XCTestCase {
         XCTAssertTrue(screen.contains { $0.hasPrefix("played ") }, "the summary is left below the screen:\n\(screen.joined(separator: "\n"))")
     }
 
+    /// The keyboard piano on Debian's default font (488 MB decoded): the piano is drawn once its
+    /// samples' heads are in, and the first key pressed then sounds in full, at its pitch, with no
+    /// sample underrun, the rest of the font streaming behind it.
+    func testTheKeyboardsFirstKeyOnALargeFontSoundsInFull() throws {
+        let font = "/usr/share/sounds/sf3/MuseScore_General_Full.sf3"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "no \(font) (apt install musescore-general-soundfont)")
+        let recordPath = TestDevices.temporaryFile("large-keyboard.raw"), report = TestDevices.temporaryFile("large-keyboard.json")
+        defer { unlink(recordPath); unlink(report) }
+        let launched = Date()
+        let pane = try Pane("play --soundfont \(font) --release hold --hold 500 --device staccato_record:FILE=\(recordPath) --report \(report) --seconds 5",
+                            columns: 80)
+        defer { pane.close() }
+        let screen = try pane.waitFor { $0.hasPrefix("│C3") }
+        let shownAfter = Date().timeIntervalSince(launched)
+        XCTAssertTrue(screen.contains { $0.hasPrefix("│C3") }, screen.joined(separator: "\n"))
+        // z: the lowest white key on the keyboard's bottom row.
+        try pane.tmux("send-keys -t \(pane.session) z")
+        _ = try pane.waitFor(seconds: 10) { $0.hasPrefix("played ") }
+        let left = SignalAnalysis.channel(0, of: try TestDevices.readRaw(recordPath), channelCount: 2)
+        let onset = try XCTUnwrap(PlayDeviceTests.onsets(in: left).first, "the key sounded")
+        let pitch = PlayDeviceTests.pitch(of: left[(onset + 2_000)..<min(left.count, onset + 12_000)])
+        print("large font keyboard: piano shown after \(String(format: "%.2f", shownAfter)) s; first key at frame \(onset), \(Int(pitch.rounded())) Hz")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let statistics = try XCTUnwrap(object["statistics"] as? [String: Any])
+        XCTAssertEqual(statistics["noteOns"] as? Int, 1)
+        XCTAssertEqual(statistics["sampleUnderruns"] as? Int, 0, "the key found its sample's head, and the rest in time")
+        // Held half a second: at its pitch, and still sounding well after the head's first block.
+        XCTAssertGreaterThan(SignalAnalysis.rms(left[(onset + 12_000)..<min(left.count, onset + 20_000)]), 0.001, "still sounding at 0.3 s")
+        XCTAssertGreaterThan(pitch, 60)
+    }
+
     /// A song's progress line is redrawn in place; the lines printed while it is shown (the
     /// audio thread's scheduling, the closing summary) each start a row of their own instead of
     /// being appended to it.
