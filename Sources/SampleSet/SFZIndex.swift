@@ -304,25 +304,4 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
         }
         return failures.withLock { $0.sorted { $0.path < $1.path } }
     }
-
-    func dropBody(_ sample: Int) -> Bool {
-        guard let residency else { return false }
-        let frameCount = index.frameCounts[sample], head = headFrames(of: sample), slot = index.slots[sample]
-        guard head < frameCount, residency.dropBody(sample, headEnd: slot + head) else { return false }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let first = Int(bitPattern: pool.storage) + (slot + head) * 4, last = Int(bitPattern: pool.storage) + (slot + frameCount) * 4
-        let from = (first + page - 1) / page * page, to = last / page * page
-        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
-        return true
-    }
-
-    func residentBytes(of samples: [Int]) -> Int {
-        guard let residency else { return 0 }
-        var frames = 0
-        for sample in samples {
-            let frontier = residency.frontier(sample)
-            frames += frontier == .max ? index.frameCounts[sample] : min(index.frameCounts[sample], max(0, frontier - index.slots[sample]))
-        }
-        return frames * 4
-    }
 }

@@ -27,16 +27,48 @@ public protocol StreamedSamples: AnyObject, Sendable {
     /// - Throws: `StreamedSampleFailure` naming the file.
     /// - Thread: any.
     func decode(_ index: Int, upTo: Int?) throws(StreamedSampleFailure)
-    /// Hands back the pages of sample `index`'s body unless a voice plays it
-    /// (`SampleResidency.dropBody`); true when they were.
-    /// - Thread: any.
-    func dropBody(_ index: Int) -> Bool
-    /// Bytes of sample memory written now: each of `samples`' frames below its frontier.
-    /// - Thread: any.
-    func residentBytes(of samples: [Int]) -> Int
     /// The pool frame sample `index` starts at.
     /// - Thread: any.
     func slot(of index: Int) -> Int
+    /// The bank's residency cells (nil: every sample written before the bank was made).
+    /// - Thread: any.
+    var residency: SampleResidency? { get }
+    /// The bank's pool, where the samples are written.
+    /// - Thread: any.
+    var pool: SamplePool { get }
+}
+
+extension StreamedSamples {
+    /// Frames of sample `index` written now, from its start.
+    /// - Thread: any.
+    public func writtenFrames(of index: Int) -> Int {
+        guard let residency else { return frameCount(of: index) }
+        let frontier = residency.frontier(index)
+        return frontier == .max ? frameCount(of: index) : min(frameCount(of: index), max(0, frontier - slot(of: index)))
+    }
+
+    /// Bytes of sample memory written now: each of `samples`' frames below its frontier.
+    /// - Thread: any.
+    public func residentBytes(of samples: [Int]) -> Int {
+        guard residency != nil else { return 0 }
+        return samples.reduce(0) { $0 + writtenFrames(of: $1) } * bytesPerFrame
+    }
+
+    /// Hands back the pages of sample `index`'s body (whole pages after its head, before its
+    /// end) unless a voice plays it (`SampleResidency.dropBody`); true when they were. The head's
+    /// pages and the guard frames on either side are never touched.
+    /// - Thread: any.
+    public func dropBody(_ index: Int) -> Bool {
+        guard let residency else { return false }
+        let frameCount = frameCount(of: index), head = headFrames(of: index), slot = slot(of: index)
+        guard head < frameCount, residency.dropBody(index, headEnd: slot + head) else { return false }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = Int(bitPattern: pool.storage) + (slot + head) * bytesPerFrame
+        let last = Int(bitPattern: pool.storage) + (slot + frameCount) * bytesPerFrame
+        let from = (first + page - 1) / page * page, to = last / page * page
+        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+        return true
+    }
 }
 
 /// A sample that did not decode: the file it lives in, and the one line to say.
@@ -187,11 +219,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
         max(1, Int(Double(decoder.headFrames(of: sample)) / SampleStreaming.headSeconds * Self.streamStretchSeconds))
     }
 
-    /// Frames of sample `sample` written, from its start.
-    private func writtenFrames(of sample: Int, in residency: SampleResidency) -> Int {
-        let frontier = residency.frontier(sample)
-        return frontier == .max ? decoder.frameCount(of: sample) : max(0, frontier - decoder.slot(of: sample))
-    }
+    private func writtenFrames(of sample: Int, in residency: SampleResidency) -> Int { decoder.writtenFrames(of: sample) }
 
     /// How far ahead of its furthest voice sample `sample` is written, in frames.
     private func slack(of sample: Int, in residency: SampleResidency) -> Int {

@@ -131,34 +131,6 @@ final class SampleDecoder: StreamedSamples, @unchecked Sendable {
         }
     }
 
-    /// Hands back the pages of sample `index`'s body (whole pages after its head, before its end)
-    /// unless a voice plays it (`SampleResidency.dropBody`); true when they were.
-    func dropBody(_ index: Int) -> Bool {
-        guard let residency else { return false }
-        let frameCount = hydra.samples[index].end - hydra.samples[index].start
-        let head = headFrames(of: index)
-        guard head < frameCount, residency.dropBody(index, headEnd: slots[index] + head) else { return false }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let bytes = pool.encoding.bytesPerFrame
-        let first = Int(bitPattern: pool.storage) + (slots[index] + head) * bytes
-        let last = Int(bitPattern: pool.storage) + (slots[index] + frameCount) * bytes
-        let from = (first + page - 1) / page * page, to = last / page * page
-        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
-        return true
-    }
-
-    /// Bytes of sample memory written now: each sample's frames below its frontier.
-    func residentBytes(of samples: [Int]) -> Int {
-        guard let residency else { return 0 }
-        var frames = 0
-        for index in samples {
-            let frameCount = hydra.samples[index].end - hydra.samples[index].start
-            let frontier = residency.frontier(index)
-            frames += frontier == .max ? frameCount : min(frameCount, max(0, frontier - slots[index]))
-        }
-        return frames * pool.encoding.bytesPerFrame
-    }
-
     /// Frames of sample `index` decoded as its head before a live player starts: half a second
     /// at the rate it was recorded at (`SampleStreaming.headSeconds`).
     func headFrames(of index: Int) -> Int {
