@@ -1,5 +1,6 @@
 import AudioFile
 import Foundation
+import Synchronization
 import Render
 import SampleSet
 
@@ -92,20 +93,26 @@ public enum DrumKitLoader {
             guard !isDirectory.boolValue else { throw fileError(pad, path, "is a folder, not an audio file") }
         }
 
+        // Each distinct file once, on every core; a failure is the first in manifest order.
+        var firstPadOfFile: [String: Int] = [:]
+        for (index, pad) in manifest.pads.enumerated() where firstPadOfFile[pad.path] == nil { firstPadOfFile[pad.path] = index }
+        let distinct = firstPadOfFile.values.sorted().map { manifest.pads[$0] }
+        let decoded = Mutex([Result<[Float], DrumKitError>?](repeating: nil, count: distinct.count))
+        DispatchQueue.concurrentPerform(iterations: distinct.count) { index in
+            let result = Result { () throws(DrumKitError) -> [Float] in try decodeStereo(distinct[index], manifestPath: path, sampleRate: sampleRate) }
+            decoded.withLock { $0[index] = result }
+        }
         var pool: [Float] = []
         var framesOfFile: [String: Range<Int>] = [:]
+        for (pad, result) in zip(distinct, decoded.withLock { $0 }) {
+            let stereo = try result!.get()
+            framesOfFile[pad.path] = pool.count / 2 ..< pool.count / 2 + stereo.count / 2
+            pool += stereo
+            pool += repeatElement(0, count: 2 * DrumKit.guardFrameCount)
+        }
         var pads: [DrumKit.Pad] = []
         for pad in manifest.pads {
-            let frames: Range<Int>
-            if let known = framesOfFile[pad.path] {
-                frames = known
-            } else {
-                let stereo = try decodeStereo(pad, manifestPath: path, sampleRate: sampleRate)
-                frames = pool.count / 2 ..< pool.count / 2 + stereo.count / 2
-                pool += stereo
-                pool += repeatElement(0, count: 2 * DrumKit.guardFrameCount)
-                framesOfFile[pad.path] = frames
-            }
+            let frames = framesOfFile[pad.path]!
             pads.append(DrumKit.Pad(start: frames.lowerBound, frameCount: frames.count,
                                     gain: Float(pow(10, pad.gainDecibels / 20)),
                                     voiceCount: pad.voiceCount, chokeGroup: pad.chokeGroup))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Band-limited sample-rate conversion of a mono signal, for converting samples once at load time
 /// so the renderer never interpolates between rates it was not built for.
@@ -35,8 +36,14 @@ public enum Resampler {
     /// - Precondition: both rates are finite and positive.
     /// - Thread: control.
     public static func resample(_ samples: [Float], from: Double, to: Double) -> [Float] {
-        Converter(from: from, to: to).convert(samples)
+        Converter.shared(from: from, to: to).convert(samples)
     }
+
+    /// Converters already built, by rate pair: a drum kit's or a sample set's files are nearly
+    /// always at one or two rates, and a table costs as much as converting seconds of audio.
+    private static let converters = Mutex<[[Double]: Converter]>([:])
+    /// Tables kept: each is about half a megabyte.
+    private static let keptConverterCount = 4
 
     /// One rate pair's kernel table, built once and reused for every sample recorded at the same
     /// rate (building it costs about as much as converting a few seconds of audio).
@@ -77,6 +84,18 @@ public enum Resampler {
                 }
             }
             self.table = table
+        }
+
+        /// The converter for this rate pair, built once and shared by every thread (built under
+        /// the lock: the threads that want a table at the same moment want the same one).
+        static func shared(from: Double, to: Double) -> Converter {
+            Resampler.converters.withLock { converters in
+                if let known = converters[[from, to]] { return known }
+                let made = Converter(from: from, to: to)
+                if converters.count >= Resampler.keptConverterCount { converters.removeAll() }
+                converters[[from, to]] = made
+                return made
+            }
         }
 
         func convert(_ samples: [Float]) -> [Float] {

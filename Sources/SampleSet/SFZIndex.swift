@@ -32,8 +32,6 @@ final class SFZIndex {
     let curves: [Float]
     /// Files whose header could not be read: their regions are left out.
     let warnings: [String]
-    /// The converter from each source rate to the engine's, built once.
-    private let converters = Mutex<[Int: Resampler.Converter]>([:])
 
     init(path: String, sampleRate: Double) throws(SampleSetError) {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
@@ -150,14 +148,7 @@ final class SFZIndex {
     }
 
     /// The converter from `rate` to the engine's.
-    func converter(from rate: Double) -> Resampler.Converter {
-        converters.withLock { known in
-            if let converter = known[Int(rate)] { return converter }
-            let made = Resampler.Converter(from: rate, to: sampleRate)
-            known[Int(rate)] = made
-            return made
-        }
-    }
+    func converter(from rate: Double) -> Resampler.Converter { Resampler.Converter.shared(from: rate, to: sampleRate) }
 
     /// The bank, with `samples` written: all of them before it returns, on every core, when
     /// `decodeNow`, else none (the caller writes heads and hands the rest to

@@ -48,22 +48,11 @@ enum SampleDecoding {
         final class Results: @unchecked Sendable {
             var channels: [[Channel]]
             var errors: [SampleSetError?]
-            var converters: [Int: Resampler.Converter] = [:]
             var done = 0
             let lock = NSLock()
             init(count: Int) {
                 channels = Array(repeating: [], count: count)
                 errors = Array(repeating: nil, count: count)
-            }
-            /// The kernel table for one source rate, built once: sample files are usually
-            /// recorded at one rate, and a table costs about as much as converting a few seconds.
-            func converter(from rate: Int, to sampleRate: Double) -> Resampler.Converter {
-                lock.lock()
-                defer { lock.unlock() }
-                if let known = converters[rate] { return known }
-                let made = Resampler.Converter(from: Double(rate), to: sampleRate)
-                converters[rate] = made
-                return made
             }
         }
         let results = Results(count: files.count)
@@ -71,7 +60,7 @@ enum SampleDecoding {
             var outcome: [Channel] = []
             var failure: SampleSetError? = nil
             do throws(SampleSetError) {
-                outcome = try decode(files[index], sampleRate: sampleRate, stereo: stereo, converter: { results.converter(from: $0, to: $1) })
+                outcome = try decode(files[index], sampleRate: sampleRate, stereo: stereo)
             } catch {
                 failure = error
             }
@@ -87,8 +76,7 @@ enum SampleDecoding {
     }
 
     /// One file's channels at `sampleRate`.
-    private static func decode(_ path: String, sampleRate: Double, stereo: Stereo,
-                               converter: (Int, Double) -> Resampler.Converter) throws(SampleSetError) -> [Channel] {
+    private static func decode(_ path: String, sampleRate: Double, stereo: Stereo) throws(SampleSetError) -> [Channel] {
         let audio: DecodedAudio
         do {
             audio = try AudioFileReader.read(path)
@@ -99,7 +87,7 @@ enum SampleDecoding {
             throw SampleSetError(path: path, reason: "\(audio.channelCount) channels; expected mono or stereo")
         }
         guard audio.frameCount > 0 else { throw SampleSetError(path: path, reason: "no audio frames") }
-        let resampler = converter(audio.sampleRate, sampleRate)
+        let resampler = Resampler.Converter.shared(from: Double(audio.sampleRate), to: sampleRate)
         let channels: [[Float]]
         if audio.channelCount == 1 {
             channels = [audio.samples]

@@ -107,7 +107,10 @@ public struct PlayedNotes: Sendable, Equatable {
     /// - Thread: control.
     public func firstFrames(ofRegions regions: UnsafeBufferPointer<SamplerRegion>,
                             presets: UnsafeBufferPointer<SampleBank.Preset>) -> [Int64?] {
-        var notesOfPreset: [Int: [(key: UInt8, velocity: UInt8, frame: Int64)]] = [:]
+        // Each preset's notes as a key × velocity grid of first frames: a region's first frame
+        // is the earliest within its rectangle, found without visiting notes outside it.
+        var gridOfPreset: [Int: Int] = [:]
+        var grids: [[Int64]] = [], earliest: [Int64] = [], presetOfGrid: [Int] = []
         var presetOfRequest: [Request: Int] = [:]
         for (note, frame) in firstFrames {
             let preset: Int
@@ -119,19 +122,41 @@ public struct PlayedNotes: Sendable, Equatable {
                 presetOfRequest[note.request] = preset
             }
             guard preset >= 0 else { continue }
-            notesOfPreset[preset, default: []].append((note.key, note.velocity, frame))
+            let grid: Int
+            if let known = gridOfPreset[preset] {
+                grid = known
+            } else {
+                grid = grids.count
+                gridOfPreset[preset] = grid
+                grids.append([Int64](repeating: .max, count: Self.gridCellCount))
+                earliest.append(.max)
+                presetOfGrid.append(preset)
+            }
+            let cell = Self.gridCell(key: Int(note.key), velocity: Int(note.velocity))
+            grids[grid][cell] = min(grids[grid][cell], frame)
+            earliest[grid] = min(earliest[grid], frame)
         }
         var first = [Int64?](repeating: nil, count: regions.count)
-        for (presetIndex, notes) in notesOfPreset {
-            let preset = presets[presetIndex]
+        for (grid, frames) in grids.enumerated() {
+            let preset = presets[presetOfGrid[grid]]
             for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount {
                 let region = regions[index]
-                for note in notes where region.lowKey <= note.key && note.key <= region.highKey
-                    && region.lowVelocity <= note.velocity && note.velocity <= region.highVelocity {
-                    if first[index].map({ note.frame < $0 }) ?? true { first[index] = note.frame }
+                guard region.lowKey <= region.highKey, region.lowVelocity <= region.highVelocity else { continue }
+                var found = Int64.max
+                search: for key in Int(min(region.lowKey, 127)) ... Int(min(region.highKey, 127)) {
+                    for velocity in Int(min(region.lowVelocity, 127)) ... Int(min(region.highVelocity, 127)) {
+                        found = min(found, frames[Self.gridCell(key: key, velocity: velocity)])
+                        // Nothing in the preset comes earlier: the rest of the rectangle cannot.
+                        if found == earliest[grid] { break search }
+                    }
                 }
+                if found != .max { first[index] = found }
             }
         }
         return first
     }
+
+    /// One cell per key and velocity, 0-127 each.
+    private static let gridCellCount = 128 * 128
+    private static func gridCell(key: Int, velocity: Int) -> Int { key << 7 | velocity }
 }
