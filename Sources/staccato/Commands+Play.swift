@@ -77,6 +77,8 @@ extension Commands {
         // Live input plays from the moment the device runs (silence until the instrument is in):
         // a JACK client is active, and takes connections, before a large font's first heads are.
         if song == nil { try LivePlayback.start(stream, frameLimit: frameLimit) }
+        // Keys pressed while the instrument loads wait in the terminal, unechoed, and play once it is in.
+        if keyboard { KeyboardPiano.prepareTerminal(releaseMode: release) }
 
         // Then the instrument: what the first notes need is decoded before anything plays, the
         // rest in the background while it plays (a song: what it plays, in the order it plays it;
@@ -85,10 +87,13 @@ extension Commands {
         let songSequencer = song.map { MIDISequencer($0, sampleRate: rate, program: program) }
         let first = songSequencer?.notesAtStart(seconds: Self.songStartSeconds, sampleRate: rate, kitPlaysPercussion: kitGiven)
             ?? PlayedNotes.startingPresets(kitPlaysPercussion: kitGiven, channels: 0..<1)
-        // Live, the kit is known now: it loads on another core while the instrument's heads decode.
-        let liveKit = song == nil ? (options.values["kit"] ?? (keyboard ? shippedKitPath : nil)).map { path in
+        // A live kit loads on another core: for MIDI input, while the instrument's heads decode
+        // (both are needed before it plays); for the keyboard, after them (its piano comes first).
+        let liveKitPath = song == nil ? options.values["kit"] ?? (keyboard ? shippedKitPath : nil) : nil
+        let loadKitAside = { (path: String) in
             BackgroundResult { () throws -> DrumKit in try DrumKitLoader.load(manifest: path, sampleRate: rate) }
-        } : nil
+        }
+        let liveKit = keyboard ? nil : liveKitPath.map(loadKitAside)
         // A song's samples are decoded once and kept (what it plays is known); a live player's
         // come and go within the cache.
         let opening = try openInstrument(path: try options.soundFontPath(), sampleRate: rate, first: first,
@@ -96,13 +101,19 @@ extension Commands {
                                          sampleCacheBytes: songSequencer == nil ? try options.integer("sample-cache") << 20 : nil)
         let bank = opening.bank
         defer { opening.decoding?.cancel() }
+        engine.install(bank)
+        if keyboard {
+            // The piano plays as soon as its heads are in; the drums join when their kit does.
+            return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, kit: liveKitPath.map(loadKitAside),
+                                     style: names, releaseMode: release,
+                                     holdSeconds: holdSeconds).run(frameLimit: frameLimit)
+        }
         let kit: DrumKit?
         if let songSequencer {
             kit = try SongSetup.drumKit(for: songSequencer, bank: bank, kitPath: options.values["kit"], sampleRate: rate)
         } else {
             kit = try liveKit?.value()
         }
-        engine.install(bank)
         if let kit { engine.install(kit) }
 
         if let song {
@@ -118,14 +129,10 @@ extension Commands {
             print("playing JACK MIDI from '\(stream.device):midi_in'")
             return try LivePlayback.play(engine, on: stream, frameLimit: frameLimit)
         }
-        if let sequencer {
-            return try playLive(engine: engine, stream: stream, frameLimit: frameLimit, label: "ALSA sequencer port \(sequencer.address)") {
-                sequencer.readAvailable()
-            }
+        guard let sequencer else { preconditionFailure("every source is handled above") }
+        return try playLive(engine: engine, stream: stream, frameLimit: frameLimit, label: "ALSA sequencer port \(sequencer.address)") {
+            sequencer.readAvailable()
         }
-        return try KeyboardPiano(engine: engine, stream: stream, bankName: bank.name, kit: kit,
-                                 style: names, releaseMode: release,
-                                 holdSeconds: holdSeconds).run(frameLimit: frameLimit)
     }
 
     /// Seconds of a song, from its first note, whose samples are decoded before it starts; the
@@ -191,5 +198,12 @@ final class BackgroundResult<Value: Sendable>: @unchecked Sendable {
         done.wait()
         done.signal()
         return try result!.get()
+    }
+
+    /// Whether `value()` would return at once.
+    var isReady: Bool {
+        guard done.wait(timeout: .now()) == .success else { return false }
+        done.signal()
+        return true
     }
 }

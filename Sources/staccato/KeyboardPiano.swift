@@ -45,8 +45,12 @@ final class KeyboardPiano {
     private let engine: Engine
     private let stream: PlaybackStream
     private let bankName: String
-    private let drumPads: DrumPadLabels?
+    /// The drum kit while it loads on another thread; nil once it is in (or if there is none).
+    private var pendingKit: BackgroundResult<DrumKit>?
+    private var drumPads: DrumPadLabels?
     private let instruments: [Instrument]
+    /// Why the kit failed to load: the session stops and the command fails with it.
+    private var kitFailure: (any Error)?
     private let releaseMode: ReleaseMode
     private let holdSeconds: Double
     private var drawing: PianoDrawing
@@ -63,39 +67,77 @@ final class KeyboardPiano {
     private var lastDraw = 0.0
     private var columns = TerminalSize.fallbackColumns
 
-    /// `kit`: the drum kit on channel 10, which adds the drums to the instruments Tab goes through.
-    init(engine: Engine, stream: PlaybackStream, bankName: String, kit: DrumKit?, style: NoteName.Style,
+    /// `kit`: the drum kit for channel 10, loading on another thread, which adds the drums to the
+    /// instruments Tab goes through. The piano plays before it is in; once it is, it is installed
+    /// (until then the drum screen says it is loading).
+    init(engine: Engine, stream: PlaybackStream, bankName: String, kit: BackgroundResult<DrumKit>?, style: NoteName.Style,
          releaseMode: ReleaseMode, holdSeconds: Double) {
         self.engine = engine
         self.stream = stream
         self.bankName = bankName
-        drumPads = kit.map { DrumPadLabels(padNames: $0.padNames, padForNote: Array($0.padForNote)) }
+        pendingKit = kit
         instruments = kit != nil ? Instrument.allCases : [.piano, .xylophone]
         self.releaseMode = releaseMode
         self.holdSeconds = holdSeconds
         drawing = PianoDrawing(style: style)
     }
 
-    func run(frameLimit: Int) throws -> Int32 {
+    /// Readies the terminal before the instrument loads: raw mode, so keys pressed meanwhile wait
+    /// in the input (unechoed) and play once it is in, and, for `.auto`, the question whose answer
+    /// `run` reads then.
+    static func prepareTerminal(releaseMode: ReleaseMode) {
         Terminal.enterRawMode()
+        if releaseMode == .auto && Terminal.isInteractive { Terminal.askKittyKeyboard() }
+    }
+
+    /// - Precondition: `prepareTerminal(releaseMode:)` was called.
+    func run(frameLimit: Int) throws -> Int32 {
         defer { Terminal.restore() }
-        usesReleaseEvents = switch releaseMode {
-        case .kitty: true
-        case .hold: false
-        case .auto: Terminal.isInteractive && Terminal.supportsKittyKeyboard()
+        var typedMeanwhile: [UInt8] = []
+        switch releaseMode {
+        case .kitty: usesReleaseEvents = true
+        case .hold: usesReleaseEvents = false
+        case .auto:
+            if Terminal.isInteractive {
+                let answer = Terminal.kittyKeyboardAnswer()
+                usesReleaseEvents = answer.supported
+                typedMeanwhile = answer.typed
+            }
         }
         if usesReleaseEvents { Terminal.enableKittyKeyReleases() }
         TerminalSize.watchResizes()
         columns = TerminalSize.columns()
         engine.send(midi: .programChange(channel: Instrument.piano.channel, program: GeneralMIDI.acousticGrandPianoProgram))
+        // Keys typed while the instrument loaded play now; they came before release events were
+        // on, so each is held as in hold mode.
+        let start = MonotonicClock.seconds()
+        for event in decoder.decode(typedMeanwhile) { handle(event, at: start) }
+        for key in sounding.keys { sounding[key] = start + holdSeconds }
         // No redraw after the stream ends: the summary and any error are printed below the screen.
         let code = try LivePlayback.play(engine, on: stream, frameLimit: frameLimit, wakeMicroseconds: 1_000) { tick($0) }
         releaseEverything()
+        if let kitFailure { throw kitFailure }
         return code
+    }
+
+    /// Installs the drum kit once it has loaded.
+    private func takeKitIfLoaded() {
+        guard let kit = pendingKit, kit.isReady else { return }
+        pendingKit = nil
+        do {
+            let loaded = try kit.value()
+            engine.install(loaded)
+            drumPads = DrumPadLabels(padNames: loaded.padNames, padForNote: Array(loaded.padForNote))
+            needsDrawing = true
+        } catch {
+            kitFailure = error
+            quit = true
+        }
     }
 
     private func tick(_ session: LiveSession) {
         let now = MonotonicClock.seconds()
+        takeKitIfLoaded()
         if quit { session.stop(); return }
         if TerminalSize.takeResize() {
             columns = TerminalSize.columns()
@@ -196,7 +238,7 @@ final class KeyboardPiano {
             instrumentName: instrument.name, bankName: bankName, device: stream.device,
             baseKey: playedBaseKey, velocity: velocity, sustain: sustain,
             usesReleaseEvents: usesReleaseEvents, holdSeconds: holdSeconds, sounding: Set(sounding.keys), drawing: drawing,
-            drumPads: instrument == .drums ? drumPads : nil)
+            drumPads: instrument == .drums ? drumPads : nil, drumKitLoading: instrument == .drums && pendingKit != nil)
         Terminal.write(KeyboardScreen.frame(screen.lines(columns: columns)))
     }
 }
@@ -216,6 +258,8 @@ struct KeyboardScreen {
     var drawing: PianoDrawing
     /// In drum mode, the kit's pads: the keys are listed by pad name instead of drawn as a piano.
     var drumPads: DrumPadLabels?
+    /// In drum mode, before the kit is in: a line says so instead of the pads.
+    var drumKitLoading = false
 
     static let help = "lower row z..m plays the first octave, q..u the second; left/right arrows: octave, up/down: velocity, "
         + "space: sustain, Tab: instrument, `: black-key names, Backspace: all notes off, Q or Ctrl-C: quit"
@@ -228,12 +272,15 @@ struct KeyboardScreen {
         }
         let release = usesReleaseEvents ? "key releases (kitty keyboard protocol)"
             : "no key releases from this terminal: notes last \(Int(holdSeconds * 1_000)) ms after the last press"
-        let octave = drumPads == nil ? "octave \(baseKey / 12 - 1), " : ""
+        let octave = drumPads == nil && !drumKitLoading ? "octave \(baseKey / 12 - 1), " : ""
         var lines = TextFitting.wrapped("staccato play: \(instrumentName) (\(bankName)) on '\(device)'", columns: columns)
         lines += TextFitting.wrapped("\(octave)velocity \(velocity), sustain \(sustain ? "on" : "off"); \(release)", columns: columns)
         lines.append("")
         let names: [String]
-        if let drumPads {
+        if drumKitLoading {
+            lines.append("loading the drum kit...")
+            names = []
+        } else if let drumPads {
             lines += TextFitting.lines(drumPads.entries(baseKey: baseKey, sounding: sounding), separator: "   ", columns: columns)
             var seen = Set<String>()
             names = sounding.sorted().map { drumPads.padName(forNote: $0) ?? NoteName.name(of: UInt8($0), style: drawing.style) }

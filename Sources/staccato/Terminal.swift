@@ -51,23 +51,28 @@ enum Terminal {
     }
 
     /// Asks the terminal whether it speaks the kitty keyboard protocol (`CSI ? u`), followed by a
-    /// request every terminal answers (primary device attributes, `CSI c`), so a terminal that
-    /// does not know the first still ends the wait. Call in raw mode.
-    static func supportsKittyKeyboard(timeoutMilliseconds: Int32 = 300) -> Bool {
+    /// device-attributes request that every terminal answers, so a terminal that stays silent on
+    /// the first is known at once. `kittyKeyboardAnswer` reads the replies; in between, the
+    /// command can load (the answer waits in the input).
+    static func askKittyKeyboard() {
         write("\u{1B}[?u\u{1B}[c")
-        var reply: [UInt8] = []
+    }
+
+    /// The answer to `askKittyKeyboard`, waited for up to `timeoutMilliseconds`: whether the
+    /// terminal speaks the protocol, and the bytes around the replies: keys typed meanwhile,
+    /// which are input like any other.
+    static func kittyKeyboardAnswer(timeoutMilliseconds: Int32 = 300) -> (supported: Bool, typed: [UInt8]) {
+        var input: [UInt8] = []
         let deadline = MonotonicClock.seconds() + Double(timeoutMilliseconds) / 1_000
-        while MonotonicClock.seconds() < deadline {
+        while MonotonicClock.seconds() < deadline, !TerminalReplies.containsDeviceAttributes(input) {
             var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 20) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(STDIN_FILENO, &buffer, buffer.count)
-            if count > 0 { reply += buffer[..<count] }
-            // The device-attributes answer ends in "c": everything the terminal had to say is in.
-            if let text = String(bytes: reply, encoding: .utf8), text.contains("\u{1B}[?"), text.hasSuffix("c") { break }
+            if count > 0 { input += buffer[..<count] }
         }
-        let text = String(decoding: reply, as: UTF8.self)
-        return text.range(of: "\u{1B}\\[\\?[0-9]*u", options: .regularExpression) != nil
+        let replies = TerminalReplies(input)
+        return (replies.kittyFlags != nil, replies.typed)
     }
 
     /// Turns on kitty key events (disambiguate, event types, all keys as escapes: flags 1|2|8),

@@ -125,4 +125,42 @@ final class KeyboardScreenTests: XCTestCase {
         XCTAssertTrue(lines.contains(" a  kick (36) "), lines.joined(separator: "\n"))
         XCTAssertTrue(lines.last!.hasPrefix("\u{1B}[7m") && lines.last!.hasSuffix("\u{1B}[0m"), lines.last!)
     }
+
+    func testDrumModeBeforeTheKitIsInSaysItIsLoading() {
+        var loading = screen()
+        loading.instrumentName = "Drums"
+        loading.drumKitLoading = true
+        let text = loading.lines(columns: 80).joined(separator: "\n")
+        XCTAssertTrue(text.contains("loading the drum kit..."), text)
+        XCTAssertFalse(text.contains("│C3"), "no piano drawn for the drums:\n\(text)")
+        XCTAssertFalse(text.contains("octave 3,"), "no octave for the drums:\n\(text)")
+    }
+}
+
+/// The terminal's answers to the kitty keyboard question, picked out of the keys typed around them.
+final class TerminalRepliesTests: XCTestCase {
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testAKittyTerminalsAnswerLeavesTheKeysTypedAroundIt() {
+        let replies = TerminalReplies(bytes("zx\u{1B}[?1u\u{1B}[?62;22cq"))
+        XCTAssertEqual(replies.kittyFlags, 1)
+        XCTAssertTrue(replies.hasDeviceAttributes)
+        XCTAssertEqual(replies.typed, bytes("zxq"))
+    }
+
+    func testATerminalWithoutTheProtocolAnswersOnlyTheDeviceAttributes() {
+        let replies = TerminalReplies(bytes("\u{1B}[?1;2c"))
+        XCTAssertNil(replies.kittyFlags)
+        XCTAssertTrue(replies.hasDeviceAttributes)
+        XCTAssertEqual(replies.typed, [])
+    }
+
+    func testKeysAndEscapesThatAreNoRepliesAreKept() {
+        // An arrow key (CSI D), a half-arrived reply and a lone escape are input, not answers.
+        let input = bytes("a\u{1B}[D\u{1B}[?6\u{1B}")
+        let replies = TerminalReplies(input)
+        XCTAssertNil(replies.kittyFlags)
+        XCTAssertFalse(replies.hasDeviceAttributes)
+        XCTAssertEqual(replies.typed, input)
+    }
 }
