@@ -279,15 +279,16 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
         }
     }
 
-    /// Writes `samples` whole on every core, a file at a time; returns the files that failed.
-    func decodeInParallel(_ samples: [Int], progress: (@Sendable (Double) -> Void)?) -> [SampleSetError] {
+    /// Writes `samples` on every core, a file at a time, whole or their first `headFrames`;
+    /// returns the files that failed.
+    func decodeInParallel(_ samples: [Int], headFrames: Int? = nil, progress: (@Sendable (Double) -> Void)?) -> [SampleSetError] {
         var byFile: [Int: [Int]] = [:]
         for sample in samples { byFile[index.samples[sample].file, default: []].append(sample) }
         let groups = byFile.keys.sorted().map { byFile[$0]! }
         let failures = Mutex<[SampleSetError]>([])
         let done = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: groups.count) { item in
-            do throws(SampleSetError) { try write(groups[item]) } catch {
+            do throws(SampleSetError) { try write(groups[item], headFrames: headFrames) } catch {
                 failures.withLock { $0.append(error) }
             }
             let finished = done.add(1, ordering: .relaxed).newValue

@@ -85,32 +85,15 @@ public enum SFZLoader {
                             warning: (@Sendable (String) -> Void)? = nil) throws(SampleSetError) -> (bank: SampleBank, decoding: BackgroundDecoding) {
         let index = try SFZIndex(path: path, sampleRate: sampleRate)
         let urgent = index.samplesReached(by: first)
-        let later = rest.map { index.samplesReached(by: $0) } ?? Array(index.samples.indices)
-        var seen = Set(urgent)
-        var order = urgent
-        for sample in later where seen.insert(sample).inserted { order.append(sample) }
-        if let budget = sampleCacheBytes {
-            let heads = order.reduce(0) { $0 + min(index.frameCounts[$1], SampleStreaming.headFrames(rate: sampleRate)) } * 4
-            guard heads <= budget else {
-                let megabyte = 1 << 20, needed = (heads + megabyte - 1) / megabyte
-                throw SampleSetError(path: path, reason: "a sample cache of \(budget / megabyte) MB cannot hold the samples' heads (\(needed) MB); give --sample-cache \(needed) or more")
-            }
+        let order = SampleStreaming.decodingOrder(urgent: urgent, then: rest.map { index.samplesReached(by: $0) } ?? Array(index.samples.indices))
+        let headFrames = SampleStreaming.headFrames(rate: sampleRate)
+        if let refusal = SampleStreaming.refusal(headBytes: order.reduce(0) { $0 + min(index.frameCounts[$1], headFrames) } * 4, cacheBytes: sampleCacheBytes) {
+            throw SampleSetError(path: path, reason: refusal)
         }
         let made = try index.makeBank(decoding: order, decodeNow: false, residency: true, budgetBytes: sampleCacheBytes, progress: nil)
-        // The urgent heads now, on every core, a file at a time.
-        var byFile: [Int: [Int]] = [:]
-        for sample in urgent { byFile[index.samples[sample].file, default: []].append(sample) }
-        let groups = byFile.keys.sorted().map { byFile[$0]! }
         let decoder = made.decoder
-        let failures = Mutex<[SampleSetError]>([])
-        let done = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: groups.count) { item in
-            do throws(SampleSetError) { try decoder.write(groups[item], headFrames: SampleStreaming.headFrames(rate: sampleRate)) } catch {
-                failures.withLock { $0.append(error) }
-            }
-            progress?(Double(done.add(1, ordering: .relaxed).newValue) / Double(max(1, groups.count)))
-        }
-        made.bank.loadWarnings += failures.withLock { $0 }.map { "\($0); its regions stay silent" }
+        // The urgent heads now, on every core.
+        made.bank.loadWarnings += decoder.decodeInParallel(urgent, headFrames: headFrames, progress: progress).map { "\($0); its regions stay silent" }
         let decoding = BackgroundDecoding(decoder: decoder, samples: order, holding: made.bank, budgetBytes: sampleCacheBytes,
                                           delay: backgroundDelay, warning: warning)
         return (made.bank, decoding)

@@ -96,6 +96,23 @@ public enum SampleStreaming {
     /// The frames of a head (`headSeconds`) of a sample at `rate` frames a second, a kilobyte-frame at least.
     /// - Thread: any.
     public static func headFrames(rate: Double) -> Int { max(1_024, Int(headSeconds * rate)) }
+
+    /// The order a streaming bank decodes its samples in: `urgent` first (what the first notes
+    /// need), then the rest of `then`, each sample once.
+    /// - Thread: any.
+    public static func decodingOrder(urgent: [Int], then later: [Int]) -> [Int] {
+        var seen = Set(urgent)
+        return urgent + later.filter { seen.insert($0).inserted }
+    }
+
+    /// Why a sample cache of `cacheBytes` cannot stream a bank whose heads take `headBytes`, or
+    /// nil if it can (or there is no cache limit): the heads always stay, so they must fit.
+    /// - Thread: any.
+    public static func refusal(headBytes: Int, cacheBytes: Int?) -> String? {
+        guard let cacheBytes, headBytes > cacheBytes else { return nil }
+        let megabyte = 1 << 20, needed = (headBytes + megabyte - 1) / megabyte
+        return "a sample cache of \(cacheBytes / megabyte) MB cannot hold the samples' heads (\(needed) MB); give --sample-cache \(needed) or more"
+    }
 }
 
 /// The samples of a bank that is already playing, decoded in the background in the order given
@@ -193,7 +210,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
                 // A stretch past what is written, or past the furthest its voices read, whichever is further.
                 let stretch = streamStretchFrames(of: sample)
                 let ahead = max(0, residency.reach(sample) - decoder.slot(of: sample)) + stretch
-                let target = max(writtenFrames(of: sample, in: residency) + stretch, ahead)
+                let target = max(decoder.writtenFrames(of: sample) + stretch, ahead)
                 decode(sample, upTo: min(decoder.frameCount(of: sample), target))
                 fit(budget)
             } else if heads < samples.count {
@@ -219,12 +236,10 @@ public final class BackgroundDecoding: @unchecked Sendable {
         max(1, Int(Double(decoder.headFrames(of: sample)) / SampleStreaming.headSeconds * Self.streamStretchSeconds))
     }
 
-    private func writtenFrames(of sample: Int, in residency: SampleResidency) -> Int { decoder.writtenFrames(of: sample) }
-
     /// How far ahead of its furthest voice sample `sample` is written, in frames.
     private func slack(of sample: Int, in residency: SampleResidency) -> Int {
         let reach = residency.reach(sample)
-        return reach == 0 ? writtenFrames(of: sample, in: residency) : residency.frontier(sample) - reach
+        return reach == 0 ? decoder.writtenFrames(of: sample) : residency.frontier(sample) - reach
     }
 
     private func decode(_ sample: Int, upTo: Int?) {
@@ -235,10 +250,6 @@ public final class BackgroundDecoding: @unchecked Sendable {
         } catch {
             failed(sample, error)
         }
-    }
-
-    private func decode(_ sample: Int, headOnly: Bool) {
-        decode(sample, upTo: headOnly ? decoder.headFrames(of: sample) : nil)
     }
 
     /// Counts a sample that did not decode and says so, a line for the first of each file: a
@@ -261,7 +272,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
         guard let residency = bank.residency else { return }
         while decoder.residentBytes(of: samples) > budget {
             var oldest = -1, oldestUse = Int.max
-            for sample in samples where writtenFrames(of: sample, in: residency) > decoder.headFrames(of: sample) && residency.users(sample) == 0
+            for sample in samples where decoder.writtenFrames(of: sample) > decoder.headFrames(of: sample) && residency.users(sample) == 0
                 && decoder.headFrames(of: sample) < decoder.frameCount(of: sample) {
                 let use = residency.lastUse(sample)
                 if use < oldestUse { (oldest, oldestUse) = (sample, use) }
@@ -284,7 +295,7 @@ public final class BackgroundDecoding: @unchecked Sendable {
                 sample = samples[index]
             }
             guard claim(sample) else { continue }
-            decode(sample, headOnly: false)
+            decode(sample, upTo: nil)
         }
     }
 

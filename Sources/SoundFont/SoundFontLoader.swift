@@ -155,24 +155,18 @@ public enum SoundFontLoader {
                             options: Options = Options()) throws(SoundFontError) -> (bank: SampleBank, decoding: BackgroundDecoding) {
         let index = try SoundFontIndex(try FontSource(path: path, name: fileName(of: path)), options: options)
         let urgent = index.samplesReached(by: first)
-        let later: [Int] = switch rest {
+        let later = switch rest {
         case .all: index.samplesByLikelyUse()
         case .played(let notes): index.samplesReached(by: notes)
         }
-        var seen = Set(urgent)
-        var order = urgent
-        for sample in later where seen.insert(sample).inserted { order.append(sample) }
-        if let budget = options.sampleCacheBytes {
-            let encoding = index.file.sm24 == nil ? 2 : 4
-            let heads = order.reduce(0) { total, sample in
-                let header = index.hydra.samples[sample]
-                return total + min(header.end - header.start, SampleStreaming.headFrames(rate: Double(header.sampleRate))) * encoding
-            }
-            guard heads <= budget else {
-                let megabyte = 1 << 20
-                throw SoundFontError(file: "soundfont '\(index.name)'",
-                                     reason: "a sample cache of \(budget / megabyte) MB cannot hold the samples' heads (\((heads + megabyte - 1) / megabyte) MB); give --sample-cache \((heads + megabyte - 1) / megabyte) or more")
-            }
+        let order = SampleStreaming.decodingOrder(urgent: urgent, then: later)
+        let encoding = index.file.sm24 == nil ? 2 : 4
+        let headBytes = order.reduce(0) { total, sample in
+            let header = index.hydra.samples[sample]
+            return total + min(header.end - header.start, SampleStreaming.headFrames(rate: Double(header.sampleRate))) * encoding
+        }
+        if let refusal = SampleStreaming.refusal(headBytes: headBytes, cacheBytes: options.sampleCacheBytes) {
+            throw SoundFontError(file: "soundfont '\(index.name)'", reason: refusal)
         }
         // The urgent samples' heads now, on every core; the rest in the background.
         let made = try index.makeBank(decoding: order, decodeNow: 0, residency: true, budgetBytes: options.sampleCacheBytes, progress: nil)
