@@ -9,7 +9,7 @@ all: build
 deps:
 	@scripts/install-deps
 
-build: deps
+build: deps piano
 	$(SWIFT) build
 
 ## The release build carries the Swift runtime and Foundation inside its binaries: they run where
@@ -18,7 +18,7 @@ build: deps
 ## rebuild the others' modules. (By product: the test support module needs XCTest, which has no
 ## static build.)
 RELEASE_FLAGS ?= -c release --static-swift-stdlib
-release: deps
+release: deps piano
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato-bench
 
@@ -29,7 +29,7 @@ demo: release
 ## Runs every test against the virtual audio devices (scripts/test-audio): the fast tier, the
 ## real-time build gate, then the slow part (Tests/slow-tests), the ThreadSanitizer ring stress and
 ## the fuzz targets.
-test: deps
+test: deps piano
 	@scripts/install-deps --reference
 	scripts/run-tests
 
@@ -65,9 +65,13 @@ bench: release
 	.build/release/staccato-bench ring
 
 ## The shipped piano as an SFZ instrument (samples/piano/piano.sfz): writes its samples out of the
-## shipped font (7.5 MB of WAV, kept out of the repository).
-piano:
+## shipped font (7.5 MB of WAV, kept out of the repository), once; every build makes it, so
+## `--soundfont samples/piano/piano.sfz` plays after `make`, `make demo` or `make test`.
+PIANO_SAMPLES = samples/piano/wav/.written
+piano: $(PIANO_SAMPLES)
+$(PIANO_SAMPLES): samples/piano/make-piano.py soundfonts/FluidR3_GM_piano_xylo.sf2 scripts/sf2_hydra.py
 	python3 samples/piano/make-piano.py
+	touch $@
 
 devices-start: deps
 	scripts/test-audio start

@@ -87,6 +87,7 @@ final class SFZIndex {
         var curveIndices: [[Float]: Int32] = [:]
         // Each built region, and the programs its planned region plays on (nil: every one).
         var programsOfRegion: [ClosedRange<UInt8>?] = []
+        var unplayable: [String] = []
         for planned in plan.regions {
             let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
             if listStarts[planned.modulators] == nil {
@@ -96,7 +97,14 @@ final class SFZIndex {
             let channels = placed[planned.samplePath] ?? []
             for (index, channel) in channels.enumerated() {
                 let side: Float = channels.count == 1 ? 0 : (index == 0 ? -1 : 1)
-                var region = try planned.region(in: channel.placed, side: side, sampleRate: sampleRate)
+                var region: SamplerRegion
+                do throws(SampleSetError) {
+                    region = try planned.region(in: channel.placed, side: side, sampleRate: sampleRate)
+                } catch {
+                    // Its sample is shorter than it says (an offset past the end): dropped, named.
+                    if channel.placed.start == channels[0].placed.start { unplayable.append("\(error.path): \(error.reason); the region is dropped") }
+                    continue
+                }
                 region.firstModulator = firstModulator
                 region.modulatorCount = Int32(planned.modulators.count)
                 region.sampleIndex = Int32(channel.sample)
@@ -107,6 +115,9 @@ final class SFZIndex {
                 regions.append(region)
                 programsOfRegion.append(planned.programs)
             }
+        }
+        guard !regions.isEmpty else {
+            throw SampleSetError(path: path, reason: "no region that plays (\((unplayable + damaged.map(\.description)).prefix(3).joined(separator: "; ")))")
         }
         // `loprog`/`hiprog`: a preset (bank 0) for each program a region names, holding the regions
         // that play on it (those that name none play on all); with none named, one preset,
@@ -129,7 +140,7 @@ final class SFZIndex {
         self.presetNames = presetNames
         self.modulators = modulators
         self.curves = curves
-        warnings = plan.warnings + damaged.map { "\($0); its regions are left out" }
+        warnings = plan.warnings + unplayable + damaged.map { "\($0); its regions are left out" }
     }
 
     /// The bank samples `notes` reach (by key and velocity: a superset of what the regions'

@@ -34,6 +34,11 @@ import Synchronization
 ///   quieter by `rt_decay` per second held), `trigger=first` and `legato` (no other key of the
 ///   channel down, or one), `lochan`/`hichan`.
 ///
+/// Read as sfizz reads it: a region that cannot play (no `sample=`, a missing file, a value out of
+/// range) is dropped and named in a warning while the rest plays; a numeric value followed by
+/// other text takes its leading number, said in a warning (two opcodes written with no space
+/// between them are both read); `default_path` applies to the regions after it.
+///
 /// Where a library relies on what is not played yet, the loader picks what plays and says so:
 /// regions that need a controller away from its initial value (`loccN`/`hiccN`) are left out,
 /// `trigger=release_key` plays as `release`. A stereo sample plays as two voices, its left

@@ -5,8 +5,9 @@ import MIDIVocabulary
 import Render
 
 /// An SFZ instrument's regions checked and resolved, before any sample is decoded: every value
-/// read, every sample found, and what will not play said in `warnings`. A bad value or a missing
-/// sample is an error naming the file and line.
+/// read, every sample found, and what will not play said in `warnings`. A region that cannot play
+/// (no sample, a missing file, a bad value) is dropped with a warning naming the file, the line and
+/// the reason, as sfizz drops it; only a file with no region that plays is an error.
 /// - Thread: control.
 struct SFZPlan {
     /// One region that plays, its opcodes read.
@@ -160,6 +161,9 @@ struct SFZPlan {
         "set_cc", "width", "position", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "fileg_", "pitcheg_", "delay_",
     ]
 
+    /// Dropped regions named one a line; past these, a count.
+    static let droppedRegionsListed = 12
+
     /// The instrument at `path`, its includes and samples found beside it.
     init(path: String) throws(SampleSetError) {
         if let reason = FileKind.notRegularFileReason(path) { throw SampleSetError(path: path, reason: reason) }
@@ -178,7 +182,6 @@ struct SFZPlan {
             return SFZPlan.text(of: data)
         }
         name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let defaultPath = Self.forwardSlashes(sfz.control["default_path"]?.text ?? "")
         for (opcode, value) in sfz.control {
             if opcode.hasPrefix("label_cc"), let number = Int(opcode.dropFirst("label_cc".count)) { controllerLabels[number] = value.text }
             if opcode.hasPrefix("label_key"), let number = Int(opcode.dropFirst("label_key".count)) { keyLabels[number] = value.text }
@@ -211,29 +214,43 @@ struct SFZPlan {
                 keyswitches = keyswitches.map { min($0.lowerBound, range.lowerBound)...max($0.upperBound, range.upperBound) } ?? range
             }
         }
+        var dropped: [String] = []
         for region in sfz.regions {
             let opcodes = region.opcodes
+            // A region that cannot play is dropped and named; the others play (as sfizz does).
             guard let sample = opcodes["sample"] else {
-                throw SampleSetError(path: "\(region.file):\(region.line)", reason: "a <region> with no sample=")
+                let misspelt = opcodes.keys.first { $0.lowercased() == "sample" }
+                dropped.append("\(region.file):\(region.line): a <region> with no sample=" + (misspelt.map { " (\($0)= is not sample=: opcodes are case-sensitive)" } ?? ""))
+                continue
             }
-            let named = defaultPath + Self.forwardSlashes(sample.text)
+            let named = region.defaultPath + Self.forwardSlashes(sample.text)
             if named.hasPrefix("*") {
                 skipped["sample=\(named) (generated sounds not played)", default: 0] += 1
                 continue
             }
             guard let samplePath = findsFiles ? Self.resolve(named, in: folder) : named else {
-                throw SampleSetError(path: "\(sample.file):\(sample.line)", reason: "sample=\(sample.text): no such file in \(folder.isEmpty ? "." : folder)")
+                dropped.append("\(sample.file):\(sample.line): sample=\(sample.text): no such file in \(folder.isEmpty ? "." : folder)")
+                continue
             }
-            regions.append(try Self.planned(region, samplePath: samplePath, notPlayed: &notPlayed))
+            do throws(SampleSetError) {
+                regions.append(try Self.planned(region, samplePath: samplePath, notPlayed: &notPlayed))
+            } catch {
+                dropped.append("\(error.path): \(error.reason)")
+            }
         }
         // The articulation a channel starts with: the default one, else the lowest switch any
         // region answers to.
         defaultKeyswitch = keyswitchDefault ?? regions.map(\.template.keyswitch).filter { $0 != SamplerRegion.anyKeyswitch }.min()
         guard !regions.isEmpty else {
-            throw SampleSetError(path: path, reason: sfz.regions.isEmpty ? "no <region> in the file" : "no region that plays (\(skipped.keys.sorted().joined(separator: "; ")))")
+            let reasons = skipped.keys.sorted() + dropped.prefix(Self.droppedRegionsListed)
+            throw SampleSetError(path: path, reason: sfz.regions.isEmpty ? "no <region> in the file" : "no region that plays (\(reasons.joined(separator: "; ")))")
         }
 
         warnings = sfz.problems.map { "\($0.file):\($0.line): \($0.reason)" }
+        warnings += dropped.prefix(Self.droppedRegionsListed).map { "\($0); the region is dropped" }
+        if dropped.count > Self.droppedRegionsListed {
+            warnings.append("\(dropped.count - Self.droppedRegionsListed) more regions dropped (\(dropped.count) in all)")
+        }
         if !unknown.isEmpty {
             let names = unknown.keys.sorted()
             warnings.append("\(names.count) unknown opcode\(names.count == 1 ? "" : "s") ignored: \(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")")

@@ -24,6 +24,9 @@ struct SFZText {
         var opcodes: [String: Value]
         var file: String
         var line: Int
+        /// The `default_path` of the last `<control>` before it (a General MIDI bank gives each
+        /// instrument's folder before its regions), with `/` between folders.
+        var defaultPath = ""
     }
 
     /// A header this reader does not play from, or a line it could not read: said once, in one
@@ -234,9 +237,46 @@ struct SFZText {
                 }
                 let valueEnd = Self.valueEnd(characters, from: equals + 1)
                 let value = String(characters[(equals + 1)..<valueEnd]).trimmingCharacters(in: .whitespaces)
-                opcodes[name] = Value(text: value, file: file, line: lineNumber)
+                if let repaired = Self.leadingNumber(of: value, for: name) {
+                    opcodes[name] = Value(text: repaired.number, file: file, line: lineNumber)
+                    if repaired.rest.contains("=") {
+                        // Two opcodes with no space between them (`hikey=72offset=320`): both read.
+                        problems.append(Problem(file: file, line: lineNumber, reason: "\(name)=\(value): read as \(name)=\(repaired.number) \(repaired.rest) (no space between two opcodes)"))
+                        readLine(repaired.rest, file: file, line: lineNumber)
+                    } else {
+                        problems.append(Problem(file: file, line: lineNumber, reason: "\(name)=\(value): read as \(repaired.number) (the rest is not a number)"))
+                    }
+                } else {
+                    opcodes[name] = Value(text: value, file: file, line: lineNumber)
+                }
                 index = valueEnd
             }
+        }
+
+        /// Opcodes whose values are words or paths, not numbers (with every `*label*`).
+        static let textValued: Set<String> = [
+            "sample", "default_path", "loop_mode", "loopmode", "loop_type", "trigger", "fil_type", "filtype", "fil2_type",
+            "off_mode", "xf_keycurve", "xf_velcurve", "xf_cccurve", "pitch_keycenter", "direction", "type", "image", "md5",
+            "sw_vel", "vendor_specific", "note_name",
+        ]
+
+        /// A numeric opcode's value that starts with a number and goes on with something else
+        /// (`72offset=320`, `-6dB`): the number, as sfizz reads it, and the rest; nil for a value
+        /// that is a number, or does not start with one, or an opcode that takes words.
+        static func leadingNumber(of value: String, for name: String) -> (number: String, rest: String)? {
+            guard !textValued.contains(name), !name.contains("label"), Double(value) == nil else { return nil }
+            let characters = Array(value)
+            var index = 0
+            if index < characters.count, characters[index] == "-" || characters[index] == "+" { index += 1 }
+            let digitsStart = index
+            while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
+            if index < characters.count, characters[index] == "." {
+                index += 1
+                while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
+            }
+            let number = String(characters[..<index])
+            guard index > digitsStart, Double(number) != nil, index < characters.count else { return nil }
+            return (number, String(characters[index...]))
         }
 
         static func isNameCharacter(_ character: Character) -> Bool {
@@ -275,7 +315,8 @@ struct SFZText {
                     if level["key"] != nil { for name in ["lokey", "hikey", "pitch_keycenter"] { merged[name] = nil } }
                     merged.merge(level) { $1 }
                 }
-                regions.append(Region(opcodes: merged, file: headerFile, line: headerLine))
+                regions.append(Region(opcodes: merged, file: headerFile, line: headerLine,
+                                      defaultPath: String((control["default_path"]?.text ?? "").map { $0 == "\\" ? "/" : $0 })))
             case "global": levels[Level.global.rawValue].merge(opcodes) { $1 }
             case "master": levels[Level.master.rawValue].merge(opcodes) { $1 }
             case "group": levels[Level.group.rawValue].merge(opcodes) { $1 }

@@ -403,7 +403,7 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(heard, [false, true, true, false])
         try write("<region> sample=a.wav lochan=5 hichan=4", to: folder.file("empty.sfz"))
         XCTAssertThrowsError(try SFZLoader.load(path: folder.file("empty.sfz"), sampleRate: rate)) { error in
-            XCTAssertTrue("\(error)".hasSuffix("empty.sfz:1: channel range 5...4 is empty"), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix("empty.sfz: no region that plays (\(folder.file("empty.sfz")):1: channel range 5...4 is empty)"), "\(error)")
         }
     }
 
@@ -594,11 +594,33 @@ final class SFZTests: XCTestCase {
 
     // MARK: Mistakes
 
-    func testMistakesAreOneLineNamingTheFileAndLine() throws {
+    /// A region that cannot play is dropped, named by file, line and reason in one warning line,
+    /// and the others play; only a file with no region that plays is refused, in one line.
+    func testABadRegionIsDroppedAndNamedWhileTheRestPlays() throws {
         let folder = try TemporaryFolder(self)
         try writeSine(folder.file("a.wav"))
-        func error(_ text: String) throws -> String {
-            let path = folder.file("bad\(abs(text.hashValue)).sfz")
+        func dropped(_ bad: String) throws -> String {
+            let path = folder.file("bad\(abs(bad.hashValue)).sfz")
+            try write("<region> sample=a.wav key=69\n" + bad, to: path)
+            let bank = try SFZLoader.load(path: path, sampleRate: rate)
+            XCTAssertEqual(bank.regions.map(\.lowKey), [69], "the good region plays: \(bad)")
+            let lines = bank.loadWarnings.filter { $0.hasSuffix("; the region is dropped") }
+            XCTAssertEqual(lines.count, 1, bank.loadWarnings.joined(separator: "\n"))
+            return (lines.first ?? "").replacingOccurrences(of: path, with: "FILE")
+        }
+        XCTAssertEqual(try dropped("<region> sample=missing.wav"), "FILE:2: sample=missing.wav: no such file in \(folder.path); the region is dropped")
+        XCTAssertEqual(try dropped("<region>\n  sample=a.wav volume=loud"), "FILE:3: volume=loud: not a number; the region is dropped")
+        XCTAssertEqual(try dropped("<region> sample=a.wav lokey=70 hikey=60"), "FILE:2: key range 70...60 is empty; the region is dropped")
+        XCTAssertEqual(try dropped("<region> sample=a.wav loop_mode=forever"),
+                       "FILE:2: loop_mode=forever: expected no_loop, one_shot, loop_continuous or loop_sustain; the region is dropped")
+        XCTAssertEqual(try dropped("<region> key=60"), "FILE:2: a <region> with no sample=; the region is dropped")
+        XCTAssertEqual(try dropped("<region> Sample=a.wav key=60"),
+                       "FILE:2: a <region> with no sample= (Sample= is not sample=: opcodes are case-sensitive); the region is dropped")
+        XCTAssertEqual(try dropped("<region> sample=a.wav offset=999999999 key=60"),
+                       "FILE:2: offset=999999999 is past the end of \(folder.file("a.wav")) (48000 frames); the region is dropped")
+
+        func refusal(_ text: String) throws -> String {
+            let path = folder.file("refused\(abs(text.hashValue)).sfz")
             try write(text, to: path)
             do {
                 _ = try SFZLoader.load(path: path, sampleRate: rate)
@@ -609,13 +631,56 @@ final class SFZTests: XCTestCase {
                 return error.description.replacingOccurrences(of: path, with: "FILE")
             }
         }
-        XCTAssertEqual(try error("<region> sample=a.wav\n<region> sample=missing.wav"), "FILE:2: sample=missing.wav: no such file in \(folder.path)")
-        XCTAssertEqual(try error("<region>\n  sample=a.wav volume=loud"), "FILE:2: volume=loud: not a number")
-        XCTAssertEqual(try error("<region> sample=a.wav lokey=70 hikey=60"), "FILE:1: key range 70...60 is empty")
-        XCTAssertEqual(try error("<region> sample=a.wav loop_mode=forever"),
-                       "FILE:1: loop_mode=forever: expected no_loop, one_shot, loop_continuous or loop_sustain")
-        XCTAssertEqual(try error("<region> key=60"), "FILE:1: a <region> with no sample=")
-        XCTAssertEqual(try error("// nothing here\n<group> volume=1"), "FILE: no <region> in the file")
+        XCTAssertEqual(try refusal("<region> key=60"), "FILE: no region that plays (FILE:1: a <region> with no sample=)")
+        XCTAssertEqual(try refusal("// nothing here\n<group> volume=1"), "FILE: no <region> in the file")
+    }
+
+    /// Dropped regions beyond a dozen are counted, not listed: a library whose samples are all
+    /// missing says so in a few lines.
+    func testManyDroppedRegionsAreCounted() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"))
+        let text = "<region> sample=a.wav key=69\n" + (0..<30).map { "<region> sample=gone\($0).wav key=\($0)" }.joined(separator: "\n")
+        try write(text, to: folder.file("many.sfz"))
+        let bank = try SFZLoader.load(path: folder.file("many.sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.regions.count, 1)
+        XCTAssertEqual(bank.loadWarnings.filter { $0.hasSuffix("; the region is dropped") }.count, 12)
+        XCTAssertTrue(bank.loadWarnings.contains("18 more regions dropped (30 in all)"), bank.loadWarnings.joined(separator: "\n"))
+    }
+
+    /// A number followed by other text reads its leading number, as sfizz does, and says so; two
+    /// opcodes written with no space between them are both read.
+    func testAValueWithTextAfterItsNumberReadsTheNumber() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"))
+        try write("<region> sample=a.wav lokey=60 hikey=72offset=320 volume=-6dB pitch_keycenter=69", to: folder.file("loose.sfz"))
+        let bank = try SFZLoader.load(path: folder.file("loose.sfz"), sampleRate: rate)
+        let region = try XCTUnwrap(bank.regions.first)
+        XCTAssertEqual(region.highKey, 72)
+        XCTAssertEqual(region.end - region.start, 48_000 - 320, "offset=320 read too")
+        XCTAssertEqual(region.attenuationCentibels, 60, accuracy: 0.001, "volume=-6")
+        let warnings = bank.loadWarnings.joined(separator: "\n")
+        XCTAssertTrue(warnings.contains("loose.sfz:1: hikey=72offset=320: read as hikey=72 offset=320 (no space between two opcodes)"), warnings)
+        XCTAssertTrue(warnings.contains("loose.sfz:1: volume=-6dB: read as -6 (the rest is not a number)"), warnings)
+    }
+
+    /// `default_path` applies to the regions after it: a General MIDI bank gives each
+    /// instrument's folder in a `<control>` before its regions.
+    func testDefaultPathAppliesToTheRegionsAfterIt() throws {
+        let folder = try TemporaryFolder(self)
+        try FileManager.default.createDirectory(atPath: folder.file("Piano"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.file("Strings"), withIntermediateDirectories: true)
+        try writeSine(folder.file("Piano/c.wav"), frequency: 440)
+        try writeSine(folder.file("Strings/c.wav"), frequency: 660)
+        try write("""
+            <control> default_path=Piano\\
+            <region> sample=c.wav key=60
+            <control> default_path=Strings/
+            <region> sample=c.wav key=62
+            """, to: folder.file("bank.sfz"))
+        let bank = try SFZLoader.load(path: folder.file("bank.sfz"), sampleRate: rate)
+        XCTAssertEqual(bank.regions.count, 2, bank.loadWarnings.joined(separator: "\n"))
+        XCTAssertNotEqual(bank.regions[0].start, bank.regions[1].start, "two files, one for each folder")
     }
 
     func testADamagedSampleIsNamedAndTheRestPlays() throws {
