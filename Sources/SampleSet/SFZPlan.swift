@@ -24,6 +24,9 @@ struct SFZPlan {
         var rootKeyFromSample = false
         var gainDecibels: Double = 0
         var pan: Double = 0
+        /// `width` and `position` (percent): a stereo sample's two channels at position ± width.
+        var width: Double = 100
+        var position: Double = 0
         /// Frames of the source file.
         var offset = 0
         var end: Int? = nil
@@ -76,7 +79,9 @@ struct SFZPlan {
             region.rootKey = rootKeyFromSample ? Double(channel.samplerChunk?.unityNote ?? 60) : rootKey
             // Centibels: ten to the decibel, opposite sign.
             region.attenuationCentibels = Float(-10 * gainDecibels)
-            region.pan = max(-1, min(1, side + Float(pan / 100)))
+            // A stereo sample's channels stand at `position` ± `width` (a mono one ignores both,
+            // as sfizz does), each moved by `pan`.
+            region.pan = max(-1, min(1, side * Float(width / 100) + (side == 0 ? 0 : Float(position / 100)) + Float(pan / 100)))
             if let cutoffHertz {
                 region.filterKind = filterKind
                 region.filterCutoffCents = Float(1_200 * log2(max(cutoffHertz, 1) / 8.176))
@@ -151,14 +156,34 @@ struct SFZPlan {
         "pitcheg_vel2sustain", "pitcheg_vel2release", "pitcheg_vel2depth", "note_polyphony", "polyphony",
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
+        "width", "position", "global_volume", "master_volume", "group_volume",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
-                                      "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc"]
+                                      "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc"] + envelopeControls.keys.sorted()
+
+    /// The envelope stages' controls, in both spellings (`ampeg_attack_oncc7`, SFZ 1's
+    /// `ampeg_attackcc7`): seconds or sustain percent added in proportion to the controller at
+    /// note-on. `fileg_` and `pitcheg_` move the one modulation envelope both play on.
+    static let envelopeControls: [String: ModulatorDestination] = {
+        var controls: [String: ModulatorDestination] = [:]
+        let stages: [(String, ModulatorDestination, ModulatorDestination)] = [
+            ("delay", .volEnvDelaySeconds, .modEnvDelaySeconds), ("attack", .volEnvAttackSeconds, .modEnvAttackSeconds),
+            ("hold", .volEnvHoldSeconds, .modEnvHoldSeconds), ("decay", .volEnvDecaySeconds, .modEnvDecaySeconds),
+            ("sustain", .volEnvSustainShare, .modEnvSustainShare), ("release", .volEnvReleaseSeconds, .modEnvReleaseSeconds),
+        ]
+        for (stage, volume, modulation) in stages {
+            for (envelope, destination) in [("ampeg_", volume), ("fileg_", modulation), ("pitcheg_", modulation)] {
+                controls[envelope + stage + "_oncc"] = destination
+                controls[envelope + stage + "cc"] = destination
+            }
+        }
+        return controls
+    }()
     /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
     /// the unknown ones, so a user sees what of the library is missing.
     static let notPlayedYet: [String] = [
-        "set_cc", "width", "position", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "fileg_", "pitcheg_", "delay_",
+        "set_cc", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "fileg_", "pitcheg_", "delay_",
     ]
 
     /// Dropped regions named one a line; past these, a count.
@@ -197,7 +222,8 @@ struct SFZPlan {
         var keyswitchDefault: UInt8? = nil
         for region in sfz.regions {
             for opcode in region.opcodes.keys where !Self.played.contains(opcode) {
-                if opcode.hasPrefix("label_") { continue }
+                // Names for a player's interface (`label_ccN`, `sw_label`, `region_label`, ...): nothing sounds.
+                if opcode.hasPrefix("label_") || opcode.hasSuffix("_label") { continue }
                 if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") || opcode.hasPrefix("amp_velcurve_") { continue }
                 if Self.controllerOpcode(opcode) != nil { continue }
                 if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
@@ -288,6 +314,12 @@ struct SFZPlan {
             planned.gainDecibels += percent > 0 ? 20 * log10(percent / 100) : -144
         }
         if let value = opcodes["pan"] { planned.pan = try number(value, "pan", in: -100...100) }
+        if let value = opcodes["width"] { planned.width = try number(value, "width", in: -100...100) }
+        if let value = opcodes["position"] { planned.position = try number(value, "position", in: -100...100) }
+        // The levels' own volumes add to the region's.
+        for opcode in ["global_volume", "master_volume", "group_volume"] {
+            if let value = opcodes[opcode] { planned.gainDecibels += try number(value, opcode, in: -144...48) }
+        }
         if let value = opcodes["offset"] { planned.offset = try integer(value, "offset", in: 0...Int(Int32.max)) }
         if let value = opcodes["end"] { planned.end = try integer(value, "end", in: -1...Int(Int32.max)) }
         if let value = opcodes["loop_start"] ?? opcodes["loopstart"] { planned.loopStart = try integer(value, "loop_start", in: 0...Int(Int32.max)) }
@@ -554,6 +586,12 @@ struct SFZPlan {
                 continue
             }
             let source = ModulatorSource(controller: UInt8(controller))
+            if let destination = envelopeControls[opcode] {
+                let isSustain = opcode.contains("sustain")
+                let amount = try number(value, name, in: -100...100) / (isSustain ? 100 : 1)
+                planned.modulators.append(SamplerModulator(source: source, destination: destination, amount: Float(amount) * fullScale))
+                continue
+            }
             switch opcode {
             case "volume_oncc":
                 let decibels = Float(try number(value, name, in: -144...48))

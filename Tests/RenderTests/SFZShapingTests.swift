@@ -144,6 +144,82 @@ extension SFZTests {
         XCTAssertEqual(Double(try envelope("ampeg_decay=0.1 ampeg_sustain=80 ampeg_vel2sustain=-40")[30_000]), 0.4, accuracy: 0.002)
     }
 
+    /// `ampeg_<stage>_onccN` (and SFZ 1's `ampeg_<stage>ccN`) add seconds, or sustain percent, in
+    /// proportion to the controller at the note-on: every stage within one control period, the
+    /// sustain level exact; `set_ccN` is the controller's value until a song moves it.
+    func testEnvelopeStagesFollowTheirControllers() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"), seconds: 3)
+        // After the longest delay, attack, hold and decay (2 s at CC1 127) have reached the sustain.
+        let release = 110_000
+        let plain = try render("<region> sample=dc.wav key=60 pitch_keytrack=0", in: folder,
+                               [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 4_800)
+        let full = plain[2_400]
+        func envelope(_ opcodes: String, modulation: UInt8?) throws -> [Float] {
+            let controller: [(FrameTime, MIDIMessage)] = modulation.map { [(0, .controlChange(channel: 0, controller: 1, value: $0))] } ?? []
+            return try render("<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                              controller + [(0, .noteOn(channel: 0, key: 60, velocity: 127)), (FrameTime(release), .noteOff(channel: 0, key: 60, velocity: 0))],
+                              frames: 130_000).map { $0 / full }
+        }
+        func firstFrame(_ values: [Float], from start: Int = 0, where test: (Float) -> Bool) -> Int {
+            (start..<values.count).first { test(values[$0]) } ?? values.count
+        }
+        let period = Double(controlPeriod)
+        // Each stage: 0.1 s, plus up to 0.4 s with the modulation wheel.
+        let shape = "ampeg_delay=0.1 ampeg_attack=0.1 ampeg_hold=0.1 ampeg_decay=0.1 ampeg_sustain=20 ampeg_release=0.1 "
+            + "ampeg_delay_oncc1=0.4 ampeg_attack_oncc1=0.4 ampeg_holdcc1=0.4 ampeg_decay_oncc1=0.4 ampeg_sustain_oncc1=60 ampeg_release_oncc1=0.4"
+        for (value, share) in [(UInt8(0), 0.0), (127, 1.0), (64, 64.0 / 127)] {
+            let env = try envelope(shape, modulation: value)
+            let stage = 0.1 + 0.4 * share
+            let delayEnd = stage * rate, attackEnd = 2 * stage * rate, holdEnd = 3 * stage * rate
+            let sustain = 0.2 + 0.6 * share
+            XCTAssertEqual(Double(firstFrame(env) { $0 > 1e-4 }), delayEnd, accuracy: period, "delay at CC1 \(value)")
+            XCTAssertEqual(Double(firstFrame(env) { $0 > 0.999 }), attackEnd, accuracy: period, "attack at CC1 \(value)")
+            XCTAssertEqual(Double(firstFrame(env, from: Int(attackEnd) + controlPeriod) { $0 < 0.999 }), holdEnd, accuracy: period, "hold at CC1 \(value)")
+            XCTAssertEqual(Double(env[release - 100]), sustain, accuracy: 0.002, "sustain at CC1 \(value)")
+            // The decay falls 100 dB a second's worth of its time: the sustain is reached well before the note-off.
+            let afterRelease = Double(env[release + Int(stage * rate * 0.2)]) / sustain
+            XCTAssertEqual(20 * log10(afterRelease), -20, accuracy: 0.5, "a fifth of the release: 20 dB down at CC1 \(value)")
+        }
+        // A saxophone's way: no sustain of its own, all of it from a controller that set_cc raises.
+        let sax = try render("<control> set_cc103=127\n<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 ampeg_sustain=0 ampeg_decay=0.2 ampeg_sustain_oncc103=100",
+                             in: folder, [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 48_000).map { $0 / full }
+        XCTAssertEqual(Double(sax[40_000]), 1, accuracy: 0.002, "the sustain comes from set_cc103")
+    }
+
+    /// A stereo sample's channels stand at `position` ± `width`: full width keeps them apart,
+    /// none puts both in the middle, and `position` moves the pair; a mono sample ignores both.
+    /// The levels' `global_volume`, `master_volume` and `group_volume` add to the region's.
+    func testWidthAndPositionPlaceAStereoSamplesChannels() throws {
+        let folder = try TemporaryFolder(self)
+        let frames = Int(rate)
+        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
+        try writer.write((0..<frames).flatMap { _ in [Float(0.5), Float(0)] })  // the left channel alone
+        try writer.close()
+        try writeConstant(folder.file("mono.wav"), seconds: 1)
+        func levels(_ opcodes: String, sample: String = "stereo.wav") throws -> (left: Double, right: Double) {
+            let path = folder.file("w\(abs(opcodes.hashValue)).sfz")
+            try write("<region> sample=\(sample) key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", to: path)
+            let engine = try engine(path)
+            engine.send(midi: .noteOn(channel: 0, key: 60, velocity: 127), at: 0)
+            let output = engine.renderOffline(frameCount: 9_600, blockFrameCount: 256)
+            let left = SignalAnalysis.channel(0, of: output, channelCount: 2), right = SignalAnalysis.channel(1, of: output, channelCount: 2)
+            return (Double(left[4_800]), Double(right[4_800]))
+        }
+        let apart = try levels("")
+        XCTAssertGreaterThan(apart.left, 0.1)
+        XCTAssertEqual(apart.right, 0, accuracy: 1e-6, "full width: the left channel hard left")
+        let middle = try levels("width=0")
+        XCTAssertEqual(middle.left, middle.right, accuracy: 1e-6, "no width: the left channel in the middle")
+        let moved = try levels("width=0 position=100")
+        XCTAssertEqual(moved.left, 0, accuracy: 1e-6, "position=100 moves the pair hard right")
+        XCTAssertGreaterThan(moved.right, 0.1)
+        let mono = try levels("width=0 position=100", sample: "mono.wav"), monoPlain = try levels("", sample: "mono.wav")
+        XCTAssertEqual(mono.left, monoPlain.left, accuracy: 1e-6, "a mono sample ignores width and position")
+        let quieter = try levels("global_volume=-3 master_volume=-2 group_volume=-1", sample: "mono.wav")
+        XCTAssertEqual(20 * log10(quieter.left / monoPlain.left), -6, accuracy: 0.01)
+    }
+
     /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.
     func testPitchAndFilterEnvelopesMoveByTheirDepth() throws {
         let folder = try TemporaryFolder(self)

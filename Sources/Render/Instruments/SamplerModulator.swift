@@ -302,6 +302,11 @@ public enum ModulatorDestination: UInt16, Sendable, BitwiseCopyable {
     // MuseScore_General's flute starts its low notes earlier in the sample by the key).
     case startAddrsOffset = 0, endAddrsOffset = 1, startloopAddrsOffset = 2, endloopAddrsOffset = 3
     case startAddrsCoarseOffset = 4, endAddrsCoarseOffset = 12, startloopAddrsCoarseOffset = 45, endloopAddrsCoarseOffset = 50
+    // SFZ's envelope controls (`ampeg_attack_onccN`, `fileg_sustain_onccN`, ...), which add to a
+    // stage's seconds or its sustain's share linearly, as SFZ defines them, where SF2's add
+    // timecents and centibels. Past SF2's generator numbers.
+    case volEnvDelaySeconds = 100, volEnvAttackSeconds, volEnvHoldSeconds, volEnvDecaySeconds, volEnvSustainShare, volEnvReleaseSeconds
+    case modEnvDelaySeconds = 110, modEnvAttackSeconds, modEnvHoldSeconds, modEnvDecaySeconds, modEnvSustainShare, modEnvReleaseSeconds
 }
 
 /// The summed outputs of a voice's modulators, per destination, in the destinations' SF2 units.
@@ -326,6 +331,8 @@ struct ModulatorSums {
     var modEnvSustain: Float = 0, modEnvRelease: Float = 0
     var volEnvDelay: Float = 0, volEnvAttack: Float = 0, volEnvHold: Float = 0, volEnvDecay: Float = 0
     var volEnvSustain: Float = 0, volEnvRelease: Float = 0
+    /// SFZ's linear envelope controls: seconds added to each stage, a share (0…1) to the sustain.
+    var volEnvSeconds = EnvelopeChange(), modEnvSeconds = EnvelopeChange()
     /// Sample frames the start, end, loop start and loop end move (coarse offsets counted 32,768 each).
     var startFrames: Float = 0, endFrames: Float = 0, loopStartFrames: Float = 0, loopEndFrames: Float = 0
 
@@ -382,9 +389,31 @@ struct ModulatorSums {
             case .endAddrsCoarseOffset: endFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
             case .startloopAddrsCoarseOffset: loopStartFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
             case .endloopAddrsCoarseOffset: loopEndFrames += Float(SamplerRegion.coarseAddressOffsetFrames) * output
+            case .volEnvDelaySeconds: volEnvSeconds.delay += output
+            case .volEnvAttackSeconds: volEnvSeconds.attack += output
+            case .volEnvHoldSeconds: volEnvSeconds.hold += output
+            case .volEnvDecaySeconds: volEnvSeconds.decay += output
+            case .volEnvSustainShare: volEnvSeconds.sustain += output
+            case .volEnvReleaseSeconds: volEnvSeconds.release += output
+            case .modEnvDelaySeconds: modEnvSeconds.delay += output
+            case .modEnvAttackSeconds: modEnvSeconds.attack += output
+            case .modEnvHoldSeconds: modEnvSeconds.hold += output
+            case .modEnvDecaySeconds: modEnvSeconds.decay += output
+            case .modEnvSustainShare: modEnvSeconds.sustain += output
+            case .modEnvReleaseSeconds: modEnvSeconds.release += output
             }
         }
     }
+}
+
+/// What SFZ's envelope controls add to an envelope at note-on: seconds to each stage, a share of
+/// full level (0…1) to the sustain.
+struct EnvelopeChange {
+    var delay: Float = 0, attack: Float = 0, hold: Float = 0, decay: Float = 0, sustain: Float = 0, release: Float = 0
+
+    /// `seconds` lengthened (or shortened, never below 0) by `change` seconds.
+    @_noAllocation @_noLocks
+    static func seconds(_ seconds: Double, adding change: Float) -> Double { change == 0 ? seconds : max(0, seconds + Double(change)) }
 }
 
 /// `seconds` (a time generator already converted, 0 for the −12000 timecents floor) moved by

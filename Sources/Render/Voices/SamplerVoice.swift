@@ -209,22 +209,27 @@ struct SamplerVoice {
         // Timing is fixed at note-on: modulators move it only here (SF2 units: timecents, cB, 0.1 %).
         waitingFrames = Int32(min(region.startDelaySeconds * engineRate, Double(Int32.max)))
         let volume = region.volumeEnvelope.adding(region.volumeEnvelopeVelocity, times: Double(playedVelocity) / 127)
+        let volumeChange = sums.volEnvSeconds
+        let volumeSustain = volumeChange.sustain == 0 ? volume.sustainLevel : min(1, max(0, volume.sustainLevel + Double(volumeChange.sustain)))
         volumeEnvelope.start(
-            delay: modulatedSeconds(volume.delay, timecents: sums.volEnvDelay),
-            attack: modulatedSeconds(volume.attack, timecents: sums.volEnvAttack),
-            hold: modulatedSeconds(volume.hold(key: playedKey), timecents: sums.volEnvHold),
-            decay: modulatedSeconds(volume.decay(key: playedKey), timecents: sums.volEnvDecay),
-            sustainLevel: sums.volEnvSustain == 0 ? volume.sustainLevel
-                : min(1, volume.sustainLevel * Double(centibelsToAmplitude(max(-1_440, min(1_440, sums.volEnvSustain))))),
-            release: modulatedSeconds(volume.release, timecents: sums.volEnvRelease), sampleRate: engineRate)
+            delay: modulatedSeconds(EnvelopeChange.seconds(volume.delay, adding: volumeChange.delay), timecents: sums.volEnvDelay),
+            attack: modulatedSeconds(EnvelopeChange.seconds(volume.attack, adding: volumeChange.attack), timecents: sums.volEnvAttack),
+            hold: modulatedSeconds(EnvelopeChange.seconds(volume.hold(key: playedKey), adding: volumeChange.hold), timecents: sums.volEnvHold),
+            decay: modulatedSeconds(EnvelopeChange.seconds(volume.decay(key: playedKey), adding: volumeChange.decay), timecents: sums.volEnvDecay),
+            sustainLevel: sums.volEnvSustain == 0 ? volumeSustain
+                : min(1, volumeSustain * Double(centibelsToAmplitude(max(-1_440, min(1_440, sums.volEnvSustain))))),
+            release: modulatedSeconds(EnvelopeChange.seconds(volume.release, adding: volumeChange.release), timecents: sums.volEnvRelease),
+            sampleRate: engineRate)
         let modulation = region.modulationEnvelope.adding(region.modulationEnvelopeVelocity, times: Double(playedVelocity) / 127)
+        let modulationChange = sums.modEnvSeconds
         modulationEnvelope.start(
-            delay: modulatedSeconds(modulation.delay, timecents: sums.modEnvDelay),
-            attack: modulatedSeconds(modulation.attack, timecents: sums.modEnvAttack),
-            hold: modulatedSeconds(modulation.hold(key: playedKey), timecents: sums.modEnvHold),
-            decay: modulatedSeconds(modulation.decay(key: playedKey), timecents: sums.modEnvDecay),
-            sustainLevel: min(1, max(0, modulation.sustainLevel - Double(sums.modEnvSustain) / 1_000)),
-            release: modulatedSeconds(modulation.release, timecents: sums.modEnvRelease), sampleRate: engineRate)
+            delay: modulatedSeconds(EnvelopeChange.seconds(modulation.delay, adding: modulationChange.delay), timecents: sums.modEnvDelay),
+            attack: modulatedSeconds(EnvelopeChange.seconds(modulation.attack, adding: modulationChange.attack), timecents: sums.modEnvAttack),
+            hold: modulatedSeconds(EnvelopeChange.seconds(modulation.hold(key: playedKey), adding: modulationChange.hold), timecents: sums.modEnvHold),
+            decay: modulatedSeconds(EnvelopeChange.seconds(modulation.decay(key: playedKey), adding: modulationChange.decay), timecents: sums.modEnvDecay),
+            sustainLevel: min(1, max(0, modulation.sustainLevel + Double(modulationChange.sustain) - Double(sums.modEnvSustain) / 1_000)),
+            release: modulatedSeconds(EnvelopeChange.seconds(modulation.release, adding: modulationChange.release), timecents: sums.modEnvRelease),
+            sampleRate: engineRate)
         modulationLFO.start(delay: modulatedSeconds(region.modulationLFO.delay, timecents: sums.modLfoDelay),
                             frequency: region.modulationLFO.frequency * centsToRatio(Double(sums.modLfoFrequency)),
                             sampleRate: engineRate)
