@@ -48,8 +48,8 @@ final class SFZIndex {
         var damaged: [SampleSetError] = []
         for (fileIndex, file) in files.enumerated() {
             let header: (frameCount: Int, sampleRate: Int, channelCount: Int)
-            do { header = try AudioFileReader.header(file) } catch {
-                damaged.append(SampleSetError(path: error.path, reason: error.reason))
+            do { header = try Self.header(file, sampleRate: sampleRate) } catch {
+                damaged.append(error)
                 continue
             }
             guard header.channelCount == 1 || header.channelCount == 2 else {
@@ -61,7 +61,7 @@ final class SFZIndex {
                 continue
             }
             let frames = Resampler.Converter.outputFrameCount(header.frameCount, from: Double(header.sampleRate), to: sampleRate)
-            let chunk = SamplerChunk.read(path: file)
+            let chunk = SFZOscillator(rawValue: file) == nil ? SamplerChunk.read(path: file) : nil
             for channel in 0..<header.channelCount {
                 placed[file, default: []].append((samples.count, SamplePoolBuilder.Placed(
                     start: position, frameCount: frames, sourceFrameCount: header.frameCount, sourceRate: Double(header.sampleRate),
@@ -156,6 +156,13 @@ final class SFZIndex {
             if firstOfSample[sample].map({ frame < $0 }) ?? true { firstOfSample[sample] = frame }
         }
         return firstOfSample.indices.filter { firstOfSample[$0] != nil }.sorted { (firstOfSample[$0]!, $0) < (firstOfSample[$1]!, $1) }
+    }
+
+    /// A sample file's frames, rate and channels, from its header; a generated sound's
+    /// (`SFZOscillator`) as the loader writes it, at the engine's rate.
+    static func header(_ file: String, sampleRate: Double) throws(SampleSetError) -> (frameCount: Int, sampleRate: Int, channelCount: Int) {
+        if let oscillator = SFZOscillator(rawValue: file) { return (oscillator.frameCount(sampleRate: sampleRate), Int(sampleRate), 1) }
+        do { return try AudioFileReader.header(file) } catch { throw SampleSetError(path: error.path, reason: error.reason) }
     }
 
     /// The converter from `rate` to the engine's.
@@ -259,8 +266,7 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
         }
         guard ranges.contains(where: { !$0.isEmpty }), let fileIndex = samples.first.map({ index.samples[$0].file }) else { return }
         let file = index.files[fileIndex]
-        let header: (frameCount: Int, sampleRate: Int, channelCount: Int)
-        do { header = try AudioFileReader.header(file) } catch { throw SampleSetError(path: error.path, reason: error.reason) }
+        let header = try SFZIndex.header(file, sampleRate: index.sampleRate)
         let converter = index.converter(from: Double(header.sampleRate))
         guard samples.allSatisfy({ index.samples[$0].file == fileIndex && header.channelCount > index.samples[$0].channel
                                    && converter.outputFrameCount(header.frameCount) == index.frameCounts[$0] }) else {
@@ -272,7 +278,11 @@ final class SFZSampleDecoder: StreamedSamples, @unchecked Sendable {
         let needed = (inputs.map(\.lowerBound).min() ?? 0)..<(inputs.map(\.upperBound).max() ?? 0)
         let audio: DecodedAudio
         do {
-            audio = needed == 0..<header.frameCount ? try AudioFileReader.read(file) : try AudioFileReader.readRange(file, frames: needed)
+            if let oscillator = SFZOscillator(rawValue: file) {
+                audio = DecodedAudio(sampleRate: header.sampleRate, channelCount: 1, samples: Array(oscillator.frames(sampleRate: index.sampleRate)[needed]))
+            } else {
+                audio = needed == 0..<header.frameCount ? try AudioFileReader.read(file) : try AudioFileReader.readRange(file, frames: needed)
+            }
         } catch {
             throw SampleSetError(path: error.path, reason: error.reason)
         }

@@ -77,6 +77,18 @@ struct SFZPlan {
             }
             region.sampleRate = sampleRate
             region.rootKey = rootKeyFromSample ? Double(channel.samplerChunk?.unityNote ?? 60) : rootKey
+            if let oscillator = SFZOscillator(rawValue: samplePath) {
+                // A generated sound loops its table whatever the region says; one period is one
+                // cycle of the keycenter's pitch (noise and silence play as written).
+                let loop = oscillator.loop(sampleRate: sampleRate)
+                region.start = channel.start
+                region.end = channel.start + channel.frameCount
+                region.loopMode = template.trigger.isRelease ? .none : .continuous
+                (region.loopStart, region.loopEnd) = (channel.start + loop.lowerBound, channel.start + loop.upperBound)
+                if oscillator.isPeriodic {
+                    region.sampleRate = Double(SFZOscillator.periodFrames) * 440 * pow(2, (region.rootKey - 69) / 12)
+                }
+            }
             // Centibels: ten to the decibel, opposite sign.
             region.attenuationCentibels = Float(-10 * gainDecibels)
             // A stereo sample's channels stand at `position` ± `width` (a mono one ignores both,
@@ -202,6 +214,17 @@ struct SFZPlan {
     /// file is opened (an `#include` reads as missing, every sample as found): what `check` and
     /// the fuzz target read.
     init(text: String, path: String, folder: String, findsFiles: Bool) throws(SampleSetError) {
+        let clamped = ClampedValues()
+        let result: Result<SFZPlan, SampleSetError> = Self.$clamped.withValue(clamped) {
+            Result { () throws(SampleSetError) -> SFZPlan in try SFZPlan(reading: text, path: path, folder: folder, findsFiles: findsFiles) }
+        }
+        self = try result.get()
+        var seen = Set<String>()
+        warnings += clamped.lines.filter { seen.insert($0).inserted }.prefix(Self.droppedRegionsListed)
+        if seen.count > Self.droppedRegionsListed { warnings.append("\(seen.count - Self.droppedRegionsListed) more values outside their ranges") }
+    }
+
+    private init(reading text: String, path: String, folder: String, findsFiles: Bool) throws(SampleSetError) {
         let sfz = SFZText(text: text, path: path) { name in
             guard findsFiles, let resolved = SFZPlan.resolve(name, in: folder), let data = FileManager.default.contents(atPath: resolved) else { return nil }
             return SFZPlan.text(of: data)
@@ -212,6 +235,10 @@ struct SFZPlan {
             if opcode.hasPrefix("label_key"), let number = Int(opcode.dropFirst("label_key".count)) { keyLabels[number] = value.text }
             if opcode.hasPrefix("set_cc"), let number = Int(opcode.dropFirst("set_cc".count)), (0...127).contains(number) {
                 initialControllers.append((UInt8(number), UInt8(try Self.integer(value, opcode, in: 0...127))))
+            }
+            // The high-resolution form: 0…1 of the controller's range.
+            if opcode.hasPrefix("set_hdcc"), let number = Int(opcode.dropFirst("set_hdcc".count)), (0...127).contains(number) {
+                initialControllers.append((UInt8(number), UInt8((try Self.number(value, opcode, in: 0...1) * 127).rounded())))
             }
         }
         initialControllers.sort { $0.controller < $1.controller }
@@ -245,15 +272,22 @@ struct SFZPlan {
             let opcodes = region.opcodes
             // A region that cannot play is dropped and named; the others play (as sfizz does).
             guard let sample = opcodes["sample"] else {
-                let misspelt = opcodes.keys.first { $0.lowercased() == "sample" }
-                dropped.append("\(region.file):\(region.line): a <region> with no sample=" + (misspelt.map { " (\($0)= is not sample=: opcodes are case-sensitive)" } ?? ""))
+                dropped.append("\(region.file):\(region.line): a <region> with no sample=")
+                continue
+            }
+            if sample.text.hasPrefix("*") {
+                guard SFZOscillator(rawValue: sample.text) != nil else {
+                    skipped["sample=\(sample.text) (no such generated sound)", default: 0] += 1
+                    continue
+                }
+                do throws(SampleSetError) {
+                    regions.append(try Self.planned(region, samplePath: sample.text, notPlayed: &notPlayed))
+                } catch {
+                    dropped.append("\(error.path): \(error.reason)")
+                }
                 continue
             }
             let named = region.defaultPath + Self.forwardSlashes(sample.text)
-            if named.hasPrefix("*") {
-                skipped["sample=\(named) (generated sounds not played)", default: 0] += 1
-                continue
-            }
             guard let samplePath = findsFiles ? Self.resolve(named, in: folder) : named else {
                 dropped.append("\(sample.file):\(sample.line): sample=\(sample.text): no such file in \(folder.isEmpty ? "." : folder)")
                 continue
@@ -687,9 +721,20 @@ struct SFZPlan {
         SampleSetError(path: "\(value.file):\(value.line)", reason: reason)
     }
 
+    /// Values read outside their opcode's range, each brought to the nearer end, as sfizz does:
+    /// said once each, in the plan's warnings. (Bound for the reading of one file, on its thread.)
+    final class ClampedValues: @unchecked Sendable {
+        var lines: [String] = []
+    }
+    @TaskLocal static var clamped: ClampedValues?
+
     static func number(_ value: SFZText.Value, _ opcode: String, in range: ClosedRange<Double>) throws(SampleSetError) -> Double {
         guard let number = Double(value.text), number.isFinite else { throw problem(value, "\(opcode)=\(value.text): not a number") }
-        guard range.contains(number) else { throw problem(value, "\(opcode)=\(value.text): outside \(range.lowerBound.formatted())…\(range.upperBound.formatted())") }
+        guard range.contains(number) else {
+            let bound = number < range.lowerBound ? range.lowerBound : range.upperBound
+            clamped?.lines.append("\(value.file):\(value.line): \(opcode)=\(value.text): outside \(range.lowerBound.formatted())…\(range.upperBound.formatted()), read as \(bound.formatted())")
+            return bound
+        }
         return number
     }
 
@@ -697,7 +742,11 @@ struct SFZPlan {
         guard let number = Int(value.text) ?? Double(value.text).flatMap({ $0.isFinite && abs($0) < 1e15 ? Int($0) : nil }) else {
             throw problem(value, "\(opcode)=\(value.text): not a whole number")
         }
-        guard range.contains(number) else { throw problem(value, "\(opcode)=\(value.text): outside \(range.lowerBound)…\(range.upperBound)") }
+        guard range.contains(number) else {
+            let bound = number < range.lowerBound ? range.lowerBound : range.upperBound
+            clamped?.lines.append("\(value.file):\(value.line): \(opcode)=\(value.text): outside \(range.lowerBound)…\(range.upperBound), read as \(bound)")
+            return bound
+        }
         return number
     }
 

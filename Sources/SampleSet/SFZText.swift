@@ -8,8 +8,9 @@
 /// - opcodes `name=value`; a value runs to the end of the line, the next header, or the next
 ///   `name=` after a space, so a sample path may hold spaces (`sample=Piano C4.wav`);
 /// - comments `// …` to the end of the line and `/* … */`;
-/// - `#define $NAME value`, replaced wherever `$NAME` appears after it, and `#include "file"`,
-///   read through `include` (a file's text, or nil when it can't be read).
+/// - `#define $NAME value` (one word), replaced wherever `$NAME` appears after it, and
+///   `#include "file"`, read through `include` (a file's text, or nil when it can't be read);
+///   both may stand anywhere on a line, the line read on after them.
 /// - Thread: control. Not real-time safe: allocates.
 struct SFZText {
     /// An opcode's value and where it was written, for messages.
@@ -91,11 +92,6 @@ struct SFZText {
             for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
                 lineNumber += 1
                 let line = Substring(stripComments(String(rawLine), inBlockComment: &inBlockComment))
-                let trimmed = line.drop { $0 == " " || $0 == "\t" }
-                if trimmed.hasPrefix("#define") {
-                    define(trimmed.dropFirst("#define".count), file: file, line: lineNumber)
-                    continue
-                }
                 readDirectives(in: line, file: file, line: lineNumber, depth: depth)
             }
         }
@@ -104,7 +100,24 @@ struct SFZText {
         /// #include "Piano.sfz"`, as General MIDI banks write them): the text before, then the
         /// included file, then what follows its name.
         mutating func readDirectives(in line: Substring, file: String, line lineNumber: Int, depth: Int) {
-            guard let directive = line.firstRange(of: "#include") else {
+            let include = line.firstRange(of: "#include"), definition = line.firstRange(of: "#define")
+            if let definition, include.map({ definition.lowerBound < $0.lowerBound }) ?? true {
+                // `#define $NAME value` anywhere on a line (`<region> #define $KEY 21 lokey=$KEY`):
+                // the value is one word, and the line goes on after it.
+                readLine(substitute(String(line[..<definition.lowerBound])), file: file, line: lineNumber)
+                var rest = line[definition.upperBound...]
+                var words: [Substring] = []
+                for _ in 0..<2 {
+                    rest = rest.drop { $0 == " " || $0 == "\t" }
+                    let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+                    if end > rest.startIndex { words.append(rest[..<end]) }
+                    rest = rest[end...]
+                }
+                define(words, file: file, line: lineNumber)
+                readDirectives(in: rest, file: file, line: lineNumber, depth: depth)
+                return
+            }
+            guard let directive = include else {
                 readLine(substitute(String(line)), file: file, line: lineNumber)
                 return
             }
@@ -153,13 +166,13 @@ struct SFZText {
             return String(kept)
         }
 
-        mutating func define(_ rest: Substring, file: String, line: Int) {
-            let parts = rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            guard parts.count >= 2, parts[0].hasPrefix("$"), parts[0].count > 1, parts[0].dropFirst().allSatisfy(Self.isNameCharacter) else {
+        mutating func define(_ words: [Substring], file: String, line: Int) {
+            let parts = words.map(String.init)
+            guard parts.count == 2, parts[0].hasPrefix("$"), parts[0].count > 1, parts[0].dropFirst().allSatisfy(Self.isNameCharacter) else {
                 problems.append(Problem(file: file, line: line, reason: "#define needs $NAME (letters, digits, _) and a value"))
                 return
             }
-            let value = parts.dropFirst().joined(separator: " ")
+            let value = parts[1]
             defines.removeAll { $0.name == parts[0] }
             defines.append((parts[0], value))
             // The longest names first, so $NOTE is not replaced inside $NOTES.
@@ -230,10 +243,15 @@ struct SFZText {
                     problems.append(Problem(file: file, line: lineNumber, reason: "\"\(String(characters[index...]).trimmingCharacters(in: .whitespaces))\" is not an opcode (name=value)"))
                     return
                 }
-                let name = String(characters[index..<equals])
+                var name = String(characters[index..<equals])
                 guard !name.isEmpty, name.allSatisfy(Self.isNameCharacter) else {
                     problems.append(Problem(file: file, line: lineNumber, reason: "\"\(name)\" is not an opcode name"))
                     return
+                }
+                if name.contains(where: \.isUppercase) {
+                    // `Sample=`, `ampeg_Sustain=`: what the author meant is plain.
+                    problems.append(Problem(file: file, line: lineNumber, reason: "\(name)= read as \(name.lowercased())= (opcode names are lowercase)"))
+                    name = name.lowercased()
                 }
                 let valueEnd = Self.valueEnd(characters, from: equals + 1)
                 let value = String(characters[(equals + 1)..<valueEnd]).trimmingCharacters(in: .whitespaces)
