@@ -88,11 +88,23 @@ final class SFZIndex {
         // Each built region, and the programs its planned region plays on (nil: every one).
         var programsOfRegion: [ClosedRange<UInt8>?] = []
         var unplayable: [String] = []
+        var curveOfUse: [SFZPlan.CurveUse: Int32] = [:]
         for planned in plan.regions {
-            let firstModulator = listStarts[planned.modulators] ?? Int32(modulators.count)
-            if listStarts[planned.modulators] == nil {
-                listStarts[planned.modulators] = firstModulator
-                modulators += planned.modulators
+            // Its modulators' curves, each laid out once in the bank's table.
+            var list = planned.modulators
+            for index in list.indices where list[index].curve >= 0 {
+                let use = planned.curveUses[Int(list[index].curve)]
+                if curveOfUse[use] == nil, let table = plan.table(for: use) {
+                    curveOfUse[use] = Int32(curves.count / SampleBank.Layout.curveLength)
+                    curves += table
+                }
+                // A curve the file does not define reads as its controller does without one.
+                list[index].curve = curveOfUse[use] ?? -1
+            }
+            let firstModulator = listStarts[list] ?? Int32(modulators.count)
+            if listStarts[list] == nil {
+                listStarts[list] = firstModulator
+                modulators += list
             }
             let channels = placed[planned.samplePath] ?? []
             for (index, channel) in channels.enumerated() {
@@ -106,7 +118,7 @@ final class SFZIndex {
                     continue
                 }
                 region.firstModulator = firstModulator
-                region.modulatorCount = Int32(planned.modulators.count)
+                region.modulatorCount = Int32(list.count)
                 region.sampleIndex = Int32(channel.sample)
                 if let curve = planned.velocityCurve {
                     region.velocityCurve = curveIndices[curve] ?? Int32(curves.count / SampleBank.Layout.curveLength)

@@ -49,6 +49,9 @@ struct SFZPlan {
         /// opcodes (`amp_veltrack`, `pitch_veltrack`, `fil_veltrack`, `fil_keytrack`, `*_onccN`)
         /// replacing or added to them.
         var modulators = SFZPlan.baseModulators
+        /// The curves its modulators read (`SamplerModulator.curve` indexes this list until
+        /// `SFZIndex` lays the tables out in the bank).
+        var curveUses: [CurveUse] = []
 
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
@@ -114,6 +117,16 @@ struct SFZPlan {
         }
     }
 
+    /// A controller curve as a modulator reads it: the SFZ curve (`curve_index`, or a built-in
+    /// one), and for an amplitude its percentage, which turns the curve's gains into centibels of
+    /// attenuation (`SFZPlan.table(for:)`).
+    struct CurveUse: Hashable {
+        var curve: Int
+        var amplitudePercent: Double? = nil
+    }
+
+    /// Every curve by its `curve_index`: the seven built in (ARIA's) and the file's `<curve>`s.
+    private(set) var curves: [Int: [Float]] = SFZPlan.builtInCurves
     private(set) var regions: [PlannedRegion] = []
     private(set) var warnings: [String] = []
     let name: String
@@ -132,6 +145,38 @@ struct SFZPlan {
         var region = SamplerRegion()
         region.leastAttenuationCentibels = -480
         return region
+    }
+
+    /// ARIA's built-in curves (sfz.github.io, `<curve>`): 0 linear 0…1, 1 bipolar -1…1, 2 and 3
+    /// the same inverted, 4 concave (x²), 5 and 6 the crossfades' power curves in and out.
+    static let builtInCurves: [Int: [Float]] = {
+        func curve(_ value: (Double) -> Double) -> [Float] { (0...127).map { Float(value(Double($0) / 127)) } }
+        return [0: curve { $0 }, 1: curve { 2 * $0 - 1 }, 2: curve { 1 - $0 }, 3: curve { 1 - 2 * $0 },
+                4: curve { $0 * $0 }, 5: curve { $0.squareRoot() }, 6: curve { (1 - $0).squareRoot() }]
+    }()
+
+    /// 128 values from `points` (0…127 → value), straight lines between them.
+    static func interpolated(_ points: [Int: Float]) -> [Float] {
+        let known = points.keys.sorted()
+        var values = [Float](repeating: 0, count: SampleBank.Layout.curveLength)
+        for (low, high) in zip(known, known.dropFirst()) {
+            for at in low...high {
+                values[at] = points[low]! + (points[high]! - points[low]!) * Float(at - low) / Float(high - low)
+            }
+        }
+        return values
+    }
+
+    /// The table a modulator reads for `use`: the curve itself, or for an amplitude the share of
+    /// 144 dB of attenuation its gains (times the percentage) come to, so that the modulator's
+    /// 1,440 cB reach exactly the curve's level. Nil for a curve the file does not define.
+    func table(for use: CurveUse) -> [Float]? {
+        guard let curve = curves[use.curve] else { return nil }
+        guard let percent = use.amplitudePercent else { return curve }
+        return curve.map { gain in
+            let level = max(Double(gain) * percent / 100, 1e-7)
+            return Float(min(1, max(0, -200 * log10(level) / 1_440)))
+        }
     }
 
     /// The `fil_type`s played, and the voice filter each is; a state-variable design (`_sv`) has
@@ -242,6 +287,16 @@ struct SFZPlan {
             }
         }
         initialControllers.sort { $0.controller < $1.controller }
+        for header in sfz.curves {
+            guard let indexValue = header["curve_index"] else { continue }
+            let index = try Self.integer(indexValue, "curve_index", in: 0...255)
+            var points: [Int: Float] = [0: 0, 127: 1]
+            for (opcode, value) in header where opcode.hasPrefix("v") {
+                guard let at = Int(opcode.dropFirst()), (0...127).contains(at) else { continue }
+                points[at] = Float(try Self.number(value, opcode, in: -1...1))
+            }
+            curves[index] = Self.interpolated(points)
+        }
 
         var unknown: [String: Int] = [:]
         var notPlayed: [String: Int] = [:]
@@ -252,6 +307,10 @@ struct SFZPlan {
                 // Names for a player's interface (`label_ccN`, `sw_label`, `region_label`, ...): nothing sounds.
                 if opcode.hasPrefix("label_") || opcode.hasSuffix("_label") { continue }
                 if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") || opcode.hasPrefix("amp_velcurve_") { continue }
+                // A controller's curve, read with its controller opcode (`readModulation`).
+                if let range = opcode.range(of: "_curvecc"), Int(opcode[range.upperBound...]) != nil,
+                   Self.controllerOpcode(String(opcode[..<range.lowerBound]) + "_oncc" + opcode[range.upperBound...]) != nil
+                    || Self.controllerOpcode(String(opcode[..<range.lowerBound]) + "cc" + opcode[range.upperBound...]) != nil { continue }
                 if Self.controllerOpcode(opcode) != nil { continue }
                 if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
                     // A family some of whose opcodes play is named by the opcode that does not.
@@ -281,7 +340,7 @@ struct SFZPlan {
                     continue
                 }
                 do throws(SampleSetError) {
-                    regions.append(try Self.planned(region, samplePath: sample.text, notPlayed: &notPlayed))
+                    regions.append(try Self.planned(region, samplePath: sample.text, curves: Set(curves.keys), notPlayed: &notPlayed))
                 } catch {
                     dropped.append("\(error.path): \(error.reason)")
                 }
@@ -293,7 +352,7 @@ struct SFZPlan {
                 continue
             }
             do throws(SampleSetError) {
-                regions.append(try Self.planned(region, samplePath: samplePath, notPlayed: &notPlayed))
+                regions.append(try Self.planned(region, samplePath: samplePath, curves: Set(curves.keys), notPlayed: &notPlayed))
             } catch {
                 dropped.append("\(error.path): \(error.reason)")
             }
@@ -324,7 +383,9 @@ struct SFZPlan {
     }
 
     /// A region's opcodes read into what plays.
-    static func planned(_ region: SFZText.Region, samplePath: String, notPlayed: inout [String: Int]) throws(SampleSetError) -> PlannedRegion {
+    /// `curves`: the curve indices the file defines (with the built-in ones).
+    static func planned(_ region: SFZText.Region, samplePath: String, curves: Set<Int> = Set(builtInCurves.keys),
+                        notPlayed: inout [String: Int]) throws(SampleSetError) -> PlannedRegion {
         let opcodes = region.opcodes
         var planned = PlannedRegion(samplePath: samplePath, file: region.file, line: region.line)
         if let key = opcodes["key"] {
@@ -419,7 +480,7 @@ struct SFZPlan {
             // Nothing releases a release-triggered voice: a loop would never end (`region` plays it once).
             notPlayed["a loop in a release-triggered region (played once)", default: 0] += 1
         }
-        try readModulation(opcodes, into: &planned, notPlayed: &notPlayed)
+        try readModulation(opcodes, into: &planned, curves: curves, notPlayed: &notPlayed)
         try readCrossfade(opcodes, into: &planned.template.crossfade)
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
@@ -565,7 +626,7 @@ struct SFZPlan {
     /// velocity or a controller does is then evaluated, at note-on and when the controller moves,
     /// by the code that plays SF2's modulators. Velocity and controllers read n/128 there (SF2),
     /// so amounts are scaled by 128/127 to reach the opcode's full value at 127.
-    static func readModulation(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+    static func readModulation(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion, curves: Set<Int>,
                                notPlayed: inout [String: Int]) throws(SampleSetError) {
         let fullScale: Float = 128 / 127
         if let value = opcodes["amp_veltrack"] {
@@ -620,43 +681,64 @@ struct SFZPlan {
                 continue
             }
             let source = ModulatorSource(controller: UInt8(controller))
+            // `<opcode>_curveccN`: the controller read through a curve, which maps 127 to its full
+            // value itself.
+            let curveName = (opcode.hasSuffix("_oncc") ? String(opcode.dropLast("_oncc".count)) : String(opcode.dropLast("cc".count))) + "_curvecc\(controller)"
+            var curve = try opcodes[curveName].map { value throws(SampleSetError) in try integer(value, curveName, in: 0...255) }
+            if let named = curve, !curves.contains(named) {
+                notPlayed["\(curveName)=\(named) (no such <curve>; read without one)", default: 0] += 1
+                curve = nil
+            }
+            func modulator(_ destination: ModulatorDestination, _ amount: Float, use: CurveUse? = nil) -> SamplerModulator {
+                var modulator = SamplerModulator(source: source, destination: destination, amount: amount * (curve == nil ? fullScale : 1))
+                if let use = use ?? curve.map({ CurveUse(curve: $0) }) {
+                    modulator.curve = Int32(planned.curveUses.firstIndex(of: use) ?? planned.curveUses.count)
+                    if !planned.curveUses.contains(use) { planned.curveUses.append(use) }
+                }
+                return modulator
+            }
             if let destination = envelopeControls[opcode] {
                 let isSustain = opcode.contains("sustain")
                 let amount = try number(value, name, in: -100...100) / (isSustain ? 100 : 1)
-                planned.modulators.append(SamplerModulator(source: source, destination: destination, amount: Float(amount) * fullScale))
+                planned.modulators.append(modulator(destination, Float(amount)))
                 continue
             }
             switch opcode {
             case "volume_oncc":
                 let decibels = Float(try number(value, name, in: -144...48))
-                planned.modulators.append(SamplerModulator(source: source, destination: .initialAttenuation, amount: -10 * decibels * fullScale))
+                planned.modulators.append(modulator(.initialAttenuation, -10 * decibels))
             case "amplitude_oncc":
+                let percent = try number(value, name, in: 0...100)
+                guard percent > 0 else { continue }
+                if let curve {
+                    // Through a curve: the gain is the curve's value times the percentage.
+                    planned.modulators.append(modulator(.initialAttenuation, 1_440, use: CurveUse(curve: curve, amplitudePercent: percent)))
+                    continue
+                }
                 // The controller scales the amplitude from silence at 0 to the percentage at 127:
                 // SF2's concave attenuation curve at half CC7's amount is 20·log10 of the value
                 // (to 48 dB down at 0, where that curve stops).
-                let percent = try number(value, name, in: 0...100)
-                guard percent > 0 else { continue }
                 planned.modulators.append(SamplerModulator(source: ModulatorSource(controller: UInt8(controller), curve: .concave, negative: true),
                                                            destination: .initialAttenuation, amount: 480))
                 planned.gainDecibels += 20 * log10(percent / 100)
             case "pitchlfo_depthcc":
                 let cents = Float(try number(value, name, in: -12_000...12_000))
-                planned.modulators.append(SamplerModulator(source: source, destination: .vibLfoToPitch, amount: cents * fullScale))
+                planned.modulators.append(modulator(.vibLfoToPitch, cents))
             case "amplfo_depthcc":
                 let decibels = Float(try number(value, name, in: -96...96))
-                planned.modulators.append(SamplerModulator(source: source, destination: .modLfoToVolume, amount: -10 * decibels * fullScale))
+                planned.modulators.append(modulator(.modLfoToVolume, -10 * decibels))
             case "fillfo_depthcc":
                 let cents = Float(try number(value, name, in: -12_000...12_000))
-                if filtered { planned.modulators.append(SamplerModulator(source: source, destination: .modLfoToFilterFc, amount: cents * fullScale)) }
+                if filtered { planned.modulators.append(modulator(.modLfoToFilterFc, cents)) }
             case "pan_oncc":
                 let percent = Float(try number(value, name, in: -200...200))
-                planned.modulators.append(SamplerModulator(source: source, destination: .pan, amount: 5 * percent * fullScale))
+                planned.modulators.append(modulator(.pan, 5 * percent))
             case "cutoff_oncc":
                 let cents = Float(try number(value, name, in: -9_600...9_600))
-                if filtered { planned.modulators.append(SamplerModulator(source: source, destination: .initialFilterFc, amount: cents * fullScale)) }
+                if filtered { planned.modulators.append(modulator(.initialFilterFc, cents)) }
             default:  // tune_oncc, pitch_oncc: cents
                 let cents = Float(try number(value, name, in: -9_600...9_600))
-                planned.modulators.append(SamplerModulator(source: source, destination: .fineTune, amount: cents * fullScale))
+                planned.modulators.append(modulator(.fineTune, cents))
             }
         }
     }

@@ -26,6 +26,7 @@ final class RealSFZLibraryTests: XCTestCase {
         var sounding = 0
         var inTune = 0
         var outOfTune: [String] = []
+        var silentKeys: [UInt8] = []
         var warnings: [String] = []
     }
 
@@ -60,7 +61,7 @@ final class RealSFZLibraryTests: XCTestCase {
                 XCTAssertGreaterThan(outcome.sounding, 0, "\(name)/\(outcome.program): not a note sounds")
                 XCTAssertEqual(outcome.inTune, outcome.sounding, "\(name)/\(outcome.program): out of tune: \(outcome.outOfTune.prefix(5))")
                 if outcome.sounding < outcome.notes {
-                    report.append("  \(outcome.program): \(outcome.notes - outcome.sounding) of \(outcome.notes) silent; loader: \(outcome.warnings.filter { !$0.contains("; the region is dropped") }.joined(separator: " | ").prefix(400))")
+                    report.append("  \(outcome.program): \(outcome.notes - outcome.sounding) of \(outcome.notes) silent (keys \(outcome.silentKeys.prefix(12).map(String.init).joined(separator: " "))); loader: \(outcome.warnings.filter { !$0.contains("; the region is dropped") }.joined(separator: " | ").prefix(400))")
                 }
             }
         }
@@ -171,7 +172,10 @@ final class RealSFZLibraryTests: XCTestCase {
             for (position, key) in keys.enumerated() {
                 outcome.notes += 1
                 let notes = left[(position * slot + window.lowerBound)..<(position * slot + window.upperBound)]
-                guard SignalAnalysis.rms(notes) > 1e-4 else { continue }
+                guard SignalAnalysis.rms(notes) > 1e-4 else {
+                    outcome.silentKeys.append(key)
+                    continue
+                }
                 outcome.sounding += 1
                 let candidates = expected[position].filter { $0 > 25 && $0 < 8_000 }
                 guard !candidates.isEmpty else {

@@ -220,6 +220,47 @@ extension SFZTests {
         XCTAssertEqual(20 * log10(quieter.left / monoPlain.left), -6, accuracy: 0.01)
     }
 
+    /// A controller read through a curve (`*_curveccN`): ARIA's built-in ones (1 bipolar, 4
+    /// concave) and a file's own `<curve>`, its points joined by straight lines, each level and
+    /// time exact.
+    func testControllersFollowTheirCurves() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"), seconds: 3)
+        func output(_ opcodes: String, _ controllers: [(UInt8, UInt8)], release: Bool = false, frames: Int = 9_600) throws -> (left: [Float], right: [Float]) {
+            let path = folder.file("c\(abs(opcodes.hashValue)).sfz")
+            try write("<curve> curve_index=7 v000=1 v001=0 v127=0\n<curve> curve_index=9 v000=0 v063=1 v127=0.5\n"
+                      + "<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", to: path)
+            let engine = try engine(path)
+            for (controller, value) in controllers { engine.send(midi: .controlChange(channel: 0, controller: controller, value: value), at: 0) }
+            engine.send(midi: .noteOn(channel: 0, key: 60, velocity: 127), at: 0)
+            if release { engine.send(midi: .noteOff(channel: 0, key: 60, velocity: 0), at: 4_800) }
+            let samples = engine.renderOffline(frameCount: frames, blockFrameCount: 256)
+            return (SignalAnalysis.channel(0, of: samples, channelCount: 2), SignalAnalysis.channel(1, of: samples, channelCount: 2))
+        }
+        // Curve 1, bipolar: CC at 64 is the middle (SF2's pan sum would put it half right).
+        let pan = "pan_oncc20=100 pan_curvecc20=1"
+        let centre = try output(pan, [(20, 64)]), left = try output(pan, [(20, 0)]), right = try output(pan, [(20, 127)])
+        XCTAssertEqual(Double(centre.left[4_800] / centre.right[4_800]), 1, accuracy: 0.02, "CC 64 through curve 1: the middle")
+        XCTAssertEqual(Double(left.right[4_800]), 0, accuracy: 1e-5, "CC 0: hard left")
+        XCTAssertEqual(Double(right.left[4_800]), 0, accuracy: 1e-5, "CC 127: hard right")
+        // Curve 4, x²: CC7 at 64 plays (64/127)² of the level at 127.
+        let amplitude = "amplitude_oncc21=100 amplitude_curvecc21=4"
+        let full = try output(amplitude, [(21, 127)]), half = try output(amplitude, [(21, 64)])
+        XCTAssertEqual(20 * log10(Double(half.left[4_800] / full.left[4_800])), 40 * log10(64.0 / 127), accuracy: 0.05)
+        // A file's curve, 0 → 1 at 63 → 0.5 at 127: volume_oncc22=-20 gives -20 dB at 63, -10 dB at 127.
+        let volume = "volume_oncc22=-20 volume_curvecc22=9"
+        let none = try output(volume, [(22, 0)]), peak = try output(volume, [(22, 63)]), top = try output(volume, [(22, 127)])
+        XCTAssertEqual(20 * log10(Double(peak.left[4_800] / none.left[4_800])), -20, accuracy: 0.05)
+        XCTAssertEqual(20 * log10(Double(top.left[4_800] / none.left[4_800])), -10, accuracy: 0.05)
+        // A switch: curve 7 is 1 at 0, 0 above; a damper pedal's release, long only with the pedal up.
+        let damper = "ampeg_release=0.1 ampeg_release_oncc67=2 ampeg_release_curvecc67=7"
+        let up = try output(damper, [(67, 0)], release: true, frames: 48_000), down = try output(damper, [(67, 100)], release: true, frames: 48_000)
+        let after = 4_800 + 14_400  // 0.3 s after the note-off
+        // SFZ releases fall 100 dB in their time: 0.3 s of 2.1 s is 14.3 dB; of 0.1 s, all of it.
+        XCTAssertEqual(20 * log10(Double(up.left[after] / up.left[4_700])), -100 * 0.3 / 2.1, accuracy: 0.5, "pedal up: the 2.1 s release")
+        XCTAssertLessThan(Double(down.left[after]), 1e-5, "pedal down: the 0.1 s release is over")
+    }
+
     /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.
     func testPitchAndFilterEnvelopesMoveByTheirDepth() throws {
         let folder = try TemporaryFolder(self)

@@ -113,8 +113,9 @@ public final class SampleBank: @unchecked Sendable {
     /// `SamplerModulator.defaults`, the range a region has by default.
     /// - Thread: any.
     public let modulators: UnsafeBufferPointer<SamplerModulator>
-    /// Velocity curves, `Layout.curveLength` gains each (0…1 for velocity 0…127), that regions
-    /// name by index (`SamplerRegion.velocityCurve`); empty when no region has one.
+    /// Curves, `Layout.curveLength` values each (for 0…127), that regions name by index: velocity
+    /// curves, gains 0…1 (`SamplerRegion.velocityCurve`), and controller curves, -1…1
+    /// (`SamplerModulator.curve`); empty when no region has one.
     /// - Thread: any.
     public let curves: UnsafeBufferPointer<Float>
     /// Controller values the bank sets on every channel when it is installed (SFZ `set_ccN`): each
@@ -229,7 +230,7 @@ public final class SampleBank: @unchecked Sendable {
             precondition(region.velocityCurve < curves.count / Layout.curveLength, "region velocity curve outside the curve table")
             precondition(residency == nil || Int(region.sampleIndex) < residency!.sampleCount, "region sample outside the residency table")
         }
-        precondition(curves.count % Layout.curveLength == 0 && curves.allSatisfy { $0 >= 0 && $0 <= 1 }, "curves of 128 gains in 0…1")
+        precondition(curves.count % Layout.curveLength == 0 && curves.allSatisfy { $0 >= -1 && $0 <= 1 }, "curves of 128 values in -1…1")
         for preset in presets {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
         }
@@ -268,6 +269,10 @@ public final class SampleBank: @unchecked Sendable {
         self.presetNames = presetNames
         self.modulators = UnsafeBufferPointer.copying(modulators)
         self.curves = UnsafeBufferPointer.copying(curves)
+        // The regions' modulators read the bank's curves from here (none: 0, so that the regions
+        // of two banks without curves compare equal).
+        let curveTableAddress = curves.isEmpty ? 0 : UInt(bitPattern: self.curves.baseAddress)
+        for index in regions.indices { regions[index].curveTableAddress = curveTableAddress }
         precondition(initialControllers.allSatisfy { $0 >> 8 < 128 && $0 & 0xFF < 128 }, "controller numbers and values 0-127")
         self.initialControllers = UnsafeBufferPointer.copying(initialControllers)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)

@@ -20,6 +20,10 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
     /// SF2 sfModTransOper 2: the output's absolute value. 0 (linear) is the only other transform.
     /// - Thread: any.
     public var absoluteValue: Bool
+    /// A curve of the region's bank (`SampleBank.curves`, SFZ's `<curve>` and `*_curveccN`) the
+    /// primary source's 7-bit value is read through, in place of its SF2 curve; -1 for none.
+    /// - Thread: any.
+    public var curve: Int32 = -1
 
     /// - Thread: any.
     public init(source: ModulatorSource, destination: ModulatorDestination, amount: Float,
@@ -93,7 +97,13 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
     /// - Thread: audio | control.
     @inlinable @_noAllocation @_noLocks
     public func value(_ sources: ModulatorSourceValues) -> Float {
-        let output = amount * source.mapped(sources) * amountSource.mapped(sources)
+        let primary: Float
+        if curve >= 0, let curves = sources.curves {
+            primary = curves[Int(curve) * SampleBank.Layout.curveLength + Int(source.sevenBitValue(sources))]
+        } else {
+            primary = source.mapped(sources)
+        }
+        let output = amount * primary * amountSource.mapped(sources)
         return absoluteValue ? abs(output) : output
     }
 }
@@ -121,6 +131,9 @@ public struct ModulatorSourceValues {
     /// RPN 0, in semitones.
     /// - Thread: audio | control.
     public var pitchBendRangeSemitones: Float
+    /// The curves of the voice's bank (`SampleBank.curves`), for modulators that name one.
+    /// - Thread: audio | control.
+    public var curves: UnsafePointer<Float>? = nil
 
     /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
@@ -221,6 +234,21 @@ public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
     /// - Thread: any.
     public var isFixedAtNoteOn: Bool {
         !isController && (index == General.none.rawValue || index == General.velocity.rawValue || index == General.key.rawValue)
+    }
+
+    /// The source's raw value as a curve table reads it: 0…127 (the pitch wheel's top seven bits).
+    /// - Thread: audio | control.
+    @inlinable @_noAllocation @_noLocks
+    public func sevenBitValue(_ sources: ModulatorSourceValues) -> UInt8 {
+        if isController { return min(sources.controllers[Int(index)], 127) }
+        switch index {
+        case General.velocity.rawValue: return min(sources.velocity, 127)
+        case General.key.rawValue: return min(sources.key, 127)
+        case General.polyPressure.rawValue: return min(sources.keyPressure, 127)
+        case General.channelPressure.rawValue: return min(sources.channelPressure, 127)
+        case General.pitchWheel.rawValue: return UInt8(min(sources.pitchBend >> 7, 127))
+        default: return 127
+        }
     }
 
     /// The source's value through its direction, polarity and curve (SF2 §8.2, §9.5.3): unipolar

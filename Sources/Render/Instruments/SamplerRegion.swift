@@ -116,6 +116,11 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// velocity modulator sets the level).
     /// - Thread: any.
     public var velocityCurve: Int32 = -1
+    /// Where its bank's `curves` are, as an address (0 for none), which `SampleBank` sets: what a
+    /// modulator that reads a curve (`SamplerModulator.curve`) reads it from. An address rather
+    /// than a pointer keeps the region a plain, sendable value.
+    /// - Thread: any.
+    public var curveTableAddress: UInt = 0
     /// Key and velocity crossfades (SFZ): a gain fixed at note-on.
     /// - Thread: any.
     public var crossfade = Crossfade()

@@ -263,8 +263,9 @@ struct SamplerVoice {
     mutating func applyModulators(channel state: UnsafePointer<ChannelState>) -> ModulatorSums {
         controllerSerial = state.pointee.controllerSerial
         guard let region, let modulators else { return ModulatorSums() }
-        let sums = ModulatorSums(modulators, count: modulatorCount,
-                                 sources: state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity, pressedKey: key))
+        var sources = state.pointee.modulatorSources(key: playedKey, velocity: playedVelocity, pressedKey: key)
+        sources.curves = UnsafePointer(bitPattern: region.pointee.curveTableAddress)
+        let sums = ModulatorSums(modulators, count: modulatorCount, sources: sources)
         let base = region
         // The SF2 ranges (§8.1.3), applied to the sums as FluidSynth applies them.
         attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation,
