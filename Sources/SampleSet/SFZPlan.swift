@@ -217,7 +217,10 @@ struct SFZPlan {
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
-                                      "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc"] + envelopeControls.keys.sorted()
+                                      "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc", "pitchlfo_depth_oncc", "amplfo_depth_oncc",
+                                      "fillfo_depth_oncc", "tune_cc", "cutoff_cc",
+                                      "fileg_depth_oncc", "fileg_depthcc", "pitcheg_depth_oncc", "pitcheg_depthcc",
+                                      "amp_veltrack_oncc"] + envelopeControls.keys.sorted()
 
     /// The envelope stages' controls, in both spellings (`ampeg_attack_oncc7`, SFZ 1's
     /// `ampeg_attackcc7`): seconds or sustain percent added in proportion to the controller at
@@ -237,11 +240,42 @@ struct SFZPlan {
         }
         return controls
     }()
-    /// SFZ opcodes (and prefixes of numbered ones) known but not played yet: listed apart from
-    /// the unknown ones, so a user sees what of the library is missing.
-    static let notPlayedYet: [String] = [
-        "set_cc", "ampeg_", "lfo", "amplfo_", "fillfo_", "pitchlfo_", "fileg_", "pitcheg_", "delay_",
-    ]
+    /// Whether a region opcode, as a file writes it, changes what plays (`SFZOpcodes`).
+    static func isPlayed(_ name: String) -> Bool {
+        if played.contains(name) || controllerOpcode(name) != nil { return true }
+        if name.hasPrefix("locc") || name.hasPrefix("hicc") { return Int(name.dropFirst(4)) != nil }
+        if name.hasPrefix("amp_velcurve_") { return Int(name.dropFirst("amp_velcurve_".count)) != nil }
+        // A controller's curve, read with its controller opcode (`readModulation`).
+        if let range = name.range(of: "_curvecc"), let controller = Int(name[range.upperBound...]) {
+            let family = String(name[..<range.lowerBound])
+            // The velocity tracking's controller scales an amount, which no curve reads yet.
+            guard family != "amp_veltrack" else { return false }
+            return [family + "_oncc", family + "_cc", family + "cc"].contains { controllerOpcode($0 + "\(controller)") != nil }
+        }
+        return false
+    }
+
+    /// What a controller opcode's curve is named after: `volume_oncc` and `tune_cc` → `volume`,
+    /// `tune`; SFZ 1's `ampeg_attackcc` → `ampeg_attack` (its curve: `ampeg_attack_curveccN`).
+    static func curveFamily(of opcode: String) -> String {
+        if opcode.hasSuffix("_oncc") { return String(opcode.dropLast("_oncc".count)) }
+        if opcode.hasSuffix("_cc") { return String(opcode.dropLast("_cc".count)) }
+        return String(opcode.dropLast("cc".count))
+    }
+
+    /// Whether a numbered form (`pitch_curveccN`) plays, as its opcode with a number would.
+    private static func isPlayed(pattern: String) -> Bool { isPlayed(pattern.replacingOccurrences(of: "N", with: "7")) }
+
+    /// `playedPatterns`, for lookups.
+    static let playedPatternSet = Set(playedPatterns)
+
+    /// The played opcodes as `docs/SFZ.md` lists them, numbers as `N`.
+    static var playedPatterns: [String] {
+        let perController = playedPerController.map { $0 + "N" }
+        let curves = playedPerController.map { curveFamily(of: $0) + "_curveccN" }
+        let control = ["set_ccN", "set_hdccN", "loccN", "hiccN", "amp_velcurve_N"]
+        return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).sorted()
+    }
 
     /// Dropped regions named one a line; past these, a count.
     static let droppedRegionsListed = 12
@@ -279,7 +313,8 @@ struct SFZPlan {
             if opcode.hasPrefix("label_cc"), let number = Int(opcode.dropFirst("label_cc".count)) { controllerLabels[number] = value.text }
             if opcode.hasPrefix("label_key"), let number = Int(opcode.dropFirst("label_key".count)) { keyLabels[number] = value.text }
             if opcode.hasPrefix("set_cc"), let number = Int(opcode.dropFirst("set_cc".count)), (0...127).contains(number) {
-                initialControllers.append((UInt8(number), UInt8(try Self.integer(value, opcode, in: 0...127))))
+                // A fraction (`set_cc41=63.5`, the middle) to the nearest step.
+                initialControllers.append((UInt8(number), UInt8(try Self.number(value, opcode, in: 0...127).rounded())))
             }
             // The high-resolution form: 0…1 of the controller's range.
             if opcode.hasPrefix("set_hdcc"), let number = Int(opcode.dropFirst("set_hdcc".count)), (0...127).contains(number) {
@@ -303,21 +338,15 @@ struct SFZPlan {
         var skipped: [String: Int] = [:]
         var keyswitchDefault: UInt8? = nil
         for region in sfz.regions {
-            for opcode in region.opcodes.keys where !Self.played.contains(opcode) {
-                // Names for a player's interface (`label_ccN`, `sw_label`, `region_label`, ...): nothing sounds.
-                if opcode.hasPrefix("label_") || opcode.hasSuffix("_label") { continue }
-                if opcode.hasPrefix("locc") || opcode.hasPrefix("hicc") || opcode.hasPrefix("amp_velcurve_") { continue }
-                // A controller's curve, read with its controller opcode (`readModulation`).
-                if let range = opcode.range(of: "_curvecc"), Int(opcode[range.upperBound...]) != nil,
-                   Self.controllerOpcode(String(opcode[..<range.lowerBound]) + "_oncc" + opcode[range.upperBound...]) != nil
-                    || Self.controllerOpcode(String(opcode[..<range.lowerBound]) + "cc" + opcode[range.upperBound...]) != nil { continue }
-                if Self.controllerOpcode(opcode) != nil { continue }
-                if let known = Self.notPlayedYet.first(where: { opcode.hasPrefix($0) }) {
-                    // A family some of whose opcodes play is named by the opcode that does not.
-                    let family = known.hasSuffix("_") && !Self.played.contains(where: { $0.hasPrefix(known) }) ? known + "*" : opcode
-                    notPlayed[known.hasSuffix("_") ? family : known, default: 0] += 1
-                } else {
-                    unknown[opcode, default: 0] += 1
+            for opcode in region.opcodes.keys {
+                switch SFZOpcodes.status(of: opcode) {
+                case .played?, .named?: continue
+                case .notPlayed?:
+                    let form = SFZOpcodes.pattern(of: opcode)
+                    let what = !Self.playedPatternSet.contains(form) ? form
+                        : form.hasPrefix("set_") ? "\(form) outside <control>" : "\(form) with a controller above 127"
+                    notPlayed[what, default: 0] += 1
+                case nil: unknown[opcode, default: 0] += 1
                 }
             }
             if let value = region.opcodes["sw_default"], keyswitchDefault == nil { keyswitchDefault = try Self.key(value, "sw_default") }
@@ -372,7 +401,8 @@ struct SFZPlan {
         }
         if !unknown.isEmpty {
             let names = unknown.keys.sorted()
-            warnings.append("\(names.count) unknown opcode\(names.count == 1 ? "" : "s") ignored: \(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")")
+            let listed = names.prefix(6).map { "\($0) (\(unknown[$0]!) region\(unknown[$0]! == 1 ? "" : "s"))" }
+            warnings.append("\(names.count) unknown opcode\(names.count == 1 ? "" : "s") ignored: \(listed.joined(separator: ", "))\(names.count > 6 ? ", …" : "")")
         }
         if !notPlayed.isEmpty {
             warnings.append("not played yet: " + notPlayed.keys.sorted().map { "\($0) (\(notPlayed[$0]!) region\(notPlayed[$0]! == 1 ? "" : "s"))" }.joined(separator: ", "))
@@ -683,7 +713,7 @@ struct SFZPlan {
             let source = ModulatorSource(controller: UInt8(controller))
             // `<opcode>_curveccN`: the controller read through a curve, which maps 127 to its full
             // value itself.
-            let curveName = (opcode.hasSuffix("_oncc") ? String(opcode.dropLast("_oncc".count)) : String(opcode.dropLast("cc".count))) + "_curvecc\(controller)"
+            let curveName = curveFamily(of: opcode) + "_curvecc\(controller)"
             var curve = try opcodes[curveName].map { value throws(SampleSetError) in try integer(value, curveName, in: 0...255) }
             if let named = curve, !curves.contains(named) {
                 notPlayed["\(curveName)=\(named) (no such <curve>; read without one)", default: 0] += 1
@@ -721,19 +751,31 @@ struct SFZPlan {
                 planned.modulators.append(SamplerModulator(source: ModulatorSource(controller: UInt8(controller), curve: .concave, negative: true),
                                                            destination: .initialAttenuation, amount: 480))
                 planned.gainDecibels += 20 * log10(percent / 100)
-            case "pitchlfo_depthcc":
+            case "pitchlfo_depthcc", "pitchlfo_depth_oncc":
                 let cents = Float(try number(value, name, in: -12_000...12_000))
                 planned.modulators.append(modulator(.vibLfoToPitch, cents))
-            case "amplfo_depthcc":
+            case "amplfo_depthcc", "amplfo_depth_oncc":
                 let decibels = Float(try number(value, name, in: -96...96))
                 planned.modulators.append(modulator(.modLfoToVolume, -10 * decibels))
-            case "fillfo_depthcc":
+            case "fillfo_depthcc", "fillfo_depth_oncc":
                 let cents = Float(try number(value, name, in: -12_000...12_000))
                 if filtered { planned.modulators.append(modulator(.modLfoToFilterFc, cents)) }
             case "pan_oncc":
                 let percent = Float(try number(value, name, in: -200...200))
                 planned.modulators.append(modulator(.pan, 5 * percent))
-            case "cutoff_oncc":
+            case "fileg_depth_oncc", "fileg_depthcc":
+                let cents = Float(try number(value, name, in: -12_000...12_000))
+                if filtered { planned.modulators.append(modulator(.modEnvToFilterFc, cents)) }
+            case "pitcheg_depth_oncc", "pitcheg_depthcc":
+                planned.modulators.append(modulator(.modEnvToPitch, Float(try number(value, name, in: -12_000...12_000))))
+            case "amp_veltrack_oncc":
+                // The velocity's concave attenuation, 960 cB at full tracking, scaled by the
+                // controller: amp_veltrack plus this share of it at 127.
+                let percent = Float(try number(value, name, in: -100...100))
+                planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity, curve: .concave, negative: true),
+                                                           destination: .initialAttenuation, amount: 960 * percent / 100 * fullScale,
+                                                           amountSource: source))
+            case "cutoff_oncc", "cutoff_cc":
                 let cents = Float(try number(value, name, in: -9_600...9_600))
                 if filtered { planned.modulators.append(modulator(.initialFilterFc, cents)) }
             default:  // tune_oncc, pitch_oncc: cents

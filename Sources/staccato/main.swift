@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Live
+import SampleSet
 
 // Each line reaches a pipe or a log as it is printed, not when the buffer fills or the command
 // ends: a supervisor, a test or `tee` sees "playing ..." when it is true.
@@ -25,11 +26,15 @@ guard let commandName = arguments.first else {
     printError(topUsage)
     exit(2)
 }
-// `staccato help --markdown` and `staccato help --synopsis` (not advertised): the CLI reference
-// (docs/CLI.md) and the README's command list, generated from the same specs as every usage line
+// `staccato help --markdown`, `--synopsis` and `--sfz-opcodes` (not advertised): the CLI reference
+// (docs/CLI.md), the README's command list and the SFZ opcode table (docs/SFZ.md), generated from the same specs as every usage line
 // and options table; scripts/cli-reference writes them, and a test checks they are current.
 if commandName == "help" && arguments.dropFirst() == ["--markdown"] {
     print(Commands.all.map(\.markdown).joined(separator: "\n"), terminator: "")
+    exit(0)
+}
+if commandName == "help" && arguments.dropFirst() == ["--sfz-opcodes"] {
+    print(SFZOpcodes.markdown, terminator: "")
     exit(0)
 }
 if commandName == "help" && arguments.dropFirst() == ["--synopsis"] {

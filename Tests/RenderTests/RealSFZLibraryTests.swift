@@ -12,7 +12,7 @@ import XCTest
 /// every sample a region names is written as a sine at the pitch its region says it holds
 /// (`pitch_keycenter`, else `key`, else 60), so that only the reading of the text is judged.
 /// Each program (a `.sfz` file no other file includes; each program of a General MIDI bank) must
-/// load, and every key of its range is played: the notes that sound must sound at their pitch,
+/// load, and the keys its regions map are played: the notes that sound must sound at their pitch,
 /// and the share that sounds is reported.
 final class RealSFZLibraryTests: XCTestCase {
     static let libraries = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/sfz-libraries").path
@@ -158,7 +158,7 @@ final class RealSFZLibraryTests: XCTestCase {
                 engine.send(midi: .noteOff(channel: 0, key: key, velocity: 0), at: at + FrameTime(window.upperBound))
                 expected.append(regions.compactMap { regionIndex in
                     let region = index.regions[regionIndex]
-                    guard region.contains(key: key, velocity: 100), region.trigger == .attack,
+                    guard region.contains(key: key, velocity: 100), region.trigger == .attack || region.trigger == .first,
                           region.keyswitch == SamplerRegion.anyKeyswitch || region.keyswitch == preset.defaultKeyswitch else { return nil }
                     let file = index.files[index.samples[Int(region.sampleIndex)].file]
                     // A generated sound's table is the keycenter's pitch itself.
@@ -170,6 +170,8 @@ final class RealSFZLibraryTests: XCTestCase {
             let output = engine.renderOffline(frameCount: keys.count * slot, blockFrameCount: 256)
             let left = zip(SignalAnalysis.channel(0, of: output, channelCount: 2), SignalAnalysis.channel(1, of: output, channelCount: 2)).map { $0 + $1 }
             for (position, key) in keys.enumerated() {
+                // A key no region maps (a gap between a range and the effects above it) is no note.
+                guard !expected[position].isEmpty else { continue }
                 outcome.notes += 1
                 let notes = left[(position * slot + window.lowerBound)..<(position * slot + window.upperBound)]
                 guard SignalAnalysis.rms(notes) > 1e-4 else {

@@ -252,6 +252,12 @@ extension SFZTests {
         let none = try output(volume, [(22, 0)]), peak = try output(volume, [(22, 63)]), top = try output(volume, [(22, 127)])
         XCTAssertEqual(20 * log10(Double(peak.left[4_800] / none.left[4_800])), -20, accuracy: 0.05)
         XCTAssertEqual(20 * log10(Double(top.left[4_800] / none.left[4_800])), -10, accuracy: 0.05)
+        // SFZ 1's spelling (`tune_ccN`) with its curve; `set_cc41=63.5`, a fraction, the middle step.
+        try writeSine(folder.file("a.wav"), frequency: 440, seconds: 1)
+        let tune = folder.file("tune.sfz")
+        try write("<control> set_cc41=63.5\n<region> sample=a.wav key=69 tune_cc41=1200 tune_curvecc41=1", to: tune)
+        XCTAssertEqual(pitch(try render(tune, [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 9_600), at: 4_800), 442,
+                       "the bipolar curve's middle: +9 cents (64 of 127), not the linear curve's +605")
         // A switch: curve 7 is 1 at 0, 0 above; a damper pedal's release, long only with the pedal up.
         let damper = "ampeg_release=0.1 ampeg_release_oncc67=2 ampeg_release_curvecc67=7"
         let up = try output(damper, [(67, 0)], release: true, frames: 48_000), down = try output(damper, [(67, 100)], release: true, frames: 48_000)
@@ -259,6 +265,23 @@ extension SFZTests {
         // SFZ releases fall 100 dB in their time: 0.3 s of 2.1 s is 14.3 dB; of 0.1 s, all of it.
         XCTAssertEqual(20 * log10(Double(up.left[after] / up.left[4_700])), -100 * 0.3 / 2.1, accuracy: 0.5, "pedal up: the 2.1 s release")
         XCTAssertLessThan(Double(down.left[after]), 1e-5, "pedal down: the 0.1 s release is over")
+    }
+
+    /// `amp_veltrack_onccN` adds velocity tracking in proportion to its controller: at 127 a soft
+    /// note is as much quieter as `amp_veltrack=100` makes it, at 0 as loud as a hard one.
+    func testVelocityTrackingFollowsItsController() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"))
+        func level(_ opcodes: String, velocity: UInt8, modulation: UInt8) throws -> Double {
+            let left = try render("<region> sample=dc.wav key=60 pitch_keytrack=0 \(opcodes)", in: folder,
+                                  [(0, .controlChange(channel: 0, controller: 1, value: modulation)), (0, .noteOn(channel: 0, key: 60, velocity: velocity))],
+                                  frames: 4_800)
+            return Double(left[2_400])
+        }
+        let tracked = try level("amp_veltrack=100", velocity: 64, modulation: 0) / level("amp_veltrack=100", velocity: 127, modulation: 0)
+        let onController = "amp_veltrack=0 amp_veltrack_oncc1=100"
+        XCTAssertEqual(try level(onController, velocity: 64, modulation: 127) / level(onController, velocity: 127, modulation: 127), tracked, accuracy: 0.01)
+        XCTAssertEqual(try level(onController, velocity: 64, modulation: 0) / level(onController, velocity: 127, modulation: 0), 1, accuracy: 0.001)
     }
 
     /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.

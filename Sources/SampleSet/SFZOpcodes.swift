@@ -1,0 +1,150 @@
+/// Every SFZ opcode the loader knows, and what it does with each: the one table that says which
+/// opcodes play, which are read for their names alone, and which are known but not played yet.
+/// The loader's warnings (`SFZPlan`), `staccato info` and `docs/SFZ.md` (`markdown`, which a test
+/// keeps current) all read it, so none can disagree with another.
+///
+/// Numbered opcodes are written with `N` for each number (`ampeg_attack_onccN`, `egN_timeN`);
+/// `pattern(of:)` turns an opcode as a file writes it into that form.
+/// - Thread: any.
+public enum SFZOpcodes {
+    /// What the loader does with an opcode.
+    /// - Thread: any.
+    public enum Status: Equatable, Sendable {
+        /// It changes what plays.
+        /// - Thread: any.
+        case played
+        /// A name for a player's interface (labels, images): read, and shown by `staccato info`
+        /// where it names a controller or key; nothing to play.
+        /// - Thread: any.
+        case named
+        /// Known to the SFZ format (SFZ 1, SFZ 2 or ARIA), not played yet: said in one warning
+        /// line with the regions that use it.
+        /// - Thread: any.
+        case notPlayed
+    }
+
+    /// `name` with every run of digits made `N`: the form the table lists numbered opcodes in.
+    /// - Thread: any.
+    public static func pattern(of name: String) -> String {
+        var result = ""
+        var inDigits = false
+        for character in name {
+            if character.isASCII && character.isNumber {
+                if !inDigits { result.append("N") }
+                inDigits = true
+            } else {
+                result.append(character)
+                inDigits = false
+            }
+        }
+        return result
+    }
+
+    /// What the loader does with the region opcode `name` (as a file writes it); nil for an
+    /// opcode it does not know.
+    /// - Thread: any.
+    public static func status(of name: String) -> Status? {
+        if SFZPlan.isPlayed(name) { return .played }
+        let form = pattern(of: name)
+        if form.hasPrefix("label_") || form.hasSuffix("_label") || named.contains(form) { return .named }
+        if notPlayed[form] != nil { return .notPlayed }
+        // A played form with a number beyond what plays (ARIA's extended controllers, 128 and
+        // up), or a control opcode written in a region.
+        if SFZPlan.playedPatternSet.contains(form) { return .notPlayed }
+        return nil
+    }
+
+    /// Read for their names alone.
+    static let named: Set<String> = ["label_ccN", "label_keyN", "image", "hint_ram_based", "note_name", "md5"]
+
+    /// Known to the format, not played yet, each with what it would do.
+    static let notPlayed: [String: String] = [
+        // SFZ 2 flex envelopes and LFOs.
+        "egN_timeN": "a flex envelope's point times", "egN_levelN": "a flex envelope's point levels",
+        "egN_shapeN": "a flex envelope's segment shapes", "egN_sustain": "a flex envelope's sustain point",
+        "egN_points": "a flex envelope's point count", "egN_loop": "a flex envelope's loop",
+        "egN_dynamic": "a flex envelope that follows its controllers", "egN_ampeg": "a flex envelope as the amplitude envelope",
+        "egN_pitch": "a flex envelope onto the pitch", "egN_pitch_onccN": "a flex envelope's pitch depth on a controller",
+        "egN_cutoff": "a flex envelope onto the cutoff", "egN_cutoff_onccN": "a flex envelope's cutoff depth on a controller",
+        "egN_volume": "a flex envelope onto the volume", "egN_amplitude": "a flex envelope onto the amplitude",
+        "egN_pan": "a flex envelope onto the pan", "egN_resonance": "a flex envelope onto the resonance",
+        "egN_timeN_onccN": "a flex envelope's point time on a controller", "egN_levelN_onccN": "a flex envelope's point level on a controller",
+        "lfoN_freq": "a flex LFO's rate", "lfoN_freq_onccN": "a flex LFO's rate on a controller",
+        "lfoN_delay": "a flex LFO's delay", "lfoN_delay_onccN": "a flex LFO's delay on a controller",
+        "lfoN_fade": "a flex LFO's fade-in", "lfoN_fade_onccN": "a flex LFO's fade-in on a controller",
+        "lfoN_phase": "a flex LFO's starting phase", "lfoN_wave": "a flex LFO's wave", "lfoN_count": "a flex LFO's cycle count",
+        "lfoN_pitch": "a flex LFO onto the pitch", "lfoN_pitch_onccN": "a flex LFO's pitch depth on a controller",
+        "lfoN_volume": "a flex LFO onto the volume", "lfoN_volume_onccN": "a flex LFO's volume depth on a controller",
+        "lfoN_amplitude": "a flex LFO onto the amplitude", "lfoN_amplitude_onccN": "a flex LFO's amplitude depth on a controller",
+        "lfoN_pan": "a flex LFO onto the pan", "lfoN_pan_onccN": "a flex LFO's pan depth on a controller",
+        "lfoN_cutoff": "a flex LFO onto the cutoff", "lfoN_cutoff_onccN": "a flex LFO's cutoff depth on a controller",
+        "lfoN_resonance": "a flex LFO onto the resonance", "lfoN_eqNgain": "a flex LFO onto an EQ band's gain",
+        "lfoN_eqNgain_onccN": "a flex LFO's EQ gain depth on a controller", "lfoN_eqNfreq": "a flex LFO onto an EQ band's frequency",
+        "lfoN_eqNfreq_onccN": "a flex LFO's EQ frequency depth on a controller", "lfoN_freq_lfoN_onccN": "one LFO's rate moved by another",
+        // SFZ 1 LFOs: what does not play of them.
+        "pitchlfo_fade": "the vibrato's fade-in", "amplfo_fade": "the tremolo's fade-in", "fillfo_fade": "the filter LFO's fade-in",
+        "pitchlfo_freqccN": "the vibrato's rate on a controller", "pitchlfo_freq_onccN": "the vibrato's rate on a controller",
+        "amplfo_freqccN": "the tremolo's rate on a controller", "fillfo_freqccN": "the filter LFO's rate on a controller",
+        // The equalizer and the second filter.
+        "eqN_freq": "an EQ band's frequency", "eqN_bw": "an EQ band's width", "eqN_gain": "an EQ band's gain",
+        "eqN_freq_onccN": "an EQ band's frequency on a controller", "eqN_bw_onccN": "an EQ band's width on a controller",
+        "eqN_gain_onccN": "an EQ band's gain on a controller", "eqN_gain_curveccN": "an EQ band's gain curve",
+        "eqN_velNgain": "an EQ band's gain by velocity", "eqN_velNfreq": "an EQ band's frequency by velocity",
+        "filN_type": "the second filter's type", "cutoffN": "the second filter's cutoff", "resonanceN": "the second filter's resonance",
+        "cutoffN_ccN": "the second filter's cutoff on a controller", "cutoffN_onccN": "the second filter's cutoff on a controller",
+        "cutoffN_curveccN": "the second filter's cutoff curve", "resonanceN_ccN": "the second filter's resonance on a controller",
+        "resonanceN_onccN": "the second filter's resonance on a controller", "filN_keytrack": "the second filter's key tracking",
+        "resonance_ccN": "the resonance on a controller", "resonance_onccN": "the resonance on a controller",
+        // Randomness, offsets and levels on controllers.
+        "offset_random": "a random start offset", "amp_random": "a random level", "pitch_random": "a random pitch",
+        "fil_random": "a random cutoff", "delay_random": "a random start delay", "offset_onccN": "the start offset on a controller",
+        "offset_ccN": "the start offset on a controller", "delay_onccN": "the start delay on a controller", "delay_ccN": "the start delay on a controller",
+        "amp_veltrack_curveccN": "the velocity tracking's curve",
+        "width_onccN": "the stereo width on a controller", "width_curveccN": "the stereo width's curve",
+        "position_onccN": "the stereo position on a controller", "pan_keytrack": "the pan by key", "pan_keycenter": "the pan's key centre",
+        "ampeg_dynamic": "envelope times that follow their controllers while the note sounds",
+        "ampeg_release_shape": "the release's curve", "ampeg_attack_shape": "the attack's curve", "ampeg_decay_shape": "the decay's curve",
+        "ampeg_start": "the amplitude envelope's starting level", "ampeg_vel2depth": "the amplitude envelope's depth by velocity",
+        // Variables (ARIA).
+        "varN_onccN": "a variable on a controller", "varN_mod": "a variable's combination", "varN_curveccN": "a variable's curve",
+        "varN_cutoff": "a variable onto the cutoff", "varN_eqNgain": "a variable onto an EQ gain", "varN_eqNfreq": "a variable onto an EQ frequency",
+        "varN_volume": "a variable onto the volume", "varN_amplitude": "a variable onto the amplitude", "varN_pitch": "a variable onto the pitch",
+        // Triggers and articulations.
+        "on_loccN": "a region a controller triggers (low)", "on_hiccN": "a region a controller triggers (high)",
+        "off_time": "the release time of a voice its group cuts off", "off_shape": "the curve of a cut-off voice's release",
+        "sw_vel": "the velocity a keyswitch takes", "sw_up": "a keyswitch on its release", "sw_down": "a keyswitch on its press",
+        "sw_previous": "a region for the note before", "sustain_sw": "whether the pedal holds the region", "sostenuto_sw": "whether sostenuto holds the region",
+        "sustain_cc": "the controller that works as the sustain pedal", "sustain_lo": "the sustain pedal's threshold",
+        "xfin_loccN": "a crossfade in on a controller (low)", "xfin_hiccN": "a crossfade in on a controller (high)",
+        "xfout_loccN": "a crossfade out on a controller (low)", "xfout_hiccN": "a crossfade out on a controller (high)",
+        "xf_cccurve": "the controller crossfades' curve", "rt_dead": "a release trigger after the sample's end",
+        "loop_crossfade": "a crossfade across the loop", "count": "how many times a sample plays", "loopcount": "how many times a loop plays",
+        "direction": "a sample played backwards", "phase": "a polarity inversion", "note_offset": "the notes moved by semitones",
+        "octave_offset": "the notes moved by octaves", "delay_beats": "a start delay in beats", "stop_beats": "a stop after beats",
+        "oscillator": "a sample as a wavetable", "oscillator_phase": "a wavetable's phase", "oscillator_multi": "a wavetable's voices",
+        "global_amplitude": "the level's amplitude (global)", "master_amplitude": "the level's amplitude (master)",
+        "group_amplitude": "the level's amplitude (group)", "pitch_veltrack_onccN": "the pitch's velocity tracking on a controller",
+        "trigger_random": "a random trigger", "polyphony_group": "a polyphony group", "note_selfmask": "a note's self-masking",
+        "bend_step": "the pitch bend's steps", "bend_smooth": "the pitch bend's smoothing", "fil_gain": "a filter's gain",
+    ]
+
+    /// `docs/SFZ.md`: every opcode the loader plays, reads for its name, or knows and does not play yet.
+    /// - Thread: any.
+    public static var markdown: String {
+        var lines = [
+            "# SFZ opcodes", "",
+            "Generated from the SFZ loader's own tables (`Sources/SampleSet/SFZOpcodes.swift`, `SFZPlan`); a test keeps this",
+            "page current. `N` stands for a number (`ampeg_attack_onccN`: `ampeg_attack_oncc7`). An opcode in no table is",
+            "unknown: `staccato info` and the loader's warnings name it.", "",
+            "## Played", "",
+        ]
+        lines += SFZPlan.playedPatterns.map { "- `\($0)`" }
+        lines += ["", "## Read for their names (nothing to play)", ""]
+        lines += (named.sorted() + ["*_label (`region_label`, `group_label`, `sw_label`, ...)"]).map { "- `\($0)`" }
+        lines += ["", "## Known, not played yet", "",
+                  "Besides these, a played controller opcode with a controller above 127 (ARIA's extended controllers), and",
+                  "`set_ccN` or `set_hdccN` anywhere but `<control>`.", "", "| opcode | what it would do |", "|---|---|"]
+        lines += notPlayed.keys.sorted().map { "| `\($0)` | \(notPlayed[$0]!) |" }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
