@@ -82,7 +82,6 @@ public enum SFZOpcodes {
         "lfoN_eqNgain_onccN": "a flex LFO's EQ gain depth on a controller", "lfoN_eqNfreq": "a flex LFO onto an EQ band's frequency",
         "lfoN_eqNfreq_onccN": "a flex LFO's EQ frequency depth on a controller", "lfoN_freq_lfoN_onccN": "one LFO's rate moved by another",
         // SFZ 1 LFOs: what does not play of them.
-        "pitchlfo_fade": "the vibrato's fade-in", "amplfo_fade": "the tremolo's fade-in", "fillfo_fade": "the filter LFO's fade-in",
         "pitchlfo_freqccN": "the vibrato's rate on a controller", "pitchlfo_freq_onccN": "the vibrato's rate on a controller",
         "amplfo_freqccN": "the tremolo's rate on a controller", "fillfo_freqccN": "the filter LFO's rate on a controller",
         // The equalizer and the second filter.

@@ -213,7 +213,7 @@ struct SFZPlan {
         "pitcheg_vel2sustain", "pitcheg_vel2release", "pitcheg_vel2depth", "note_polyphony", "polyphony",
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
-        "width", "position", "global_volume", "master_volume", "group_volume",
+        "width", "position", "global_volume", "master_volume", "group_volume", "pitchlfo_fade", "amplfo_fade", "fillfo_fade",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
@@ -785,10 +785,9 @@ struct SFZPlan {
         }
     }
 
-    /// SFZ 1's LFOs on SF2's two: `pitchlfo_*` (vibrato) on the vibrato LFO, `amplfo_*` (tremolo)
-    /// and `fillfo_*` on the modulation LFO, whose one rate and delay are the tremolo's when a
-    /// region names both with different ones. SF2's LFOs are triangles where SFZ's are sines: the
-    /// same depth and rate, a slightly different shape.
+    /// SFZ 1's LFOs on SF2's two, as sines with their fade-ins: `pitchlfo_*` (vibrato) on the
+    /// vibrato LFO, `amplfo_*` (tremolo) and `fillfo_*` on the modulation LFO, whose one rate,
+    /// delay and fade are the tremolo's when a region names both with different ones.
     static func readLFOs(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
                          notPlayed: inout [String: Int]) throws(SampleSetError) {
         /// The LFO `prefix` names (still, as SFZ's default rate is 0 Hz) and its depth.
@@ -796,6 +795,8 @@ struct SFZPlan {
             var lfo = SamplerRegion.LFO()
             lfo.delay = try seconds(opcodes[prefix + "delay"], prefix + "delay") ?? 0
             lfo.frequency = try opcodes[prefix + "freq"].map { value throws(SampleSetError) in try number(value, prefix + "freq", in: 0...100) } ?? 0
+            lfo.fade = try seconds(opcodes[prefix + "fade"], prefix + "fade") ?? 0
+            lfo.shape = .sine
             let depth = try opcodes[prefix + "depth"].map { value throws(SampleSetError) in try number(value, prefix + "depth", in: -12_000...12_000) } ?? 0
             return (lfo, depth)
         }
@@ -808,7 +809,7 @@ struct SFZPlan {
         let tremoloNamed = opcodes.keys.contains { $0.hasPrefix("amplfo_") }, wahNamed = opcodes.keys.contains { $0.hasPrefix("fillfo_") }
         planned.template.modulationLFO = tremoloNamed || !wahNamed ? tremolo.lfo : wah.lfo
         if tremoloNamed, wahNamed, tremolo.lfo != wah.lfo {
-            notPlayed["fillfo_ rate or delay other than amplfo_'s (the filter follows the tremolo's)", default: 0] += 1
+            notPlayed["fillfo_ rate, delay or fade other than amplfo_'s (the filter follows the tremolo's)", default: 0] += 1
         }
     }
 

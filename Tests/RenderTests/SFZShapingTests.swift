@@ -284,6 +284,28 @@ extension SFZTests {
         XCTAssertEqual(try level(onController, velocity: 64, modulation: 0) / level(onController, velocity: 127, modulation: 0), 1, accuracy: 0.001)
     }
 
+    /// SFZ 1's LFOs are sines, and reach their depth over `*_fade`: a 2 Hz tremolo of 6 dB is
+    /// +3 dB a twelfth of a period in (a triangle would give +2), and with a one-second fade an
+    /// eighth of its depth at its first peak, all of it two periods later.
+    func testSFZLFOsAreSinesThatFadeIn() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"), seconds: 3)
+        func decibels(_ opcodes: String) throws -> (Double) -> Double {
+            let plain = try render("<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0", in: folder,
+                                   [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 4_800)
+            let left = try render("<region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                                  [(0, .noteOn(channel: 0, key: 60, velocity: 127))], frames: 96_000)
+            return { seconds in 20 * log10(Double(left[Int(seconds * 48_000)] / plain[2_400])) }
+        }
+        let tremolo = try decibels("amplfo_freq=2 amplfo_depth=6")
+        XCTAssertEqual(tremolo(0.5 / 12), 3, accuracy: 0.1, "a twelfth of a period: sin 30° of the depth")
+        XCTAssertEqual(tremolo(0.125), 6, accuracy: 0.1, "a quarter: the peak")
+        XCTAssertEqual(tremolo(0.375), -6, accuracy: 0.1, "three quarters: the trough")
+        let faded = try decibels("amplfo_freq=2 amplfo_depth=6 amplfo_fade=1")
+        XCTAssertEqual(faded(0.125), 6 * 0.125, accuracy: 0.1, "an eighth of the way through the fade")
+        XCTAssertEqual(faded(1.125), 6, accuracy: 0.1, "faded in")
+    }
+
     /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.
     func testPitchAndFilterEnvelopesMoveByTheirDepth() throws {
         let folder = try TemporaryFolder(self)

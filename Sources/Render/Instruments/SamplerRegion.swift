@@ -331,12 +331,17 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
         }
     }
 
-    /// A triangle LFO: silent for `delay` seconds, then `frequency` Hz.
+    /// An LFO: silent for `delay` seconds, then `frequency` Hz, reaching its depth over `fade`
+    /// seconds; a triangle (SF2) or a sine (SFZ).
     public struct LFO: Sendable, BitwiseCopyable, Equatable {
         /// - Thread: any.
         public var delay: Double = 0
         /// - Thread: any.
         public var frequency: Double = 8.176
+        /// - Thread: any.
+        public var fade: Double = 0
+        /// - Thread: any.
+        public var shape = VoiceLFO.Shape.triangle
         /// - Thread: any.
         public init() {}
     }

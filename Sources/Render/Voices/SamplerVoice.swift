@@ -111,8 +111,8 @@ struct SamplerVoice {
     // Modulation
     var volumeEnvelope = EnvelopeGenerator(linear: false)
     var modulationEnvelope = EnvelopeGenerator(linear: true)
-    var modulationLFO = TriangleLFO()
-    var vibratoLFO = TriangleLFO()
+    var modulationLFO = VoiceLFO()
+    var vibratoLFO = VoiceLFO()
     var modulationEnvelopeToPitch: Float = 0
     var modulationEnvelopeToCutoff: Float = 0
     var modulationLFOToPitch: Float = 0
@@ -137,8 +137,9 @@ struct SamplerVoice {
     var cutoffCents: Float = 13_500
     var filterQ = VoiceFilter.butterworthQ
     var filterPassbandGain: Float = 1
-    // The fields end on a whole cache line (nine), so the next voice's first line starts on a line
-    // of its own; a field added or removed must keep that (`VoiceLayoutTests`), with padding here.
+    // The fields end on a whole cache line (ten), so the next voice's first line starts on a line
+    // of its own; a field added or removed must keep that (`VoiceLayoutTests`), with this padding.
+    private var cacheLinePadding: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
@@ -232,10 +233,10 @@ struct SamplerVoice {
             sampleRate: engineRate)
         modulationLFO.start(delay: modulatedSeconds(region.modulationLFO.delay, timecents: sums.modLfoDelay),
                             frequency: region.modulationLFO.frequency * centsToRatio(Double(sums.modLfoFrequency)),
-                            sampleRate: engineRate)
+                            sampleRate: engineRate, fade: region.modulationLFO.fade, shape: region.modulationLFO.shape)
         vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
-                         sampleRate: engineRate)
+                         sampleRate: engineRate, fade: region.vibratoLFO.fade, shape: region.vibratoLFO.shape)
     }
 
     /// Moves the sample's start, end and loop by what the modulators on the address offsets give at
