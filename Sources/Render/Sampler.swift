@@ -317,9 +317,18 @@ struct Sampler {
         sampleVoiceEnded(acquired.endedSampleCells.0)
         sampleVoiceEnded(acquired.endedSampleCells.1)
         let voice = acquired.voice
+        // SFZ's `*_random`: draws of this note alone, in the fixed sequence (none for a region that
+        // names none, so every other render keeps its draws).
+        if region.pointee.drawsRandomly { level -= 10 * region.pointee.randomLouderDecibels * nextRandom() }
         voice.pointee.start(region: region, samples: samples, modulators: modulators, key: key, velocity: velocity,
                             channel: channel, state: state, engineRate: sampleRate,
                             attenuationOffsetCentibels: attenuationOffsetCentibels + level)
+        if region.pointee.drawsRandomly {
+            voice.pointee.pitchCents += Double(region.pointee.randomPitchCents * (2 * nextRandom() - 1))
+            let frames = Double(region.pointee.randomOffsetFrames) * Double(nextRandom())
+            voice.pointee.position = min(voice.pointee.position + Double(Int(frames)), Double(max(region.pointee.start, voice.pointee.end - 1)))
+            voice.pointee.waitingFrames += Int32(min(Double(region.pointee.randomDelaySeconds) * Double(nextRandom()) * sampleRate, Double(Int32.max / 2)))
+        }
         voice.pointee.sampleFrontier = residency.cells
         voice.pointee.bankSlot = bankSlots.current
         voice.pointee.isPercussion = state.pointee.isPercussion

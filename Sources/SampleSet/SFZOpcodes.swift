@@ -95,8 +95,7 @@ public enum SFZOpcodes {
         "resonanceN_onccN": "the second filter's resonance on a controller", "filN_keytrack": "the second filter's key tracking",
         "resonance_ccN": "the resonance on a controller", "resonance_onccN": "the resonance on a controller",
         // Randomness, offsets and levels on controllers.
-        "offset_random": "a random start offset", "amp_random": "a random level", "pitch_random": "a random pitch",
-        "fil_random": "a random cutoff", "delay_random": "a random start delay", "offset_onccN": "the start offset on a controller",
+        "fil_random": "a random cutoff", "offset_onccN": "the start offset on a controller",
         "offset_ccN": "the start offset on a controller", "delay_onccN": "the start delay on a controller", "delay_ccN": "the start delay on a controller",
         "amp_veltrack_curveccN": "the velocity tracking's curve",
         "width_onccN": "the stereo width on a controller", "width_curveccN": "the stereo width's curve",

@@ -29,6 +29,8 @@ struct SFZPlan {
         var position: Double = 0
         /// Frames of the source file.
         var offset = 0
+        /// `offset_random`, frames of the source file.
+        var randomOffset = 0
         var end: Int? = nil
         /// `loop_mode`, when the region (or its headers) gives one; else the sample decides:
         /// it loops continuously where its file carries a loop, and plays once where not.
@@ -112,6 +114,7 @@ struct SFZPlan {
                 region.modulationLFOToCutoffCents = modulationLFOToCutoffCents
             }
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
+            region.randomOffsetFrames = Int32(min(placed(randomOffset), Int(Int32.max)))
             region.isStereoCompanion = side > 0
             return region
         }
@@ -214,6 +217,7 @@ struct SFZPlan {
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
         "width", "position", "global_volume", "master_volume", "group_volume", "pitchlfo_fade", "amplfo_fade", "fillfo_fade",
+        "amp_random", "pitch_random", "offset_random", "delay_random",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
@@ -523,6 +527,12 @@ struct SFZPlan {
         }
         if let value = opcodes["note_polyphony"] { planned.template.notePolyphony = UInt8(try integer(value, "note_polyphony", in: 1...255)) }
         if let value = opcodes["polyphony"] { planned.template.polyphony = UInt16(try integer(value, "polyphony", in: 1...65_535)) }
+        // Each note's own draws (the renderer's fixed sequence): louder by up to amp_random dB,
+        // pitch_random cents either way, offset_random frames later, delay_random seconds later.
+        if let value = opcodes["amp_random"] { planned.template.randomLouderDecibels = Float(try number(value, "amp_random", in: 0...24)) }
+        if let value = opcodes["pitch_random"] { planned.template.randomPitchCents = Float(try number(value, "pitch_random", in: 0...9_600)) }
+        if let value = opcodes["offset_random"] { planned.randomOffset = try integer(value, "offset_random", in: 0...Int(Int32.max)) }
+        if let value = opcodes["delay_random"] { planned.template.randomDelaySeconds = Float(try number(value, "delay_random", in: 0...100)) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.template.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.template.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }

@@ -306,6 +306,44 @@ extension SFZTests {
         XCTAssertEqual(faded(1.125), 6, accuracy: 0.1, "faded in")
     }
 
+    /// `pitch_random`, `amp_random`, `delay_random`: every note its own draw, within the range
+    /// (pitch either way, level louder only, delay later only), spread across it, and the same
+    /// draws every render and at any block size.
+    func testRandomOpcodesDrawEachNoteTheSameEveryRender() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), frequency: 440, seconds: 1)
+        let path = folder.file("random.sfz")
+        try write("<region> sample=a.wav key=69 amp_veltrack=0 pitch_random=100 amp_random=6 delay_random=0.01", to: path)
+        let plainPath = folder.file("plain.sfz")
+        try write("<region> sample=a.wav key=69 amp_veltrack=0", to: plainPath)
+        let notes = 16, slot = 14_400
+        let messages: [(FrameTime, MIDIMessage)] = (0..<notes).flatMap { note -> [(FrameTime, MIDIMessage)] in
+            [(FrameTime(note * slot), .noteOn(channel: 0, key: 69, velocity: 127)), (FrameTime(note * slot + 12_000), .noteOff(channel: 0, key: 69, velocity: 0))]
+        }
+        let engine = try self.engine(path)
+        for (frame, message) in messages { engine.send(midi: message, at: frame) }
+        let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: notes * slot, blockFrameCount: 256), channelCount: 2)
+        let plain = try render(plainPath, [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 9_600)
+        let plainLevel = Double(SignalAnalysis.rms(plain[2_400 ..< 9_600]))
+        var cents: [Double] = [], decibels: [Double] = [], onsets: [Int] = []
+        for note in 0..<notes {
+            let window = left[(note * slot + 2_400) ..< (note * slot + 9_600)]
+            cents.append(1_200 * log2((SignalAnalysis.frequency(of: window, sampleRate: rate) ?? 0) / 440))
+            decibels.append(20 * log10(Double(SignalAnalysis.rms(window)) / plainLevel))
+            onsets.append((note * slot ..< note * slot + 2_400).first { abs(left[$0]) > 1e-4 }.map { $0 - note * slot } ?? -1)
+        }
+        XCTAssertTrue(cents.allSatisfy { abs($0) <= 101 }, "\(cents)")
+        XCTAssertGreaterThan(cents.max()! - cents.min()!, 60, "spread across the range: \(cents)")
+        XCTAssertTrue(decibels.allSatisfy { $0 >= -0.1 && $0 <= 6.1 }, "\(decibels)")
+        XCTAssertGreaterThan(decibels.max()! - decibels.min()!, 2, "\(decibels)")
+        XCTAssertTrue(onsets.allSatisfy { $0 >= 0 && $0 <= 480 + controlPeriod }, "within 10 ms later: \(onsets)")
+        // The same draws again, at another block size.
+        let again = try self.engine(path)
+        for (frame, message) in messages { again.send(midi: message, at: frame) }
+        let second = SignalAnalysis.channel(0, of: again.renderOffline(frameCount: notes * slot, blockFrameCount: 64), channelCount: 2)
+        XCTAssertTrue(left.elementsEqual(second) { $0.bitPattern == $1.bitPattern }, "the same bits every render")
+    }
+
     /// `pitcheg_*` moves the pitch and `fileg_*` the cutoff, by their depths in cents.
     func testPitchAndFilterEnvelopesMoveByTheirDepth() throws {
         let folder = try TemporaryFolder(self)

@@ -49,6 +49,26 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// (SFZ `rt_decay`, dB/s × 10): a piano's release noise is quieter after a long note.
     /// - Thread: any.
     public var releaseDecayCentibelsPerSecond: Float = 0
+    /// Each note's own draw (SFZ `*_random`), from the renderer's fixed sequence, so a render is
+    /// the same every time: up to this much louder, in decibels (`amp_random`).
+    /// - Thread: any.
+    public var randomLouderDecibels: Float = 0
+    /// Up to this many cents sharper or flatter (`pitch_random`).
+    /// - Thread: any.
+    public var randomPitchCents: Float = 0
+    /// Up to this many frames later into the sample, at the pool's rate (`offset_random`).
+    /// - Thread: any.
+    public var randomOffsetFrames: Int32 = 0
+    /// Up to this many seconds later (`delay_random`).
+    /// - Thread: any.
+    public var randomDelaySeconds: Float = 0
+    /// Whether a note draws any of the above.
+    /// - Thread: any.
+    @inlinable public var drawsRandomly: Bool {
+        @_noAllocation @_noLocks get {
+            randomLouderDecibels != 0 || randomPitchCents != 0 || randomOffsetFrames != 0 || randomDelaySeconds != 0
+        }
+    }
 
     // MARK: Sample (indices into `SampleBank.samples`, in frames of the bank's mono pool)
     /// First frame played.
