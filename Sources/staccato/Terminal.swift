@@ -8,6 +8,9 @@ enum Terminal {
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var isRaw = false
     nonisolated(unsafe) private static var kittyPushed = false
+    /// A question asked (`askKittyKeyboard`) whose answer has not been read: `restore` reads it,
+    /// so that it does not reach the shell as text when a command ends before asking for it.
+    nonisolated(unsafe) private static var answerPending = false
 
     /// True when standard input is a terminal (false for pipes and files, which are read as they are).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
@@ -41,6 +44,7 @@ enum Terminal {
     /// Puts the terminal back as it was.
     static func restore() {
         guard isRaw else { return }
+        if answerPending { _ = kittyKeyboardAnswer(timeoutMilliseconds: 200) }
         if kittyPushed {
             write("\u{1B}[<u")  // pop our keyboard mode: the shell gets the terminal as it was
             kittyPushed = false
@@ -56,12 +60,14 @@ enum Terminal {
     /// command can load (the answer waits in the input).
     static func askKittyKeyboard() {
         write("\u{1B}[?u\u{1B}[c")
+        answerPending = true
     }
 
     /// The answer to `askKittyKeyboard`, waited for up to `timeoutMilliseconds`: whether the
     /// terminal speaks the protocol, and the bytes around the replies: keys typed meanwhile,
     /// which are input like any other.
     static func kittyKeyboardAnswer(timeoutMilliseconds: Int32 = 300) -> (supported: Bool, typed: [UInt8]) {
+        answerPending = false
         var input: [UInt8] = []
         let deadline = MonotonicClock.seconds() + Double(timeoutMilliseconds) / 1_000
         while MonotonicClock.seconds() < deadline, !TerminalReplies.containsDeviceAttributes(input) {
