@@ -30,6 +30,8 @@ final class SFZIndex {
     let presetNames: [String]
     let modulators: [SamplerModulator]
     let curves: [Float]
+    /// The regions' flex envelopes, LFOs and routes.
+    let flex: SamplerFlex.Tables
     /// Files whose header could not be read: their regions are left out.
     let warnings: [String]
 
@@ -89,7 +91,34 @@ final class SFZIndex {
         var programsOfRegion: [ClosedRange<UInt8>?] = []
         var unplayable: [String] = []
         var curveOfUse: [SFZPlan.CurveUse: Int32] = [:]
+        // One copy of each distinct flex set (a group's regions share theirs).
+        var flex = SamplerFlex.Tables()
+        var flexRanges: [SamplerFlex.Tables: SamplerFlex.Ranges] = [:]
         for planned in plan.regions {
+            var ranges = SamplerFlex.Ranges()
+            if !planned.flex.isEmpty {
+                if let known = flexRanges[planned.flex] {
+                    ranges = known
+                } else {
+                    ranges.firstEnvelope = Int32(flex.envelopes.count)
+                    ranges.envelopeCount = UInt8(planned.flex.envelopes.count)
+                    ranges.firstLFO = Int32(flex.lfos.count)
+                    ranges.lfoCount = UInt8(planned.flex.lfos.count)
+                    ranges.firstRoute = Int32(flex.routes.count)
+                    ranges.routeCount = Int32(planned.flex.routes.count)
+                    let firstPoint = Int32(flex.points.count)
+                    flex.points += planned.flex.points
+                    flex.envelopes += planned.flex.envelopes.map { envelope in
+                        var envelope = envelope
+                        envelope.firstPoint += firstPoint
+                        return envelope
+                    }
+                    flex.lfos += planned.flex.lfos
+                    flex.routes += planned.flex.routes
+                    flexRanges[planned.flex] = ranges
+                }
+                ranges.amplitudeEnvelope = Int8(planned.flexAmplitudeEnvelope)
+            }
             // Its modulators' curves, each laid out once in the bank's table.
             var list = planned.modulators
             for index in list.indices where list[index].curve >= 0 {
@@ -118,6 +147,7 @@ final class SFZIndex {
                     continue
                 }
                 region.firstModulator = firstModulator
+                region.flex = ranges
                 region.modulatorCount = Int32(list.count)
                 region.sampleIndex = Int32(channel.sample)
                 if let curve = planned.velocityCurve {
@@ -152,6 +182,7 @@ final class SFZIndex {
         self.presetNames = presetNames
         self.modulators = modulators
         self.curves = curves
+        self.flex = flex
         warnings = plan.warnings + unplayable + damaged.map { "\($0); its regions are left out" }
     }
 
@@ -216,7 +247,7 @@ final class SFZIndex {
         let bank = SampleBank(name: path, takingSamples: decoder.pool, regions: regions, presets: presets, presetNames: presetNames,
                               modulators: modulators, curves: curves,
                               initialControllers: plan.initialControllers.map { UInt16($0.controller) << 8 | UInt16($0.value) },
-                              residency: flags)
+                              residency: flags, flex: flex)
         bank.loadWarnings = warnings + failures.map { "\($0); its regions are left out" }
         return (bank, decoder)
     }

@@ -54,6 +54,11 @@ struct SFZPlan {
         /// The curves its modulators read (`SamplerModulator.curve` indexes this list until
         /// `SFZIndex` lays the tables out in the bank).
         var curveUses: [CurveUse] = []
+        /// Its SFZ 2 flex envelopes, LFOs and routes (`readFlex`), indices local to the region
+        /// until `SFZIndex` lays them out in the bank; the envelope that stands for the amplitude
+        /// envelope, or -1.
+        var flex = SamplerFlex.Tables()
+        var flexAmplitudeEnvelope = -1
 
         /// The region for one channel of its sample, placed in the pool at `channel`; `side` pans
         /// a stereo sample's channels apart (-1 left, 1 right, 0 mono).
@@ -116,6 +121,7 @@ struct SFZPlan {
             region.releaseDecayCentibelsPerSecond = Float(10 * releaseDecayDecibelsPerSecond)
             region.randomOffsetFrames = Int32(min(placed(randomOffset), Int(Int32.max)))
             region.isStereoCompanion = side > 0
+            region.stereoSide = side
             return region
         }
     }
@@ -246,7 +252,7 @@ struct SFZPlan {
     }()
     /// Whether a region opcode, as a file writes it, changes what plays (`SFZOpcodes`).
     static func isPlayed(_ name: String) -> Bool {
-        if played.contains(name) || controllerOpcode(name) != nil { return true }
+        if played.contains(name) || controllerOpcode(name) != nil || isFlexPlayed(name) { return true }
         if name.hasPrefix("locc") || name.hasPrefix("hicc") { return Int(name.dropFirst(4)) != nil }
         if name.hasPrefix("amp_velcurve_") { return Int(name.dropFirst("amp_velcurve_".count)) != nil }
         // A controller's curve, read with its controller opcode (`readModulation`).
@@ -278,7 +284,7 @@ struct SFZPlan {
         let perController = playedPerController.map { $0 + "N" }
         let curves = playedPerController.map { curveFamily(of: $0) + "_curveccN" }
         let control = ["set_ccN", "set_hdccN", "loccN", "hiccN", "amp_velcurve_N"]
-        return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).sorted()
+        return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).union(flexPatterns).sorted()
     }
 
     /// Dropped regions named one a line; past these, a count.
@@ -519,6 +525,7 @@ struct SFZPlan {
         try readVelocityCurve(opcodes, into: &planned)
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
+        (planned.flex, planned.flexAmplitudeEnvelope) = try readFlex(opcodes, filtered: planned.cutoffHertz != nil, notPlayed: &notPlayed)
         if opcodes["loprog"] != nil || opcodes["hiprog"] != nil {
             let low = try opcodes["loprog"].map { value throws(SampleSetError) in UInt8(try integer(value, "loprog", in: 0...127)) } ?? 0
             let high = try opcodes["hiprog"].map { value throws(SampleSetError) in UInt8(try integer(value, "hiprog", in: 0...127)) } ?? 127

@@ -64,6 +64,13 @@ final class BlockSizeIndependenceTests: XCTestCase {
         for name in Self.fixtures { try assertBlockSizeIndependent(name, bank: bank, blockSizes: [7, 1_000, 4_096]) }
     }
 
+    /// SFZ 2 flex envelopes and LFOs (the sample-and-hold wave's draws among them) run a control
+    /// block at a time on the same grid: a dense song through them is bit for bit the same too.
+    func testFlexModulationRendersBitForBitTheSameInAnyBlockSize() throws {
+        let bank = SyntheticBank.sine(frequency: 330, flex: SyntheticBank.everyFlexPart) { $0.filterCutoffCents = 9_000 }
+        try assertBlockSizeIndependent("openmsx_keep_on_rolling_dense", bank: bank, blockSizes: [7, 1_000])
+    }
+
     /// A block of one frame: every command, every control update and every voice's start falls
     /// between two calls. On the shortest fixture, the drum one and the densest one (a frame a call
     /// costs a call a frame).

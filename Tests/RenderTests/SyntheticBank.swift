@@ -9,6 +9,7 @@ enum SyntheticBank {
     /// played by every preset in `presets` (bank:program pairs; by default only 0:0).
     static func sine(frequency: Double = 440, rootKey: Double = 69, cycles: Int = 200,
                      presets: [(bank: UInt16, program: UInt8)] = [(0, 0)],
+                     flex: SamplerFlex.Tables = SamplerFlex.Tables(),
                      configure: (inout SamplerRegion) -> Void = { _ in }) -> SampleBank {
         let guardFrames = SampleBank.guardFrameCount
         // A whole number of cycles: choose the length so the loop is seamless.
@@ -32,9 +33,46 @@ enum SyntheticBank {
         // The recorded pitch of `exactFrequency`, expressed as a fractional root key.
         region.rootKey = rootKey + 12 * log2(exactFrequency / frequency)
         region.volumeEnvelope.release = 0.3
+        if !flex.isEmpty {
+            region.flex.envelopeCount = UInt8(flex.envelopes.count)
+            region.flex.lfoCount = UInt8(flex.lfos.count)
+            region.flex.routeCount = Int32(flex.routes.count)
+            region.flex.amplitudeEnvelope = flex.envelopes.isEmpty ? -1 : 0
+        }
         configure(&region)
         return SampleBank(name: "sine", samples: pool, regions: [region],
                           presets: presets.map { SampleBank.Preset(bank: $0.bank, program: $0.program, firstRegion: 0, regionCount: 1) },
-                          presetNames: presets.map { "Sine \($0.bank):\($0.program)" })
+                          presetNames: presets.map { "Sine \($0.bank):\($0.program)" }, flex: flex)
+    }
+
+    /// Flex modulation with every part at work: an envelope of four points in the amplitude
+    /// envelope's place (its times and levels on CC1), a sine and a sample-and-hold LFO (rate on
+    /// CC1), routed onto every target, depths on CC1.
+    static var everyFlexPart: SamplerFlex.Tables {
+        var tables = SamplerFlex.Tables()
+        for (seconds, level) in [(0.0, 0.0), (0.02, 1), (0.1, 0.6), (0.2, 0)] as [(Float, Float)] {
+            var point = SamplerFlex.Point()
+            (point.seconds, point.level, point.shape) = (seconds, level, level > 0.5 ? 1.5 : -1)
+            (point.timeController, point.secondsAtFullController) = (1, 0.05)
+            (point.levelController, point.levelAtFullController) = (1, -0.2)
+            tables.points.append(point)
+        }
+        var envelope = SamplerFlex.Envelope()
+        (envelope.pointCount, envelope.sustainPoint) = (4, 2)
+        tables.envelopes = [envelope]
+        var sine = SamplerFlex.LFO()
+        (sine.frequency, sine.wave, sine.delaySeconds, sine.fadeSeconds) = (5, .sine, 0.01, 0.05)
+        (sine.frequencyController, sine.frequencyAtFullController) = (1, 3)
+        var held = SamplerFlex.LFO()
+        (held.frequency, held.wave) = (7, .sampleAndHold)
+        tables.lfos = [sine, held]
+        let targets: [SamplerFlex.Target] = [.pitch, .volume, .amplitude, .pan, .width, .position, .cutoff, .resonance]
+        for (index, target) in targets.enumerated() {
+            var route = SamplerFlex.Route(source: UInt8(index % 2 == 0 ? 0 : SamplerFlex.capacity + index % 4 / 2), target: target,
+                                          depth: target == .amplitude ? 100 : 10)
+            (route.controller, route.depthAtFullController) = (1, 5)
+            tables.routes.append(route)
+        }
+        return tables
     }
 }

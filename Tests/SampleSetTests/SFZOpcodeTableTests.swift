@@ -16,7 +16,10 @@ final class SFZOpcodeTableTests: XCTestCase {
         XCTAssertEqual(SFZOpcodes.status(of: "ampeg_sustain_oncc103"), .played)
         XCTAssertEqual(SFZOpcodes.status(of: "pan_curvecc10"), .played)
         XCTAssertEqual(SFZOpcodes.status(of: "sw_label"), .named)
-        XCTAssertEqual(SFZOpcodes.status(of: "eg01_time2"), .notPlayed)
+        XCTAssertEqual(SFZOpcodes.status(of: "eg01_time2"), .played)
+        XCTAssertEqual(SFZOpcodes.status(of: "lfo1_cutoff2"), .notPlayed, "the second filter's")
+        XCTAssertEqual(SFZOpcodes.status(of: "lfo1_pitch_oncc300"), .notPlayed, "a controller above 127")
+        XCTAssertEqual(SFZOpcodes.status(of: "eg1_loop"), .notPlayed)
         XCTAssertNil(SFZOpcodes.status(of: "mystery"))
         // A played opcode the table also lists as not played would say two things.
         for pattern in SFZOpcodes.notPlayed.keys {

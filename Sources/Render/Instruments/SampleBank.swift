@@ -126,6 +126,19 @@ public final class SampleBank: @unchecked Sendable {
     /// (`SampleResidency`); nil when every region's frames were written before the bank was built.
     /// - Thread: any.
     public let residency: SampleResidency?
+    /// SFZ 2's flex envelopes, LFOs and routes (`SamplerFlex`), which regions name ranges of; one
+    /// empty slot each when no region has any.
+    /// - Thread: any.
+    public let flexPoints: UnsafeBufferPointer<SamplerFlex.Point>
+    /// - Thread: any.
+    public let flexEnvelopes: UnsafeBufferPointer<SamplerFlex.Envelope>
+    /// - Thread: any.
+    public let flexLFOs: UnsafeBufferPointer<SamplerFlex.LFO>
+    /// - Thread: any.
+    public let flexRoutes: UnsafeBufferPointer<SamplerFlex.Route>
+    /// The four tables as plain pointers, whose address each region with flex modulation holds.
+    /// - Thread: any.
+    public let flexLayout: UnsafePointer<SamplerFlex.Layout>
     /// Names of the presets, parallel to `presets` (control thread only).
     /// - Thread: any.
     public let presetNames: [String]
@@ -182,10 +195,10 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, samples: [Float], regions: [SamplerRegion], presets: [Preset], presetNames: [String],
                             modulators: [SamplerModulator] = SamplerModulator.defaults, curves: [Float] = [],
-                            initialControllers: [UInt16] = []) {
+                            initialControllers: [UInt16] = [], flex: SamplerFlex.Tables = SamplerFlex.Tables()) {
         self.init(name: name, takingSamples: SamplePool.copying(samples),
                   regions: regions, presets: presets, presetNames: presetNames, modulators: modulators, curves: curves,
-                  initialControllers: initialControllers)
+                  initialControllers: initialControllers, flex: flex)
     }
 
     /// Takes over `samples` as the bank's pool, and copies `regions` into a buffer of its own, then
@@ -193,10 +206,11 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public convenience init(name: String, takingSamples samples: SamplePool, regions: [SamplerRegion],
                             presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                            curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil) {
+                            curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil,
+                            flex: SamplerFlex.Tables = SamplerFlex.Tables()) {
         self.init(name: name, takingSamples: samples, takingRegions: UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer.copying(regions)),
                   presets: presets, presetNames: presetNames, modulators: modulators, curves: curves, initialControllers: initialControllers,
-                  residency: residency)
+                  residency: residency, flex: flex)
     }
 
     /// Takes over `samples` as the bank's pool and `regions` as its region table, without copying
@@ -216,7 +230,8 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: control. Not real-time safe: allocates.
     public init(name: String, takingSamples samples: SamplePool, takingRegions regions: UnsafeMutableBufferPointer<SamplerRegion>,
                 presets: [Preset], presetNames: [String], modulators: [SamplerModulator] = SamplerModulator.defaults,
-                curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil) {
+                curves: [Float] = [], initialControllers: [UInt16] = [], residency: SampleResidency? = nil,
+                flex: SamplerFlex.Tables = SamplerFlex.Tables()) {
         precondition(regions.baseAddress != nil, "the region table must be an allocated buffer")
         precondition(presetNames.count == presets.count)
         precondition(modulators.starts(with: SamplerModulator.defaults), "the modulator table must begin with the defaults")
@@ -229,7 +244,18 @@ public final class SampleBank: @unchecked Sendable {
                          "region modulators outside the modulator table")
             precondition(region.velocityCurve < curves.count / Layout.curveLength, "region velocity curve outside the curve table")
             precondition(residency == nil || Int(region.sampleIndex) < residency!.sampleCount, "region sample outside the residency table")
+            let ranges = region.flex
+            precondition(ranges.firstEnvelope >= 0 && Int(ranges.firstEnvelope) + Int(ranges.envelopeCount) <= flex.envelopes.count
+                         && ranges.firstLFO >= 0 && Int(ranges.firstLFO) + Int(ranges.lfoCount) <= flex.lfos.count
+                         && ranges.firstRoute >= 0 && Int(ranges.firstRoute) + Int(ranges.routeCount) <= flex.routes.count
+                         && Int(ranges.envelopeCount) <= SamplerFlex.capacity && Int(ranges.lfoCount) <= SamplerFlex.capacity
+                         && Int(ranges.amplitudeEnvelope) < Int(ranges.envelopeCount), "region flex modulation outside the flex tables")
         }
+        for envelope in flex.envelopes {
+            precondition(envelope.firstPoint >= 0 && envelope.pointCount >= 0 && Int(envelope.firstPoint) + Int(envelope.pointCount) <= flex.points.count,
+                         "flex envelope points outside the point table")
+        }
+        precondition(flex.routes.allSatisfy { Int($0.source) < 2 * SamplerFlex.capacity }, "flex route from no envelope or LFO")
         precondition(curves.count % Layout.curveLength == 0 && curves.allSatisfy { $0 >= -1 && $0 <= 1 }, "curves of 128 values in -1…1")
         for preset in presets {
             precondition(preset.firstRegion >= 0 && preset.regionCount >= 0 && preset.firstRegion + preset.regionCount <= regions.count)
@@ -273,6 +299,19 @@ public final class SampleBank: @unchecked Sendable {
         // of two banks without curves compare equal).
         let curveTableAddress = curves.isEmpty ? 0 : UInt(bitPattern: self.curves.baseAddress)
         for index in regions.indices { regions[index].curveTableAddress = curveTableAddress }
+        // The flex tables, one slot at least each, so that every pointer is an allocation's.
+        flexPoints = UnsafeBufferPointer.copying(flex.points.isEmpty ? [SamplerFlex.Point()] : flex.points)
+        flexEnvelopes = UnsafeBufferPointer.copying(flex.envelopes.isEmpty ? [SamplerFlex.Envelope()] : flex.envelopes)
+        flexLFOs = UnsafeBufferPointer.copying(flex.lfos.isEmpty ? [SamplerFlex.LFO()] : flex.lfos)
+        flexRoutes = UnsafeBufferPointer.copying(flex.routes.isEmpty ? [SamplerFlex.Route(source: 0, target: .pitch, depth: 0)] : flex.routes)
+        let flexLayout = UnsafeMutablePointer<SamplerFlex.Layout>.allocate(capacity: 1)
+        flexLayout.initialize(to: SamplerFlex.Layout(points: flexPoints.baseAddress!, envelopes: flexEnvelopes.baseAddress!,
+                                                     lfos: flexLFOs.baseAddress!, routes: flexRoutes.baseAddress!))
+        self.flexLayout = UnsafePointer(flexLayout)
+        // Regions without flex modulation keep 0, so that equal regions of two banks compare equal.
+        for index in regions.indices where !regions[index].flex.isEmpty {
+            regions[index].flex.layoutAddress = UInt(bitPattern: self.flexLayout)
+        }
         precondition(initialControllers.allSatisfy { $0 >> 8 < 128 && $0 & 0xFF < 128 }, "controller numbers and values 0-127")
         self.initialControllers = UnsafeBufferPointer.copying(initialControllers)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
@@ -286,6 +325,11 @@ public final class SampleBank: @unchecked Sendable {
 
     deinit {
         UnsafeMutablePointer(mutating: layout).deallocate()
+        UnsafeMutablePointer(mutating: flexLayout).deallocate()
+        flexPoints.deallocate()
+        flexEnvelopes.deallocate()
+        flexLFOs.deallocate()
+        flexRoutes.deallocate()
         samples.deallocate()
         regions.deallocate()
         presets.deallocate()

@@ -242,6 +242,13 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var firstModulator: Int32 = 0
     /// - Thread: any.
     public var modulatorCount: Int32 = Int32(SamplerModulator.defaults.count)
+    /// Its SFZ 2 flex envelopes, LFOs and their routes, in its bank's flex tables.
+    /// - Thread: any.
+    public var flex = SamplerFlex.Ranges()
+    /// Which channel of a stereo sample the region plays: -1 left, 1 right, 0 a mono sample; what
+    /// a flex route onto the width moves apart.
+    /// - Thread: any.
+    public var stereoSide: Float = 0
 
     /// - Thread: any.
     public init() {}

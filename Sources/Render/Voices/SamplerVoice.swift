@@ -137,9 +137,17 @@ struct SamplerVoice {
     var cutoffCents: Float = 13_500
     var filterQ = VoiceFilter.butterworthQ
     var filterPassbandGain: Float = 1
+
+    // SFZ 2 flex modulation
+    /// The voice slot's flex state (`FlexVoiceState`), given by the pool; nil for a voice outside one.
+    var flex: UnsafeMutablePointer<FlexVoiceState>? = nil
+    /// The region has flex envelopes or LFOs, and `flex` runs them.
+    var runsFlex = false
+    /// The resonance before the flex routes move it, in centibels, for the Q they move.
+    var resonanceCentibels: Float = 0
     // The fields end on a whole cache line (ten), so the next voice's first line starts on a line
     // of its own; a field added or removed must keep that (`VoiceLayoutTests`), with this padding.
-    private var cacheLinePadding: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
+    private var cacheLinePadding: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
@@ -237,6 +245,26 @@ struct SamplerVoice {
         vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
                          sampleRate: engineRate, fade: region.vibratoLFO.fade, shape: region.vibratoLFO.shape)
+        runsFlex = false
+        if !region.flex.isEmpty, let flex {
+            runsFlex = true
+            flex.pointee.start(region.flex, controllers: state.pointee.controllers, sampleRate: engineRate, seed: noteSerial)
+            if region.flex.amplitudeEnvelope >= 0 {
+                // The flex envelope takes the amplitude envelope's place (`egN_ampeg`): this one
+                // stays at full level, and the voice ends when the flex envelope does.
+                volumeEnvelope.start(delay: 0, attack: 0, hold: 0, decay: 0, sustainLevel: 1, release: 100, sampleRate: engineRate)
+            }
+        }
+    }
+
+    /// Makes this fade slot's voice a copy of `voice`, its flex state with it (each slot keeps its
+    /// own state: the copy's pointer stays this slot's).
+    @_noAllocation @_noLocks
+    mutating func copyForFade(of voice: UnsafePointer<SamplerVoice>) {
+        let own = flex
+        self = voice.pointee
+        flex = own
+        if voice.pointee.runsFlex, let own, let theirs = voice.pointee.flex { own.pointee = theirs.pointee } else { runsFlex = false }
     }
 
     /// Moves the sample's start, end and loop by what the modulators on the address offsets give at
@@ -274,9 +302,8 @@ struct SamplerVoice {
         pan = base.pointee.pan + sums.pan / 500
         cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
-        // Q in dB = cB/10 − 3.01, as FluidSynth has it: 0 cB is a Butterworth filter, no peak.
-        // Exactly `butterworthQ` at 0, so an unresonant voice is not taken for a resonant one.
-        filterQ = resonance > 0 ? centibelsToAmplitude(-(resonance - 30.1)) : VoiceFilter.butterworthQ
+        resonanceCentibels = resonance
+        filterQ = Self.filterQ(resonanceCentibels: resonance)
         // SF2.04 §8.1.3 (initialFilterQ): "the gain at DC is reduced by half the specified gain":
         // a 10 dB peak stands 5 dB above unity, the passband 5 dB below it. FluidSynth lowers its
         // gain by √q, the same half of the peak in dB, but of a q it has already taken 3.01 dB off,
@@ -296,6 +323,14 @@ struct SamplerVoice {
         return sums
     }
 
+    /// The filter's Q for a resonance of `resonanceCentibels` (0…960): Q in dB = cB/10 − 3.01, as
+    /// FluidSynth has it, so 0 cB is a Butterworth filter, no peak; exactly `butterworthQ` at 0, so
+    /// an unresonant voice is not taken for a resonant one.
+    @_noAllocation @_noLocks
+    static func filterQ(resonanceCentibels resonance: Float) -> Float {
+        resonance > 0 ? centibelsToAmplitude(-(resonance - 30.1)) : VoiceFilter.butterworthQ
+    }
+
     /// The key went up (or the pedal that held it did).
     @_noAllocation @_noLocks
     mutating func release() {
@@ -304,6 +339,7 @@ struct SamplerVoice {
         isHeldBySostenuto = false
         volumeEnvelope.release()
         modulationEnvelope.release()
+        if runsFlex, let flex { flex.pointee.isReleased = true }
         if releaseEndsLoop { isLooping = false }
     }
 
@@ -374,8 +410,12 @@ struct SamplerVoice {
         if vibratoLFOToPitch != 0 {
             vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
         }
+        var flexed = FlexVoiceState.Outputs()
+        if runsFlex, let flex {
+            flexed = flex.pointee.advance(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate)
+        }
         let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
-            + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch)
+            + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch + flexed.pitchCents)
         if cents != lastCents {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
@@ -401,6 +441,12 @@ struct SamplerVoice {
         }
 
         let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
+            + flexed.cutoffCents
+        if flexed.resonanceDecibels != 0 {
+            // As `applyModulators` sets the Q, from the resonance the routes move (SFZ's decibels
+            // are ten centibels each).
+            filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexed.resonanceDecibels, 0), 960))
+        }
         if cutoff != lastCutoffCents {
             lastCutoffCents = cutoff
             lastCutoffHertz = cutoff < 13_500 ? absoluteCentsToHertz(cutoff) : .infinity
@@ -418,12 +464,15 @@ struct SamplerVoice {
         let envelopeStart = volumeEnvelope.currentValue * fadeGain
         fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
         let envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
-        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume
+        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume - 10 * flexed.volumeDecibels
         if levelCentibels != lastLevelCentibels {
             lastLevelCentibels = levelCentibels
             lastLevel = centibelsToAmplitude(levelCentibels)
         }
-        let panned = min(max(pan, -1), 1)
+        // A stereo sample's channel moves by the routes onto its width (apart) and position (together).
+        let side = runsFlex ? region?.pointee.stereoSide ?? 0 : 0
+        let flexPan = flexed.pan + side * flexed.width + (side == 0 ? 0 : flexed.position)
+        let panned = min(max(pan + flexPan, -1), 1)
         if panned != lastPan {
             // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
             lastPan = panned
@@ -431,8 +480,9 @@ struct SamplerVoice {
             lastPanLeft = Float(sineOfTurns(turns + 0.25))
             lastPanRight = Float(sineOfTurns(turns))
         }
-        let targetLeft = lastLevel * lastPanLeft
-        let targetRight = lastLevel * lastPanRight
+        let level = lastLevel * flexed.amplitude
+        let targetLeft = level * lastPanLeft
+        let targetRight = level * lastPanRight
         block.leftStart = gainLeft * envelopeStart
         block.rightStart = gainRight * envelopeStart
         // One division for both sides (exact for the usual 64-frame block, a power of two).
@@ -443,7 +493,7 @@ struct SamplerVoice {
         gainRight = targetRight
         // The sends take the voice before the pan, as FluidSynth's do: the effects have one input.
         guard sends else { return }
-        let targetReverb = lastLevel * reverbSend, targetChorus = lastLevel * chorusSend
+        let targetReverb = level * reverbSend, targetChorus = level * chorusSend
         block.reverbStart = gainReverb * envelopeStart
         block.reverbStep = (targetReverb * envelopeEnd - block.reverbStart) * perFrame
         block.chorusStart = gainChorus * envelopeStart
@@ -457,6 +507,7 @@ struct SamplerVoice {
     mutating func finish(_ block: ControlBlock, frameCount: Int) {
         if block.isWaiting && !isReleased { return }
         if block.produced < frameCount || volumeEnvelope.isFinished || fadeGain <= 0 { isActive = false }
+        if runsFlex, let flex, flex.pointee.amplitudeEnvelopeFinished { isActive = false }
     }
 
     /// Frames (at most `limit`) that can be read at `lastIncrement` without coming within two frames

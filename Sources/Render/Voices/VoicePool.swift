@@ -12,6 +12,8 @@ struct VoicePool {
     let capacity: Int
     let fading: UnsafeMutablePointer<SamplerVoice>
     let fadeCapacity: Int
+    /// One flex state for each voice, then each fade slot (`SamplerVoice.flex` points at its own).
+    let flexStates: UnsafeMutablePointer<FlexVoiceState>
     var nextSerial: UInt64 = 1
 
     /// Each voice's steal score, and a tournament over them that names the best victim at once:
@@ -88,6 +90,10 @@ struct VoicePool {
         self.fadeCapacity = max(1, fadeCapacity)
         voices = Self.allocateVoices(self.capacity)
         fading = Self.allocateVoices(self.fadeCapacity)
+        flexStates = .allocate(capacity: self.capacity + self.fadeCapacity)
+        flexStates.initialize(repeating: FlexVoiceState(), count: self.capacity + self.fadeCapacity)
+        for index in 0..<self.capacity { voices[index].flex = flexStates + index }
+        for index in 0..<self.fadeCapacity { fading[index].flex = flexStates + self.capacity + index }
         var leaves = 2
         while leaves < self.capacity { leaves *= 2 }
         leafCount = leaves
@@ -122,6 +128,8 @@ struct VoicePool {
         UnsafeMutableRawPointer(voices).deallocate()
         fading.deinitialize(count: fadeCapacity)
         UnsafeMutableRawPointer(fading).deallocate()
+        flexStates.deinitialize(count: capacity + fadeCapacity)
+        flexStates.deallocate()
         tournament.deallocate()
         recentVoices.deallocate()
         chainHeads.deallocate()
@@ -175,7 +183,7 @@ struct VoicePool {
             } else {
                 fadingCount += 1
             }
-            slot.pointee = voice.pointee
+            slot.pointee.copyForFade(of: voice)
             slot.pointee.fadeOut(sampleRate: sampleRate)
         } else {
             acquired.endedBankSlots.0 = voice.pointee.bankSlot
