@@ -109,6 +109,39 @@ public struct VoiceFilter: Sendable {
         a2 = (1 - alpha) / a0
     }
 
+    /// RBJ's peaking equalizer: `gainDecibels` at `frequency` (Hz), over a band `octaves` wide
+    /// between its half-gain points (the cookbook's BW); cheap when nothing changed. An SFZ
+    /// region's `eqN_` bands (`VoiceEqualizer`) run as these.
+    /// - Thread: audio
+    @inlinable @_noAllocation @_noLocks
+    public mutating func setPeaking(frequency: Float, octaves: Float, gainDecibels: Float, sampleRate: Float) {
+        let clampedFrequency = min(max(frequency, 5), sampleRate * 0.45)
+        let clampedOctaves = min(max(octaves, 0.001), 12)
+        guard clampedFrequency != lastCutoff || clampedOctaves != lastQ || gainDecibels != lastPassbandGain || lastKind != Self.peakingKind else { return }
+        lastCutoff = clampedFrequency
+        lastQ = clampedOctaves
+        lastPassbandGain = gainDecibels
+        lastKind = Self.peakingKind
+        let turns = Double(clampedFrequency / sampleRate)
+        let sine = sineOfTurns(turns)
+        let cosine = sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75)
+        // alpha = sin w0 · sinh(x), x = ln 2 / 2 · BW · w0 / sin w0; sinh through 2^(x · log2 e),
+        // and x · log2 e = BW / 2 · w0 / sin w0.
+        let exponent = 0.5 * Double(clampedOctaves) * (2 * Double.pi * turns) / sine
+        let sinh = (fastExp2(exponent) - fastExp2(-exponent)) * 0.5
+        let alpha = sine * sinh
+        let amplitude = fastExp2(Double(gainDecibels) / 40 * 3.321_928_094_887_362)  // 10^(dB/40)
+        let a0 = 1 + alpha / amplitude
+        b0 = Float((1 + alpha * amplitude) / a0)
+        b1 = Float(-2 * cosine / a0)
+        b2 = Float((1 - alpha * amplitude) / a0)
+        a1 = b1
+        a2 = Float((1 - alpha / amplitude) / a0)
+    }
+
+    /// `lastKind` of a peaking band: past every `Kind`.
+    @inlinable static var peakingKind: UInt8 { @_noAllocation @_noLocks get { 255 } }
+
     /// Flushes state that has decayed into the denormal range, which would slow the CPU to a crawl.
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks

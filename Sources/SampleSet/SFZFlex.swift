@@ -13,6 +13,15 @@ extension SFZPlan {
         "pan": (.pan, -200...200), "width": (.width, -200...200), "position": (.position, -200...200),
         "cutoff": (.cutoff, -12_000...12_000), "cutoff1": (.cutoff, -12_000...12_000),
         "resonance": (.resonance, -96...96), "resonance1": (.resonance, -96...96),
+        "eq1gain": (.equalizer1Gain, -96...96), "eq2gain": (.equalizer2Gain, -96...96), "eq3gain": (.equalizer3Gain, -96...96),
+        "eq1freq": (.equalizer1Frequency, -30_000...30_000), "eq2freq": (.equalizer2Frequency, -30_000...30_000),
+        "eq3freq": (.equalizer3Frequency, -30_000...30_000),
+        "eq1bw": (.equalizer1Octaves, -4...4), "eq2bw": (.equalizer2Octaves, -4...4), "eq3bw": (.equalizer3Octaves, -4...4),
+    ]
+    /// Routes onto the equalizer: a region with one runs its equalizer whatever its gains.
+    static let equalizerTargets: Set<SamplerFlex.Target> = [
+        .equalizer1Gain, .equalizer2Gain, .equalizer3Gain, .equalizer1Frequency, .equalizer2Frequency, .equalizer3Frequency,
+        .equalizer1Octaves, .equalizer2Octaves, .equalizer3Octaves,
     ]
 
     /// The flex opcodes played, numbers as `N` (`egN_timeN_onccN`), as `docs/SFZ.md` lists them
@@ -20,8 +29,9 @@ extension SFZPlan {
     static var flexPatterns: [String] {
         var patterns = ["egN_timeN", "egN_levelN", "egN_shapeN", "egN_sustain", "egN_ampeg", "egN_timeN_onccN", "egN_levelN_onccN"]
         patterns += lfoFields.map { "lfoN_" + $0 } + ["lfoN_freq_onccN", "lfoN_delay_onccN", "lfoN_fade_onccN"]
+        let targets = Set(flexTargets.keys.filter { $0 != "cutoff1" && $0 != "resonance1" }.map { SFZOpcodes.pattern(of: $0) })
         for source in ["egN_", "lfoN_"] {
-            for target in flexTargets.keys where !target.hasSuffix("1") { patterns += [source + target, source + target + "_onccN"] }
+            for target in targets { patterns += [source + target, source + target + "_onccN"] }
         }
         return patterns.sorted()
     }

@@ -68,21 +68,14 @@ public enum SFZOpcodes {
         "lfoN_ratioN": "a flex LFO's further waves' rates", "lfoN_scaleN": "a flex LFO's further waves' depths",
         "lfoN_steps": "a flex LFO's step sequence", "lfoN_stepN": "a flex LFO's step", "lfoN_beats": "a flex LFO's rate in beats",
         "lfoN_phase_onccN": "a flex LFO's phase on a controller",
-        "egN_eqNgain": "a flex envelope onto an EQ band's gain", "egN_eqNfreq": "a flex envelope onto an EQ band's frequency",
-        "lfoN_eqNgain": "a flex LFO onto an EQ band's gain",
-        "lfoN_eqNgain_onccN": "a flex LFO's EQ gain depth on a controller", "lfoN_eqNfreq": "a flex LFO onto an EQ band's frequency",
-        "lfoN_eqNfreq_onccN": "a flex LFO's EQ frequency depth on a controller", "lfoN_eqNbw": "a flex LFO onto an EQ band's width",
         "lfoN_freq_lfoN_onccN": "one LFO's rate moved by another",
         "egN_pitch_curveccN": "a flex envelope's pitch depth curve", "lfoN_pitch_curveccN": "a flex LFO's pitch depth curve",
         "lfoN_volume_curveccN": "a flex LFO's volume depth curve", "lfoN_freq_curveccN": "a flex LFO's rate curve",
         // SFZ 1 LFOs: what does not play of them.
         "pitchlfo_freqccN": "the vibrato's rate on a controller", "pitchlfo_freq_onccN": "the vibrato's rate on a controller",
         "amplfo_freqccN": "the tremolo's rate on a controller", "fillfo_freqccN": "the filter LFO's rate on a controller",
-        // The equalizer and the second filter.
-        "eqN_freq": "an EQ band's frequency", "eqN_bw": "an EQ band's width", "eqN_gain": "an EQ band's gain",
-        "eqN_freq_onccN": "an EQ band's frequency on a controller", "eqN_bw_onccN": "an EQ band's width on a controller",
-        "eqN_gain_onccN": "an EQ band's gain on a controller", "eqN_gain_curveccN": "an EQ band's gain curve",
-        "eqN_velNgain": "an EQ band's gain by velocity", "eqN_velNfreq": "an EQ band's frequency by velocity",
+        // The equalizer's curves and the second filter.
+        "eqN_gain_curveccN": "an EQ band's gain curve", "eqN_type": "an EQ band's type (a peak plays)",
         "filN_type": "the second filter's type", "cutoffN": "the second filter's cutoff", "resonanceN": "the second filter's resonance",
         "cutoffN_ccN": "the second filter's cutoff on a controller", "cutoffN_onccN": "the second filter's cutoff on a controller",
         "cutoffN_curveccN": "the second filter's cutoff curve", "resonanceN_ccN": "the second filter's resonance on a controller",

@@ -37,9 +37,12 @@ final class RenderThreadAllocationTests: XCTestCase {
         // frontier, ask for the rest, and starve.
         let decoding = SampleResidencyTests.ramp(frameCount: 48_000)
         decoding.residency.markWritten(0, below: decoding.start + 6_000)
-        // The second with a filter and SFZ 2 flex envelopes and LFOs on every target.
+        // The second with a filter, an equalizer and SFZ 2 flex envelopes and LFOs on every target.
         let banks = [SyntheticBank.sine(frequency: 440),
-                     SyntheticBank.sine(frequency: 330, flex: SyntheticBank.everyFlexPart) { $0.filterCutoffCents = 9_000 }, decoding.bank]
+                     SyntheticBank.sine(frequency: 330, flex: SyntheticBank.everyFlexPart) { region in
+                         region.filterCutoffCents = 9_000
+                         SyntheticBank.equalize(&region)
+                     }, decoding.bank]
         XCTAssertTrue(engine.install(banks[0]))
         let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
         XCTAssertTrue(engine.install(kits[0]))

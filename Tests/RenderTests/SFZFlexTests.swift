@@ -195,3 +195,75 @@ extension SFZTests {
                                   + "lfoN_volume_onccN on a second controller (the first plays) (1 region)"])
     }
 }
+
+/// SFZ's equalizer: each band a peaking filter, held to the cookbook's response.
+extension SFZTests {
+    /// A sine's level through one band against the same sine without it, within 0.5 dB of RBJ's
+    /// peaking equalizer (its digital response, computed here) at frequencies around the band; the
+    /// gain by velocity and by a controller, at the band's centre.
+    func testEqualizerBandsFollowThePeakingFormula() throws {
+        let folder = try TemporaryFolder(self)
+        let frequencies = [125.0, 400, 700, 1_000, 1_400, 2_500, 8_000]
+        for frequency in frequencies { try writeSine(folder.file("s\(Int(frequency)).wav"), frequency: frequency, seconds: 0.5) }
+        func level(_ frequency: Double, _ opcodes: String, velocity: UInt8 = 127, controllers: [(UInt8, UInt8)] = []) throws -> Double {
+            var messages: [(FrameTime, MIDIMessage)] = controllers.map { (0, .controlChange(channel: 0, controller: $0.0, value: $0.1)) }
+            messages.append((0, .noteOn(channel: 0, key: 69, velocity: velocity)))
+            let left = try render("<region> sample=s\(Int(frequency)).wav key=69 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                                  messages, frames: 19_200)
+            return decibels(SignalAnalysis.rms(left[9_600 ..< 19_200]))
+        }
+        /// |H(e^jw)| in dB of the cookbook's peaking filter.
+        func formula(_ frequency: Double, center: Double, octaves: Double, gain: Double) -> Double {
+            let w0 = 2 * Double.pi * center / rate, w = 2 * Double.pi * frequency / rate
+            let alpha = sin(w0) * sinh(log(2) / 2 * octaves * w0 / sin(w0))
+            let a = pow(10, gain / 40)
+            let b = [1 + alpha * a, -2 * cos(w0), 1 - alpha * a], d = [1 + alpha / a, -2 * cos(w0), 1 - alpha / a]
+            func magnitude(_ c: [Double]) -> Double {
+                let real = c[0] + c[1] * cos(w) + c[2] * cos(2 * w), imaginary = -c[1] * sin(w) - c[2] * sin(2 * w)
+                return (real * real + imaginary * imaginary).squareRoot()
+            }
+            return 20 * log10(magnitude(b) / magnitude(d))
+        }
+        var worst = 0.0
+        for (band, octaves, gain) in [(2, 1.0, 12.0), (1, 2.0, -9.0), (3, 0.5, 6.0)] {
+            let opcodes = "eq\(band)_freq=1000 eq\(band)_bw=\(octaves) eq\(band)_gain=\(gain)"
+            for frequency in frequencies {
+                let measured = try level(frequency, opcodes) - level(frequency, "")
+                let expected = formula(frequency, center: 1_000, octaves: octaves, gain: gain)
+                XCTAssertEqual(measured, expected, accuracy: 0.5, "\(opcodes) at \(frequency) Hz")
+                worst = max(worst, abs(measured - expected))
+            }
+        }
+        print("equalizer: worst error \(String(format: "%.3f", worst)) dB over three bands at \(frequencies.count) frequencies")
+        let plain = try level(1_000, "")
+        XCTAssertEqual(try level(1_000, "eq2_freq=1000 eq2_vel2gain=12", velocity: 64) - plain, 12.0 * 64 / 127, accuracy: 0.1)
+        XCTAssertEqual(try level(1_000, "eq2_freq=1000 eq2_gain_oncc1=12", controllers: [(1, 127)]) - plain, 12, accuracy: 0.1)
+        XCTAssertEqual(try level(1_000, "eq2_freq=1000 eq2_gain_oncc1=12", controllers: [(1, 0)]) - plain, 0, accuracy: 0.01)
+        // A flex envelope onto a band's gain (`egN_eqNgain`): the band follows it, with no gain of its own.
+        XCTAssertEqual(try level(1_000, "eq2_freq=1000 eg1_time0=0 eg1_level0=0.5 eg1_sustain=0 eg1_eq2gain=12") - plain, 6, accuracy: 0.1)
+        // SFZ's default bands: 50 Hz, 500 Hz, 5 kHz, an octave wide.
+        XCTAssertEqual(try level(400, "eq2_gain=6") - level(400, ""), formula(400, center: 500, octaves: 1, gain: 6), accuracy: 0.5)
+    }
+}
+
+extension SFZTests {
+    /// The shipped piano with flex modulation (`samples/piano/piano-flex.sfz`, the polyphony
+    /// benchmark's) loads with nothing left unplayed, every region with its envelope, two LFOs
+    /// and four routes, and sounds, unlike the piano without them.
+    func testTheShippedFlexPianoPlaysItsModulation() throws {
+        let folder = CommandRunner.repositoryRoot.appendingPathComponent("samples/piano")
+        let bank = try SFZLoader.load(path: folder.appendingPathComponent("piano-flex.sfz").path, sampleRate: rate)
+        XCTAssertEqual(bank.loadWarnings, [])
+        XCTAssertTrue(bank.regions.allSatisfy { $0.flex.envelopeCount == 1 && $0.flex.lfoCount == 2 && $0.flex.routeCount == 4 })
+        func note(_ name: String) throws -> [Float] {
+            let engine = try engine(folder.appendingPathComponent(name).path)
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100), at: 0)
+            return SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 96_000, blockFrameCount: 256), channelCount: 2)
+        }
+        let flexed = try note("piano-flex.sfz"), plain = try note("piano.sfz")
+        // The same attack (the modulation has hardly begun), then a note of its own.
+        XCTAssertEqual(Double(SignalAnalysis.rms(flexed[0 ..< 2_400])), Double(SignalAnalysis.rms(plain[0 ..< 2_400])), accuracy: 0.1 * Double(SignalAnalysis.rms(plain[0 ..< 2_400])))
+        let difference = zip(flexed[48_000...], plain[48_000...]).map { $0 - $1 }
+        XCTAssertGreaterThan(SignalAnalysis.rms(difference[...]), 0.1 * SignalAnalysis.rms(plain[48_000...]))
+    }
+}

@@ -576,7 +576,7 @@ final class SFZTests: XCTestCase {
         try writeSine(folder.file("a.wav"))
         try write("""
             <region> sample=a.wav key=71 trigger=release_key
-            <region> sample=a.wav key=72 lfo01_count=2 eq1_gain=3 mystery=1 another_unknown=2
+            <region> sample=a.wav key=72 lfo01_count=2 eq1_type=hshelf mystery=1 another_unknown=2
             <region> sample=a.wav key=73 locc1=64 locc2=1 locc3=1
             <region> sample=a.wav key=74 trigger=release loop_mode=loop_continuous
             <region> sample=*pulse key=75
@@ -585,7 +585,7 @@ final class SFZTests: XCTestCase {
         XCTAssertEqual(bank.regions.count, 4, "the unknown generated sound is left out")
         let warnings = bank.loadWarnings.joined(separator: "\n")
         XCTAssertTrue(warnings.contains("2 unknown opcodes ignored: another_unknown (1 region), mystery (1 region)"), warnings)
-        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), eqN_gain (1 region), lfoN_count (1 region), loccN/hiccN of a third controller (not checked) (1 region)"), warnings)
+        XCTAssertTrue(warnings.contains("not played yet: a loop in a release-triggered region (played once) (1 region), eqN_type (1 region), lfoN_count (1 region), loccN/hiccN of a third controller (not checked) (1 region)"), warnings)
         XCTAssertTrue(warnings.contains("1 region not played: sample=*pulse (no such generated sound)"), warnings)
         XCTAssertEqual(bank.loadWarnings.count, 3, "one line each: unknown, not played yet, left out")
         XCTAssertEqual(bank.regions.first { $0.trigger == .release }?.loopMode, SamplerRegion.LoopMode.none, "a release region is played once")

@@ -45,6 +45,15 @@ enum SyntheticBank {
                           presetNames: presets.map { "Sine \($0.bank):\($0.program)" }, flex: flex)
     }
 
+    /// An equalizer with every band at work: gains, velocity and a controller (CC1).
+    static func equalize(_ region: inout SamplerRegion) {
+        region.equalizer.first.gainDecibels = 6
+        region.equalizer.second.gainAtFullVelocity = -9
+        region.equalizer.third.gainController = 1
+        region.equalizer.third.gainAtFullController = 12
+        region.equalizer.isActive = true
+    }
+
     /// Flex modulation with every part at work: an envelope of four points in the amplitude
     /// envelope's place (its times and levels on CC1), a sine and a sample-and-hold LFO (rate on
     /// CC1), routed onto every target, depths on CC1.
@@ -66,7 +75,8 @@ enum SyntheticBank {
         var held = SamplerFlex.LFO()
         (held.frequency, held.wave) = (7, .sampleAndHold)
         tables.lfos = [sine, held]
-        let targets: [SamplerFlex.Target] = [.pitch, .volume, .amplitude, .pan, .width, .position, .cutoff, .resonance]
+        let targets: [SamplerFlex.Target] = [.pitch, .volume, .amplitude, .pan, .width, .position, .cutoff, .resonance,
+                                             .equalizer1Gain, .equalizer2Frequency, .equalizer3Octaves]
         for (index, target) in targets.enumerated() {
             var route = SamplerFlex.Route(source: UInt8(index % 2 == 0 ? 0 : SamplerFlex.capacity + index % 4 / 2), target: target,
                                           depth: target == .amplitude ? 100 : 10)

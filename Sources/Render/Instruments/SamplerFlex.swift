@@ -110,6 +110,10 @@ public enum SamplerFlex {
         case cutoff
         /// Decibels.
         case resonance
+        /// An equalizer band's gain (decibels), frequency (hertz) and width (octaves), bands 1-3.
+        case equalizer1Gain, equalizer2Gain, equalizer3Gain
+        case equalizer1Frequency, equalizer2Frequency, equalizer3Frequency
+        case equalizer1Octaves, equalizer2Octaves, equalizer3Octaves
     }
 
     /// A source (envelope or LFO of the region) onto a target, by `depth` plus

@@ -245,6 +245,9 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// Its SFZ 2 flex envelopes, LFOs and their routes, in its bank's flex tables.
     /// - Thread: any.
     public var flex = SamplerFlex.Ranges()
+    /// Its three-band equalizer (SFZ `eqN_`); inactive unless a band has a gain to give.
+    /// - Thread: any.
+    public var equalizer = SamplerEqualizer()
     /// Which channel of a stereo sample the region plays: -1 left, 1 right, 0 a mono sample; what
     /// a flex route onto the width moves apart.
     /// - Thread: any.

@@ -148,6 +148,14 @@ struct FlexVoiceState {
         var position: Float = 0
         var cutoffCents: Float = 0
         var resonanceDecibels: Float = 0
+        /// Added to the equalizer's bands 1-3 (the fourth lane unused).
+        var equalizerGain = SIMD4<Float>.zero
+        var equalizerFrequency = SIMD4<Float>.zero
+        var equalizerOctaves = SIMD4<Float>.zero
+        /// Whether any route moves the equalizer.
+        var movesEqualizer: Bool {
+            @_noAllocation @_noLocks get { equalizerGain != .zero || equalizerFrequency != .zero || equalizerOctaves != .zero }
+        }
     }
 
     /// Starts the region's envelopes and LFOs for a note, reading their controllers now.
@@ -265,6 +273,15 @@ struct FlexVoiceState {
             case .position: outputs.position += amount / 100
             case .cutoff: outputs.cutoffCents += amount
             case .resonance: outputs.resonanceDecibels += amount
+            case .equalizer1Gain: outputs.equalizerGain[0] += amount
+            case .equalizer2Gain: outputs.equalizerGain[1] += amount
+            case .equalizer3Gain: outputs.equalizerGain[2] += amount
+            case .equalizer1Frequency: outputs.equalizerFrequency[0] += amount
+            case .equalizer2Frequency: outputs.equalizerFrequency[1] += amount
+            case .equalizer3Frequency: outputs.equalizerFrequency[2] += amount
+            case .equalizer1Octaves: outputs.equalizerOctaves[0] += amount
+            case .equalizer2Octaves: outputs.equalizerOctaves[1] += amount
+            case .equalizer3Octaves: outputs.equalizerOctaves[2] += amount
             }
         }
         return outputs

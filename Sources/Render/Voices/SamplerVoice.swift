@@ -143,11 +143,15 @@ struct SamplerVoice {
     var flex: UnsafeMutablePointer<FlexVoiceState>? = nil
     /// The region has flex envelopes or LFOs, and `flex` runs them.
     var runsFlex = false
+    /// The voice slot's equalizer (`VoiceEqualizer`), given by the pool; nil for a voice outside one.
+    var equalizer: UnsafeMutablePointer<VoiceEqualizer>? = nil
+    /// The region has an equalizer band with a gain, and `equalizer` runs it.
+    var runsEqualizer = false
     /// The resonance before the flex routes move it, in centibels, for the Q they move.
     var resonanceCentibels: Float = 0
     // The fields end on a whole cache line (ten), so the next voice's first line starts on a line
     // of its own; a field added or removed must keep that (`VoiceLayoutTests`), with this padding.
-    private var cacheLinePadding: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+    private var cacheLinePadding: (Int64, Int64) = (0, 0)
 
     /// Output level right now (envelope × fade × attenuation), for stealing decisions. A voice that
     /// has not rendered yet (envelope still at 0) skips the exponential: a burst of note-ons starts
@@ -245,6 +249,11 @@ struct SamplerVoice {
         vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
                          sampleRate: engineRate, fade: region.vibratoLFO.fade, shape: region.vibratoLFO.shape)
+        runsEqualizer = false
+        if region.equalizer.isActive, let equalizer {
+            runsEqualizer = true
+            equalizer.pointee.set(region.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: engineRate, reset: true)
+        }
         runsFlex = false
         if !region.flex.isEmpty, let flex {
             runsFlex = true
@@ -261,10 +270,16 @@ struct SamplerVoice {
     /// own state: the copy's pointer stays this slot's).
     @_noAllocation @_noLocks
     mutating func copyForFade(of voice: UnsafePointer<SamplerVoice>) {
-        let own = flex
+        let ownFlex = flex, ownEqualizer = equalizer
         self = voice.pointee
-        flex = own
-        if voice.pointee.runsFlex, let own, let theirs = voice.pointee.flex { own.pointee = theirs.pointee } else { runsFlex = false }
+        flex = ownFlex
+        equalizer = ownEqualizer
+        if voice.pointee.runsFlex, let ownFlex, let theirs = voice.pointee.flex { ownFlex.pointee = theirs.pointee } else { runsFlex = false }
+        if voice.pointee.runsEqualizer, let ownEqualizer, let theirs = voice.pointee.equalizer {
+            ownEqualizer.pointee = theirs.pointee
+        } else {
+            runsEqualizer = false
+        }
     }
 
     /// Moves the sample's start, end and loop by what the modulators on the address offsets give at
@@ -395,7 +410,13 @@ struct SamplerVoice {
         }
         block.isReading = true
         block.sampleScale = samples.encoding.scale
-        if state.pointee.controllerSerial != controllerSerial { applyModulators(channel: state) }
+        if state.pointee.controllerSerial != controllerSerial {
+            applyModulators(channel: state)
+            if runsEqualizer, let equalizer, let region {
+                equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                      sampleRate: sampleRate, reset: false)
+            }
+        }
         // Modulators with no destination are not stepped: most zones route none of them.
         var modulationDepth: Float = 0
         if modulationEnvelopeToPitch != 0 || modulationEnvelopeToCutoff != 0 {
@@ -413,6 +434,10 @@ struct SamplerVoice {
         var flexed = FlexVoiceState.Outputs()
         if runsFlex, let flex {
             flexed = flex.pointee.advance(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate)
+        }
+        if flexed.movesEqualizer, runsEqualizer, let equalizer, let region {
+            equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: sampleRate,
+                                  reset: false, moved: (flexed.equalizerGain, flexed.equalizerFrequency, flexed.equalizerOctaves))
         }
         let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
             + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch + flexed.pitchCents)

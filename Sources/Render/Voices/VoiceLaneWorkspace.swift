@@ -56,6 +56,8 @@ struct VoiceLaneWorkspace {
     let laneGains: UnsafeMutablePointer<LaneGains>
     /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
     let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>
+    /// Each lane's equalizer band for one pass of `equalizeLanes`: the voice's own, or `passthrough`.
+    let laneBands: UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>
     let passthrough: UnsafeMutablePointer<VoiceFilter>
     /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
     let filterOffset: Int
@@ -99,6 +101,8 @@ struct VoiceLaneWorkspace {
         passthrough.initialize(to: VoiceFilter())
         laneFilters = .allocate(capacity: laneCount)
         laneFilters.initialize(repeating: passthrough, count: laneCount)
+        laneBands = .allocate(capacity: laneCount)
+        laneBands.initialize(repeating: passthrough, count: laneCount)
         filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
         fractionOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fraction)!
         fractionStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fractionStep)!
@@ -120,6 +124,7 @@ struct VoiceLaneWorkspace {
         lanePositions.deallocate()
         laneGains.deallocate()
         laneFilters.deallocate()
+        laneBands.deallocate()
         passthrough.deallocate()
     }
 
@@ -203,6 +208,9 @@ struct VoiceLaneWorkspace {
                 }
             }
             readLanes(count: count, frameCount: blockFrames, context: context)
+            var equalizing = false
+            for lane in 0..<count where groupBlocks[lane].isReading && group[lane].pointee.runsEqualizer { equalizing = true }
+            if equalizing { equalizeLanes(count: count, frameCount: blockFrames) }
             // Every passthrough lane writes its (zero) state back into the one shared filter:
             // clearing it each block keeps anything stray from carrying over.
             if filtering {
@@ -220,6 +228,31 @@ struct VoiceLaneWorkspace {
                 voice.pointee.finish(groupBlocks[lane], frameCount: blockFrames)
             }
             offset += blockFrames
+        }
+    }
+
+    /// Runs the equalizer of every lane whose voice has one over the block in `scratch`, band after
+    /// band, eight lanes at a time (the others pass through), before the mix and its filter.
+    @_noAllocation @_noLocks
+    mutating func equalizeLanes(count: Int, frameCount: Int) {
+        for band in 0..<3 {
+            for lane in 0..<Sampler.laneCount {
+                if lane < count, groupBlocks[lane].isReading, group[lane].pointee.runsEqualizer, let equalizer = group[lane].pointee.equalizer {
+                    laneBands[lane] = VoiceEqualizer.band(band, of: equalizer)
+                } else {
+                    laneBands[lane] = passthrough
+                }
+            }
+            var filter = VoiceFilterLanes(laneBands)
+            for frame in 0..<frameCount {
+                let input = scratch[frame]
+                let output = filter.b0 * input + filter.z1
+                filter.z1 = filter.b1 * input - filter.a1 * output + filter.z2
+                filter.z2 = filter.b2 * input - filter.a2 * output
+                scratch[frame] = output
+            }
+            filter.store(into: laneBands)
+            passthrough.pointee.reset()
         }
     }
 
