@@ -328,6 +328,8 @@ struct Sampler {
             let frames = Double(region.pointee.randomOffsetFrames) * Double(nextRandom())
             voice.pointee.position = min(voice.pointee.position + Double(Int(frames)), Double(max(region.pointee.start, voice.pointee.end - 1)))
             voice.pointee.waitingFrames += Int32(min(Double(region.pointee.randomDelaySeconds) * Double(nextRandom()) * sampleRate, Double(Int32.max / 2)))
+            voice.pointee.randomCutoffCents = region.pointee.randomCutoffCents * (2 * nextRandom() - 1)
+            voice.pointee.cutoffCents += voice.pointee.randomCutoffCents
         }
         voice.pointee.sampleFrontier = residency.cells
         voice.pointee.bankSlot = bankSlots.current

@@ -130,6 +130,10 @@ final class SFZIndex {
                 // A curve the file does not define reads as its controller does without one.
                 list[index].curve = curveOfUse[use] ?? -1
             }
+            // `offset_onccN` moves the start by frames of the file: as many of the pool's rate.
+            if let sourceRate = placed[planned.samplePath]?.first?.placed.sourceRate, sourceRate != sampleRate {
+                for index in list.indices where list[index].destination == .startAddrsOffset { list[index].amount *= Float(sampleRate / sourceRate) }
+            }
             let firstModulator = listStarts[list] ?? Int32(modulators.count)
             if listStarts[list] == nil {
                 listStarts[list] = firstModulator

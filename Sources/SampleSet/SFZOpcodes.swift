@@ -82,11 +82,8 @@ public enum SFZOpcodes {
         "resonanceN_onccN": "the second filter's resonance on a controller", "filN_keytrack": "the second filter's key tracking",
         "resonance_ccN": "the resonance on a controller", "resonance_onccN": "the resonance on a controller",
         // Randomness, offsets and levels on controllers.
-        "fil_random": "a random cutoff", "offset_onccN": "the start offset on a controller",
-        "offset_ccN": "the start offset on a controller", "delay_onccN": "the start delay on a controller", "delay_ccN": "the start delay on a controller",
+        "delay_onccN": "the start delay on a controller", "delay_ccN": "the start delay on a controller",
         "amp_veltrack_curveccN": "the velocity tracking's curve",
-        "width_onccN": "the stereo width on a controller", "width_curveccN": "the stereo width's curve",
-        "position_onccN": "the stereo position on a controller", "pan_keytrack": "the pan by key", "pan_keycenter": "the pan's key centre",
         "ampeg_dynamic": "envelope times that follow their controllers while the note sounds",
         "ampeg_release_shape": "the release's curve", "ampeg_attack_shape": "the attack's curve", "ampeg_decay_shape": "the decay's curve",
         "ampeg_start": "the amplitude envelope's starting level", "ampeg_vel2depth": "the amplitude envelope's depth by velocity",
@@ -127,7 +124,7 @@ public enum SFZOpcodes {
         lines += ["", "## Read for their names (nothing to play)", ""]
         lines += (named.sorted() + ["*_label (`region_label`, `group_label`, `sw_label`, ...)"]).map { "- `\($0)`" }
         lines += ["", "## Known, not played yet", "",
-                  "Besides these, a played controller opcode with a controller above 127 (ARIA's extended controllers), and",
+                  "Besides these, a played controller opcode with a controller above 127 that is not 128-131 or 133 (ARIA's other extended controllers), and",
                   "`set_ccN` or `set_hdccN` anywhere but `<control>`.", "", "| opcode | what it would do |", "|---|---|"]
         lines += notPlayed.keys.sorted().map { "| `\($0)` | \(notPlayed[$0]!) |" }
         return lines.joined(separator: "\n") + "\n"

@@ -72,6 +72,8 @@ struct SFZPlan {
             let lastFrame = min(end ?? channel.sourceFrameCount - 1, channel.sourceFrameCount - 1)
             region.start = channel.start + placed(offset)
             region.end = max(region.start, channel.start + placed(lastFrame + 1))
+            // The whole sample, which controllers may move the start within (`offset_onccN`).
+            (region.sampleStart, region.sampleEnd) = (channel.start, channel.start + channel.frameCount)
             region.loopStart = region.start
             region.loopEnd = region.end
             // SFZ: loop points given and no mode loop continuously, and so does a sample whose
@@ -223,14 +225,15 @@ struct SFZPlan {
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
         "width", "position", "global_volume", "master_volume", "group_volume", "pitchlfo_fade", "amplfo_fade", "fillfo_fade",
-        "amp_random", "pitch_random", "offset_random", "delay_random",
+        "amp_random", "pitch_random", "offset_random", "delay_random", "fil_random", "pan_keytrack", "pan_keycenter", "offby",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
                                       "pitchlfo_depthcc", "amplfo_depthcc", "fillfo_depthcc", "pitchlfo_depth_oncc", "amplfo_depth_oncc",
                                       "fillfo_depth_oncc", "tune_cc", "cutoff_cc",
                                       "fileg_depth_oncc", "fileg_depthcc", "pitcheg_depth_oncc", "pitcheg_depthcc",
-                                      "amp_veltrack_oncc"] + envelopeControls.keys.sorted()
+                                      "amp_veltrack_oncc", "width_oncc", "position_oncc", "offset_oncc", "offset_cc"]
+        + envelopeControls.keys.sorted()
 
     /// The envelope stages' controls, in both spellings (`ampeg_attack_oncc7`, SFZ 1's
     /// `ampeg_attackcc7`): seconds or sustain percent added in proportion to the controller at
@@ -498,7 +501,8 @@ struct SFZPlan {
             return UInt16(number)
         }
         if let group = opcodes["group"] { planned.template.exclusiveClass = try groupClass(group, "group") }
-        if let offBy = opcodes["off_by"] { planned.template.offBy = try groupClass(offBy, "off_by") }
+        // (`offby`: the spelling sfizz also reads.)
+        if let offBy = opcodes["off_by"] ?? opcodes["offby"] { planned.template.offBy = try groupClass(offBy, "off_by") }
         if let mode = opcodes["off_mode"] {
             switch mode.text {
             case "fast": planned.template.cutOffByRelease = false
@@ -542,6 +546,10 @@ struct SFZPlan {
         if let value = opcodes["pitch_random"] { planned.template.randomPitchCents = Float(try number(value, "pitch_random", in: 0...9_600)) }
         if let value = opcodes["offset_random"] { planned.randomOffset = try integer(value, "offset_random", in: 0...Int(Int32.max)) }
         if let value = opcodes["delay_random"] { planned.template.randomDelaySeconds = Float(try number(value, "delay_random", in: 0...100)) }
+        // fil_random: the cutoff up to this many cents either way, each note its own draw.
+        if let value = opcodes["fil_random"], planned.cutoffHertz != nil {
+            planned.template.randomCutoffCents = Float(try number(value, "fil_random", in: 0...9_600))
+        }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.template.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.template.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }
@@ -666,9 +674,26 @@ struct SFZPlan {
     /// `volume_oncc`, 7); nil for any other opcode.
     static func controllerOpcode(_ name: String) -> (opcode: String, controller: Int)? {
         for opcode in playedPerController where name.hasPrefix(opcode) {
-            if let number = Int(name.dropFirst(opcode.count)), (0...127).contains(number) { return (opcode, number) }
+            if let number = Int(name.dropFirst(opcode.count)), (0...127).contains(number) || extendedControllers[number] != nil {
+                return (opcode, number)
+            }
         }
         return nil
+    }
+
+    /// ARIA's extended controllers (numbers past 127) that a modulator has a source for: the
+    /// pitch wheel (128, -1…1), channel and polyphonic pressure (129, 130), the note's velocity
+    /// (131) and its key (133).
+    static let extendedControllers: [Int: (general: ModulatorSource.General, bipolar: Bool)] = [
+        128: (.pitchWheel, true), 129: (.channelPressure, false), 130: (.polyPressure, false), 131: (.velocity, false), 133: (.key, false),
+    ]
+
+    /// What a modulator reads for SFZ controller `number` (0-127, or an extended one).
+    static func modulatorSource(controller number: Int, curve: ModulatorSource.Curve = .linear, negative: Bool = false) -> ModulatorSource {
+        if let extended = extendedControllers[number] {
+            return ModulatorSource(extended.general, curve: curve, bipolar: extended.bipolar, negative: negative)
+        }
+        return ModulatorSource(controller: UInt8(number), curve: curve, negative: negative)
     }
 
     /// The velocity and controller opcodes as modulators on the voice's own ones: what a
@@ -693,6 +718,15 @@ struct SFZPlan {
             let center = try opcodes["amp_keycenter"].map { value throws(SampleSetError) in Double(try key(value, "amp_keycenter")) } ?? 60
             planned.modulators.append(SamplerModulator(source: ModulatorSource(.key), destination: .initialAttenuation, amount: Float(-10 * track * 128)))
             planned.gainDecibels -= track * center
+        }
+        if let value = opcodes["pan_keytrack"] {
+            // track percent a key from the centre: the key source adds track × key, the pan takes
+            // the centre off.
+            let track = try number(value, "pan_keytrack", in: -100...100)
+            let center = try opcodes["pan_keycenter"].map { value throws(SampleSetError) in Double(try key(value, "pan_keycenter")) } ?? 60
+            planned.modulators.append(SamplerModulator(source: ModulatorSource(.key), destination: .pan, amount: Float(5 * track * 128)))
+            // The centre as a modulator too: the region's own pan stops at the sides, the sum not.
+            planned.modulators.append(SamplerModulator(source: .none, destination: .pan, amount: Float(-5 * track * center)))
         }
         if opcodes["bend_up"] != nil || opcodes["bend_down"] != nil {
             // The wheel's range in cents, in place of the channel's pitch-bend sensitivity.
@@ -725,11 +759,11 @@ struct SFZPlan {
         }
         for (name, value) in opcodes.sorted(by: { $0.key < $1.key }) {
             guard let (opcode, controller) = controllerOpcode(name) else { continue }
-            guard ModulatorSource(controller: UInt8(controller)).isValid else {
+            guard modulatorSource(controller: controller).isValid else {
                 notPlayed["\(opcode)\(controller) (a controller SF2 modulators cannot read)", default: 0] += 1
                 continue
             }
-            let source = ModulatorSource(controller: UInt8(controller))
+            let source = modulatorSource(controller: controller)
             // `<opcode>_curveccN`: the controller read through a curve, which maps 127 to its full
             // value itself.
             let curveName = curveFamily(of: opcode) + "_curvecc\(controller)"
@@ -739,7 +773,9 @@ struct SFZPlan {
                 curve = nil
             }
             func modulator(_ destination: ModulatorDestination, _ amount: Float, use: CurveUse? = nil) -> SamplerModulator {
-                var modulator = SamplerModulator(source: source, destination: destination, amount: amount * (curve == nil ? fullScale : 1))
+                // (The wheel reads -1…1 already: no 127ths to make up.)
+                let scale = curve != nil || extendedControllers[controller]?.general == .pitchWheel ? 1 : fullScale
+                var modulator = SamplerModulator(source: source, destination: destination, amount: amount * scale)
                 if let use = use ?? curve.map({ CurveUse(curve: $0) }) {
                     modulator.curve = Int32(planned.curveUses.firstIndex(of: use) ?? planned.curveUses.count)
                     if !planned.curveUses.contains(use) { planned.curveUses.append(use) }
@@ -767,7 +803,7 @@ struct SFZPlan {
                 // The controller scales the amplitude from silence at 0 to the percentage at 127:
                 // SF2's concave attenuation curve at half CC7's amount is 20·log10 of the value
                 // (to 48 dB down at 0, where that curve stops).
-                planned.modulators.append(SamplerModulator(source: ModulatorSource(controller: UInt8(controller), curve: .concave, negative: true),
+                planned.modulators.append(SamplerModulator(source: modulatorSource(controller: controller, curve: .concave, negative: true),
                                                            destination: .initialAttenuation, amount: 480))
                 planned.gainDecibels += 20 * log10(percent / 100)
             case "pitchlfo_depthcc", "pitchlfo_depth_oncc":
@@ -794,6 +830,13 @@ struct SFZPlan {
                 planned.modulators.append(SamplerModulator(source: ModulatorSource(.velocity, curve: .concave, negative: true),
                                                            destination: .initialAttenuation, amount: 960 * percent / 100 * fullScale,
                                                            amountSource: source))
+            case "width_oncc":
+                planned.modulators.append(modulator(.widthPercent, Float(try number(value, name, in: -200...200))))
+            case "position_oncc":
+                planned.modulators.append(modulator(.positionPercent, Float(try number(value, name, in: -200...200))))
+            case "offset_oncc", "offset_cc":
+                // Frames of the source file: `SFZIndex` scales them to the pool's rate.
+                planned.modulators.append(modulator(.startAddrsOffset, Float(try number(value, name, in: 0...Double(Int32.max)))))
             case "cutoff_oncc", "cutoff_cc":
                 let cents = Float(try number(value, name, in: -9_600...9_600))
                 if filtered { planned.modulators.append(modulator(.initialFilterFc, cents)) }

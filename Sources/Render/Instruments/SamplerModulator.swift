@@ -335,6 +335,9 @@ public enum ModulatorDestination: UInt16, Sendable, BitwiseCopyable {
     // timecents and centibels. Past SF2's generator numbers.
     case volEnvDelaySeconds = 100, volEnvAttackSeconds, volEnvHoldSeconds, volEnvDecaySeconds, volEnvSustainShare, volEnvReleaseSeconds
     case modEnvDelaySeconds = 110, modEnvAttackSeconds, modEnvHoldSeconds, modEnvDecaySeconds, modEnvSustainShare, modEnvReleaseSeconds
+    // SFZ's stereo controls, in percent: a stereo sample's channels apart (`width_onccN`) and
+    // together to one side (`position_onccN`).
+    case widthPercent = 120, positionPercent
 }
 
 /// The summed outputs of a voice's modulators, per destination, in the destinations' SF2 units.
@@ -353,6 +356,8 @@ struct ModulatorSums {
     var modLfoToVolume: Float = 0
     var reverbSend: Float = 0
     var chorusSend: Float = 0
+    /// SFZ's width and position, percent.
+    var width: Float = 0, position: Float = 0
     // Note-on only.
     var modLfoDelay: Float = 0, modLfoFrequency: Float = 0, vibLfoDelay: Float = 0, vibLfoFrequency: Float = 0
     var modEnvDelay: Float = 0, modEnvAttack: Float = 0, modEnvHold: Float = 0, modEnvDecay: Float = 0
@@ -429,6 +434,8 @@ struct ModulatorSums {
             case .modEnvDecaySeconds: modEnvSeconds.decay += output
             case .modEnvSustainShare: modEnvSeconds.sustain += output
             case .modEnvReleaseSeconds: modEnvSeconds.release += output
+            case .widthPercent: width += output
+            case .positionPercent: position += output
             }
         }
     }

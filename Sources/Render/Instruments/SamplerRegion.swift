@@ -62,11 +62,14 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// Up to this many seconds later (`delay_random`).
     /// - Thread: any.
     public var randomDelaySeconds: Float = 0
+    /// Up to this many cents higher or lower cutoff (`fil_random`).
+    /// - Thread: any.
+    public var randomCutoffCents: Float = 0
     /// Whether a note draws any of the above.
     /// - Thread: any.
     @inlinable public var drawsRandomly: Bool {
         @_noAllocation @_noLocks get {
-            randomLouderDecibels != 0 || randomPitchCents != 0 || randomOffsetFrames != 0 || randomDelaySeconds != 0
+            randomLouderDecibels != 0 || randomPitchCents != 0 || randomOffsetFrames != 0 || randomDelaySeconds != 0 || randomCutoffCents != 0
         }
     }
 

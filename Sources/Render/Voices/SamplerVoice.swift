@@ -86,6 +86,8 @@ struct SamplerVoice {
     /// Added to the region's attenuation for this note alone: a release-triggered region's decay
     /// over the time its key was held (`SamplerRegion.releaseDecayCentibelsPerSecond`).
     var attenuationOffsetCentibels: Float = 0
+    /// This note's own draw of the cutoff (`SamplerRegion.randomCutoffCents`), in cents.
+    var randomCutoffCents: Float = 0
     /// The modulators' pitch change (pitch wheel by default), in cents.
     var modulatedPitchCents: Float = 0
 
@@ -201,6 +203,7 @@ struct SamplerVoice {
         self.playedKey = playedKey
         self.playedVelocity = playedVelocity
         self.attenuationOffsetCentibels = attenuationOffsetCentibels
+        randomCutoffCents = 0
         let sums = applyModulators(channel: state)
         if sums.movesSampleAddresses { moveSampleAddresses(by: sums) }
         // A loop shorter than the interpolator's reach (as stored, or as the modulators moved it)
@@ -315,7 +318,10 @@ struct SamplerVoice {
         attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation,
                                        base.pointee.leastAttenuationCentibels), 1_440)
         pan = base.pointee.pan + sums.pan / 500
-        cutoffCents = base.pointee.filterCutoffCents + sums.cutoff
+        // A stereo sample's channel moves with the width (apart) and the position (together).
+        let side = base.pointee.stereoSide
+        if side != 0 { pan += side * sums.width / 100 + sums.position / 100 }
+        cutoffCents = base.pointee.filterCutoffCents + sums.cutoff + randomCutoffCents
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
         resonanceCentibels = resonance
         filterQ = Self.filterQ(resonanceCentibels: resonance)

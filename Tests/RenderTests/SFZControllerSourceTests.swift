@@ -1,0 +1,122 @@
+import AudioFile
+import Engine
+import Foundation
+import MIDI
+import Render
+import SampleSet
+import TestSupport
+import XCTest
+
+/// SFZ's controls past the first 128 controllers and on a stereo sample's placement, each to a
+/// known answer: ARIA's extended controllers (the wheel, the pressures, velocity), `width_onccN`
+/// and `position_onccN`, `offset_onccN` at a file's own rate, `pan_keytrack` and `fil_random`.
+extension SFZTests {
+    /// Both channels of `messages` through a dry engine playing the instrument `text`.
+    func renderStereo(_ text: String, in folder: TemporaryFolder, _ messages: [(FrameTime, MIDIMessage)], frames: Int) throws -> (left: [Float], right: [Float]) {
+        let path = folder.file("c\(abs(text.hashValue)).sfz")
+        try write(text, to: path)
+        XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, [], text)
+        let engine = try engine(path)
+        for (frame, message) in messages { XCTAssertTrue(engine.send(midi: message, at: frame)) }
+        let output = engine.renderOffline(frameCount: frames, blockFrameCount: 256)
+        return (SignalAnalysis.channel(0, of: output, channelCount: 2), SignalAnalysis.channel(1, of: output, channelCount: 2))
+    }
+
+    /// ARIA's controllers 128 (the wheel), 129 (channel pressure), 130 (the key's pressure) and 131
+    /// (velocity) move what their opcodes name as a controller would.
+    func testExtendedControllersReadTheWheelThePressuresAndVelocity() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 1)
+        func note(_ opcodes: String, _ before: [MIDIMessage] = [], velocity: UInt8 = 127, after: [MIDIMessage] = []) throws -> (left: [Float], right: [Float]) {
+            var messages: [(FrameTime, MIDIMessage)] = before.map { (0, $0) }
+            messages.append((0, .noteOn(channel: 0, key: 69, velocity: velocity)))
+            messages += after.map { (10, $0) }
+            return try renderStereo("<region> sample=a.wav key=69 amp_veltrack=0 \(opcodes)", in: folder, messages, frames: 24_000)
+        }
+        // 129: channel pressure at full raises the pitch by the opcode's whole amount.
+        XCTAssertEqual(pitch(try note("pitch_oncc129=1200", [.channelPressure(channel: 0, pressure: 127)]).left, at: 12_000), 880, accuracy: 2)
+        XCTAssertEqual(pitch(try note("pitch_oncc129=1200").left, at: 12_000), 440, accuracy: 2)
+        // 128: the wheel, -1…1 (the channel's own bend range set to nothing).
+        XCTAssertEqual(pitch(try note("bend_up=0 bend_down=0 pitch_oncc128=1200", [.pitchBend(channel: 0, value: 16_383)]).left, at: 12_000), 880, accuracy: 2)
+        XCTAssertEqual(pitch(try note("bend_up=0 bend_down=0 pitch_oncc128=1200", [.pitchBend(channel: 0, value: 0)]).left, at: 12_000), 220, accuracy: 2)
+        // 130: the note's own key pressure, after the note-on.
+        let pressed = try note("pan_oncc130=100", after: [.polyPressure(channel: 0, key: 69, pressure: 127)])
+        XCTAssertLessThan(SignalAnalysis.rms(pressed.left[12_000...]), 0.01 * SignalAnalysis.rms(pressed.right[12_000...]), "pressure 127: hard right")
+        // 131: velocity, through amplitude: velocity 64 plays 64/127 of the level.
+        let soft = try note("amplitude_oncc131=100", velocity: 64), loud = try note("amplitude_oncc131=100")
+        XCTAssertEqual(decibels(SignalAnalysis.rms(soft.left[12_000...]) / SignalAnalysis.rms(loud.left[12_000...])), 20 * log10(64.0 / 127), accuracy: 0.1)
+    }
+
+    /// `width_onccN` and `position_onccN` move a stereo sample's channels as `width` and
+    /// `position` do; `pan_keytrack` pans by the key from `pan_keycenter`.
+    func testWidthPositionAndPanFollowControllersAndKeys() throws {
+        let folder = try TemporaryFolder(self)
+        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
+        try writer.write((0..<Int(rate)).flatMap { _ in [Float(0.5), Float(0)] })  // the left channel alone
+        try writer.close()
+        try writeConstant(folder.file("mono.wav"), seconds: 1)
+        func levels(_ opcodes: String, sample: String = "stereo.wav", key: UInt8 = 60, modulation: UInt8 = 127) throws -> (left: Float, right: Float) {
+            let output = try renderStereo("<region> sample=\(sample) lokey=0 hikey=127 pitch_keycenter=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                                          [(0, .controlChange(channel: 0, controller: 1, value: modulation)), (0, .noteOn(channel: 0, key: key, velocity: 127))],
+                                          frames: 9_600)
+            return (output.left[4_800], output.right[4_800])
+        }
+        let middle = try levels("width_oncc1=-100")
+        XCTAssertEqual(middle.left, middle.right, accuracy: 1e-6, "width 100 − 100 at CC1 127: the left channel in the middle")
+        let apart = try levels("width_oncc1=-100", modulation: 0)
+        XCTAssertEqual(apart.right, 0, accuracy: 1e-6, "CC1 at 0: full width")
+        let moved = try levels("width=0 position_oncc1=100")
+        XCTAssertEqual(moved.left, 0, accuracy: 1e-6, "position 100: the pair hard right")
+        XCTAssertGreaterThan(moved.right, 0.1)
+        let high = try levels("pan_keytrack=10 pan_keycenter=60", sample: "mono.wav", key: 70)
+        XCTAssertEqual(high.left, 0, accuracy: 1e-6, "ten keys up at 10 % a key: hard right")
+        let centre = try levels("pan_keytrack=10 pan_keycenter=60", sample: "mono.wav", key: 60)
+        XCTAssertEqual(centre.left, centre.right, accuracy: 1e-6, "the key centre: the middle")
+    }
+
+    /// `offset_onccN` starts the sample later by its frames at the controller's full value, frames
+    /// of the file at its own rate.
+    func testOffsetOnAControllerCountsFramesOfTheFile() throws {
+        let folder = try TemporaryFolder(self)
+        // 44.1 kHz: half a second at 440 Hz, then half a second at 880 Hz.
+        let writer = try AudioFileWriter(path: folder.file("two.wav"), sampleRate: 44_100, channelCount: 1)
+        let frames: [Float] = (0..<44_100).map { frame in
+            let frequency: Double = frame < 22_050 ? 440 : 880
+            return Float(0.5 * sin(2 * Double.pi * frequency * Double(frame) / 44_100))
+        }
+        try writer.write(frames)
+        try writer.close()
+        func pitchAt(_ modulation: UInt8) throws -> Int {
+            let left = try renderStereo("<region> sample=two.wav key=69 offset_oncc1=22050", in: folder,
+                                        [(0, .controlChange(channel: 0, controller: 1, value: modulation)), (0, .noteOn(channel: 0, key: 69, velocity: 127))],
+                                        frames: 12_000).left
+            return pitch(left, at: 2_000)
+        }
+        XCTAssertEqual(try pitchAt(0), 440, accuracy: 2, "no offset: the first half")
+        XCTAssertEqual(try pitchAt(127), 880, accuracy: 2, "22,050 frames of the file in: the second half from the start")
+    }
+
+    /// `fil_random`: each note its own cutoff within the range either way, spread across it, the
+    /// same every render.
+    func testFilterRandomDrawsEachNotesCutoff() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("k.wav"), frequency: 2_000, seconds: 0.3)
+        let text = "<region> sample=k.wav key=69 pitch_keytrack=0 amp_veltrack=0 ampeg_release=0.01 cutoff=2000 fil_type=lpf_2p fil_random=2400"
+        var messages: [(FrameTime, MIDIMessage)] = []
+        for note in 0..<16 {
+            let start = FrameTime(note * 9_600)
+            messages.append((start, .noteOn(channel: 0, key: 69, velocity: 127)))
+            messages.append((start + 7_200, .noteOff(channel: 0, key: 69, velocity: 0)))
+        }
+        let first = try renderStereo(text, in: folder, messages, frames: 16 * 9_600).left
+        XCTAssertEqual(first, try renderStereo(text, in: folder, messages, frames: 16 * 9_600).left, "the same draws every render")
+        let plain = try renderStereo("<region> sample=k.wav key=69 pitch_keytrack=0 amp_veltrack=0", in: folder,
+                                     [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 9_600).left
+        let reference = SignalAnalysis.rms(plain[2_400 ..< 7_200])
+        let levels = (0..<16).map { decibels(SignalAnalysis.rms(first[($0 * 9_600 + 2_400) ..< ($0 * 9_600 + 7_200)]) / reference) }
+        // A 2 kHz sine through a two-pole low-pass at Q 1 (resonance 0 dB) whose cutoff lies two
+        // octaves either way: from 0 dB at its cutoff, up to a few dB above, down to -24 dB below.
+        XCTAssertTrue(levels.allSatisfy { $0 > -26 && $0 < 6 }, "\(levels)")
+        XCTAssertGreaterThan(levels.max()! - levels.min()!, 6, "spread: \(levels)")
+    }
+}
