@@ -783,7 +783,13 @@ struct Sampler {
     mutating func silenceExclusiveClass(_ exclusiveClass: UInt16, channel: UInt8, sparing firstSerial: UInt64) {
         for index in pool.activeIndices where pool.voices[index].isActive && pool.voices[index].channel == channel
             && pool.voices[index].offBy == exclusiveClass && pool.voices[index].noteSerial < firstSerial {
-            if pool.voices[index].cutOffByRelease { pool.release(index) } else { pool.fadeOut(index, sampleRate: sampleRate) }
+            if pool.voices[index].cutOffByRelease {
+                pool.release(index)
+            } else if let region = pool.voices[index].region, region.pointee.offSeconds > 0 {
+                pool.fadeOut(index, sampleRate: sampleRate, seconds: Double(region.pointee.offSeconds))
+            } else {
+                pool.fadeOut(index, sampleRate: sampleRate)
+            }
         }
     }
 

@@ -93,7 +93,7 @@ public enum SFZOpcodes {
         "varN_volume": "a variable onto the volume", "varN_amplitude": "a variable onto the amplitude", "varN_pitch": "a variable onto the pitch",
         // Triggers and articulations.
         "on_loccN": "a region a controller triggers (low)", "on_hiccN": "a region a controller triggers (high)",
-        "off_time": "the release time of a voice its group cuts off", "off_shape": "the curve of a cut-off voice's release",
+        "off_shape": "the curve of a cut-off voice's release",
         "sw_vel": "the velocity a keyswitch takes", "sw_up": "a keyswitch on its release", "sw_down": "a keyswitch on its press",
         "sw_previous": "a region for the note before", "sustain_sw": "whether the pedal holds the region", "sostenuto_sw": "whether sostenuto holds the region",
         "sustain_cc": "the controller that works as the sustain pedal", "sustain_lo": "the sustain pedal's threshold",

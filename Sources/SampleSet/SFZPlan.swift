@@ -225,7 +225,7 @@ struct SFZPlan {
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
         "width", "position", "global_volume", "master_volume", "group_volume", "pitchlfo_fade", "amplfo_fade", "fillfo_fade",
-        "amp_random", "pitch_random", "offset_random", "delay_random", "fil_random", "pan_keytrack", "pan_keycenter", "offby",
+        "amp_random", "pitch_random", "offset_random", "delay_random", "fil_random", "pan_keytrack", "pan_keycenter", "offby", "off_time",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
@@ -503,11 +503,14 @@ struct SFZPlan {
         if let group = opcodes["group"] { planned.template.exclusiveClass = try groupClass(group, "group") }
         // (`offby`: the spelling sfizz also reads.)
         if let offBy = opcodes["off_by"] ?? opcodes["offby"] { planned.template.offBy = try groupClass(offBy, "off_by") }
+        // off_time: a fade of its own (and off_mode=time), as sfizz reads it.
+        if let value = opcodes["off_time"] { planned.template.offSeconds = Float(try number(value, "off_time", in: 0...100)) }
         if let mode = opcodes["off_mode"] {
             switch mode.text {
-            case "fast": planned.template.cutOffByRelease = false
+            case "fast": planned.template.cutOffByRelease = false; planned.template.offSeconds = 0
+            case "time": planned.template.cutOffByRelease = false
             case "normal": planned.template.cutOffByRelease = true
-            default: throw problem(mode, "off_mode=\(mode.text): expected fast or normal")
+            default: throw problem(mode, "off_mode=\(mode.text): expected fast, normal or time")
             }
         }
         if let trigger = opcodes["trigger"] {

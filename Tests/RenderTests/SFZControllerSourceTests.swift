@@ -120,3 +120,27 @@ extension SFZTests {
         XCTAssertGreaterThan(levels.max()! - levels.min()!, 6, "spread: \(levels)")
     }
 }
+
+extension SFZTests {
+    /// `off_time`: a voice its group cuts off fades out over that time (half way down half way
+    /// through), where `off_mode=fast` stops it within a few milliseconds.
+    func testOffTimeFadesACutOffVoiceOverItsTime() throws {
+        let folder = try TemporaryFolder(self)
+        try writeConstant(folder.file("dc.wav"), seconds: 2)
+        func levels(_ opcodes: String) throws -> [Float] {
+            let text = """
+                <region> sample=dc.wav key=60 pitch_keytrack=0 amp_veltrack=0 group=1 off_by=2 \(opcodes)
+                <region> sample=*silence key=62 group=2
+                """
+            let left = try renderStereo(text, in: folder, [(0, .noteOn(channel: 0, key: 60, velocity: 127)), (24_000, .noteOn(channel: 0, key: 62, velocity: 127))],
+                                        frames: 72_000).left
+            return left.map { $0 / left[12_000] }
+        }
+        let timed = try levels("off_time=0.5")
+        XCTAssertEqual(Double(timed[23_000]), 1, accuracy: 1e-4, "before the cut")
+        XCTAssertEqual(Double(timed[24_000 + 12_000]), 0.5, accuracy: 0.01, "half way through the fade")
+        XCTAssertEqual(timed[(24_000 + 24_000 + controlPeriod)...].map(abs).max(), 0, "ended")
+        let fast = try levels("off_mode=fast")
+        XCTAssertEqual(fast[(24_000 + 480)...].map(abs).max(), 0, "fast: gone within 10 ms")
+    }
+}

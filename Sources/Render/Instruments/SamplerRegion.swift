@@ -62,6 +62,10 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// Up to this many seconds later (`delay_random`).
     /// - Thread: any.
     public var randomDelaySeconds: Float = 0
+    /// How long a voice of the region takes to fade out when its group cuts it off (SFZ
+    /// `off_time`), in seconds; 0: at once (`cutOffByRelease` false) or through its release.
+    /// - Thread: any.
+    public var offSeconds: Float = 0
     /// Up to this many cents higher or lower cutoff (`fil_random`).
     /// - Thread: any.
     public var randomCutoffCents: Float = 0

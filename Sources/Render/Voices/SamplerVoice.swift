@@ -364,11 +364,12 @@ struct SamplerVoice {
         if releaseEndsLoop { isLooping = false }
     }
 
-    /// Fades to silence over `ClickFreeFade.seconds` and ends: for stolen voices and all-sound-off.
+    /// Fades to silence over `seconds` (`ClickFreeFade.seconds` by default) and ends: for stolen
+    /// voices and all-sound-off, and a voice its group cuts off (SFZ `off_time`).
     @_noAllocation @_noLocks
-    mutating func fadeOut(sampleRate: Double) {
+    mutating func fadeOut(sampleRate: Double, seconds: Double = ClickFreeFade.seconds) {
         isReleased = true
-        fadeStep = -Float(1 / (ClickFreeFade.seconds * sampleRate))
+        fadeStep = -Float(1 / (max(seconds, ClickFreeFade.seconds) * sampleRate))
     }
 
     /// The result of a voice's control-rate update for one block: whether it is still reading its

@@ -334,8 +334,8 @@ struct VoicePool {
     /// Fades voice `index` out over 5 ms and keeps its steal score current.
     /// - Thread: audio.
     @_noAllocation @_noLocks
-    mutating func fadeOut(_ index: Int, sampleRate: Double) {
-        voices[index].fadeOut(sampleRate: sampleRate)
+    mutating func fadeOut(_ index: Int, sampleRate: Double, seconds: Double = ClickFreeFade.seconds) {
+        voices[index].fadeOut(sampleRate: sampleRate, seconds: seconds)
         refreshKey(index)
     }
 
