@@ -31,6 +31,20 @@ public struct SineOscillator: Sendable {
     }
 }
 
+/// sin(2π·turns) for turns in 0..<1 in single precision, to better than 1e-5: what a control-rate
+/// LFO needs, at a third of `sineOfTurns`' cost (the series to a⁹, in `Float`).
+/// - Thread: any.
+@inlinable @_noAllocation @_noLocks
+public func fastSineOfTurns(_ turns: Float) -> Float {
+    var t = turns - 0.5
+    if t > 0.25 { t = 0.5 - t } else if t < -0.25 { t = -0.5 - t }
+    let a = 2 * Float.pi * t
+    let a2 = a * a
+    // The first omitted term is below (π/2)¹¹/11! ≈ 3.6e-6.
+    let series = a * (1 + a2 * (-1.0 / 6 + a2 * (1.0 / 120 + a2 * (-1.0 / 5_040 + a2 * (1.0 / 362_880)))))
+    return -series
+}
+
 /// sin(2π·turns) for turns in 0..<1, to better than 1e-7, in pure Swift: libm's `sin` is an opaque
 /// call the real-time checker cannot see into, and this is faster for the range an oscillator uses.
 /// - Thread: any.

@@ -249,12 +249,12 @@ extension SFZTests {
 extension SFZTests {
     /// The shipped piano with flex modulation (`samples/piano/piano-flex.sfz`, the polyphony
     /// benchmark's) loads with nothing left unplayed, every region with its envelope, two LFOs
-    /// and four routes, and sounds, unlike the piano without them.
+    /// and three routes, and sounds, unlike the piano without them.
     func testTheShippedFlexPianoPlaysItsModulation() throws {
         let folder = CommandRunner.repositoryRoot.appendingPathComponent("samples/piano")
         let bank = try SFZLoader.load(path: folder.appendingPathComponent("piano-flex.sfz").path, sampleRate: rate)
         XCTAssertEqual(bank.loadWarnings, [])
-        XCTAssertTrue(bank.regions.allSatisfy { $0.flex.envelopeCount == 1 && $0.flex.lfoCount == 2 && $0.flex.routeCount == 4 })
+        XCTAssertTrue(bank.regions.allSatisfy { $0.flex.envelopeCount == 1 && $0.flex.lfoCount == 2 && $0.flex.routeCount == 3 })
         func note(_ name: String) throws -> [Float] {
             let engine = try engine(folder.appendingPathComponent(name).path)
             engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100), at: 0)

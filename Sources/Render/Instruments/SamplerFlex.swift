@@ -114,6 +114,37 @@ public enum SamplerFlex {
         case equalizer1Gain, equalizer2Gain, equalizer3Gain
         case equalizer1Frequency, equalizer2Frequency, equalizer3Frequency
         case equalizer1Octaves, equalizer2Octaves, equalizer3Octaves
+
+        /// Where a voice sums what its routes add to this target (`FlexVoiceState.Outputs`): a
+        /// plain number the audio thread indexes with (a pattern match, where reading the raw
+        /// value is a call the real-time checker cannot see into).
+        /// - Thread: any.
+        @inlinable public var slot: Int {
+            @_noAllocation @_noLocks get {
+                switch self {
+                case .pitch: 0
+                case .volume: 1
+                case .amplitude: 2
+                case .pan: 3
+                case .width: 4
+                case .position: 5
+                case .cutoff: 6
+                case .resonance: 7
+                case .equalizer1Gain: 8
+                case .equalizer2Gain: 9
+                case .equalizer3Gain: 10
+                case .equalizer1Frequency: 11
+                case .equalizer2Frequency: 12
+                case .equalizer3Frequency: 13
+                case .equalizer1Octaves: 14
+                case .equalizer2Octaves: 15
+                case .equalizer3Octaves: 16
+                }
+            }
+        }
+        /// Slots in all.
+        /// - Thread: any.
+        @inlinable public static var slotCount: Int { @_noAllocation @_noLocks get { 17 } }
     }
 
     /// A source (envelope or LFO of the region) onto a target, by `depth` plus
@@ -123,7 +154,10 @@ public enum SamplerFlex {
         /// - Thread: any.
         public var source: UInt8 = 0
         /// - Thread: any.
-        public var target = Target.pitch
+        public var target = Target.pitch { didSet { targetSlot = UInt8(target.slot) } }
+        /// `target.slot`, kept beside it so that the audio thread reads a number.
+        /// - Thread: any.
+        public private(set) var targetSlot: UInt8 = 0
         /// - Thread: any.
         public var depth: Float = 0
         /// - Thread: any.
@@ -134,6 +168,7 @@ public enum SamplerFlex {
         public init(source: UInt8, target: Target, depth: Float) {
             self.source = source
             self.target = target
+            targetSlot = UInt8(target.slot)
             self.depth = depth
         }
     }

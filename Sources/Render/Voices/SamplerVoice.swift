@@ -438,16 +438,27 @@ struct SamplerVoice {
         if vibratoLFOToPitch != 0 {
             vibratoValue = vibratoLFO.valueThenAdvance(by: frameCount)
         }
-        var flexed = FlexVoiceState.Outputs()
+        // What the flex routes add (nothing, for a voice without them).
+        var flexPitch: Float = 0, flexCutoff: Float = 0, flexResonance: Float = 0, flexVolume: Float = 0, flexAmplitude: Float = 1
+        var flexPan: Float = 0
         if runsFlex, let flex {
-            flexed = flex.pointee.advance(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate)
-        }
-        if flexed.movesEqualizer, runsEqualizer, let equalizer, let region {
-            equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: sampleRate,
-                                  reset: false, moved: (flexed.equalizerGain, flexed.equalizerFrequency, flexed.equalizerOctaves))
+            var flexed = FlexVoiceState.Outputs()
+            flex.pointee.advance(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate, into: &flexed)
+            flexPitch = flexed.output(.pitch)
+            flexCutoff = flexed.output(.cutoff)
+            flexResonance = flexed.output(.resonance)
+            flexVolume = flexed.output(.volume)
+            flexAmplitude = flexed.output(.amplitude)
+            // A stereo sample's channel moves by the routes onto its width (apart) and position (together).
+            let side = region?.pointee.stereoSide ?? 0
+            flexPan = flexed.output(.pan) + (side == 0 ? 0 : side * flexed.output(.width) + flexed.output(.position))
+            if runsEqualizer, flex.pointee.movesEqualizer, let equalizer, let region {
+                equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: sampleRate,
+                                      reset: false, moved: flexed.equalizerMoves)
+            }
         }
         let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
-            + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch + flexed.pitchCents)
+            + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch + flexPitch)
         if cents != lastCents {
             lastCents = cents
             lastIncrement = rateRatio * centsToRatio(cents)
@@ -473,11 +484,11 @@ struct SamplerVoice {
         }
 
         let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
-            + flexed.cutoffCents
-        if flexed.resonanceDecibels != 0 {
+            + flexCutoff
+        if flexResonance != 0 {
             // As `applyModulators` sets the Q, from the resonance the routes move (SFZ's decibels
             // are ten centibels each).
-            filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexed.resonanceDecibels, 0), 960))
+            filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexResonance, 0), 960))
         }
         if cutoff != lastCutoffCents {
             lastCutoffCents = cutoff
@@ -496,14 +507,11 @@ struct SamplerVoice {
         let envelopeStart = volumeEnvelope.currentValue * fadeGain
         fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
         let envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
-        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume - 10 * flexed.volumeDecibels
+        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume - 10 * flexVolume
         if levelCentibels != lastLevelCentibels {
             lastLevelCentibels = levelCentibels
             lastLevel = centibelsToAmplitude(levelCentibels)
         }
-        // A stereo sample's channel moves by the routes onto its width (apart) and position (together).
-        let side = runsFlex ? region?.pointee.stereoSide ?? 0 : 0
-        let flexPan = flexed.pan + side * flexed.width + (side == 0 ? 0 : flexed.position)
         let panned = min(max(pan + flexPan, -1), 1)
         if panned != lastPan {
             // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
@@ -512,7 +520,7 @@ struct SamplerVoice {
             lastPanLeft = Float(sineOfTurns(turns + 0.25))
             lastPanRight = Float(sineOfTurns(turns))
         }
-        let level = lastLevel * flexed.amplitude
+        let level = lastLevel * flexAmplitude
         let targetLeft = level * lastPanLeft
         let targetRight = level * lastPanRight
         block.leftStart = gainLeft * envelopeStart
