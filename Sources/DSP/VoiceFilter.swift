@@ -111,7 +111,7 @@ public struct VoiceFilter: Sendable {
 
     /// RBJ's peaking equalizer: `gainDecibels` at `frequency` (Hz), over a band `octaves` wide
     /// between its half-gain points (the cookbook's BW); cheap when nothing changed. An SFZ
-    /// region's `eqN_` bands (`VoiceEqualizer`) run as these.
+    /// region's `eqN_` bands (`VoiceFilterStages` in the renderer) run as these.
     /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
     public mutating func setPeaking(frequency: Float, octaves: Float, gainDecibels: Float, sampleRate: Float) {

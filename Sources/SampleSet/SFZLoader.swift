@@ -28,7 +28,7 @@ import Synchronization
 ///   `pitch_onccN`, `cutoff_onccN`;
 /// - SFZ 2's flex envelopes and LFOs (`egN_*`, `lfoN_*`, `SFZFlex`), onto pitch, volume,
 ///   amplitude, pan, width, position, cutoff, resonance and the equalizer; the equalizer
-///   (`eqN_*`, `SFZEqualizer`);
+///   (`eqN_*`, `SFZEqualizer`); the second filter (`fil2_*`, `cutoff2`, `SFZSecondFilter`);
 /// - choice: round robin (`seq_length`, `seq_position`, counted per key and channel), random sets
 ///   (`lorand`, `hirand`, from a fixed seed, so a render is the same every time), keyswitches
 ///   (`sw_lokey`, `sw_hikey`, `sw_last`, `sw_default`; without a default a channel starts on the

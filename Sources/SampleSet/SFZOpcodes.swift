@@ -74,12 +74,9 @@ public enum SFZOpcodes {
         // SFZ 1 LFOs: what does not play of them.
         "pitchlfo_freqccN": "the vibrato's rate on a controller", "pitchlfo_freq_onccN": "the vibrato's rate on a controller",
         "amplfo_freqccN": "the tremolo's rate on a controller", "fillfo_freqccN": "the filter LFO's rate on a controller",
-        // The equalizer's curves and the second filter.
+        // The equalizer's and the second filter's curves.
+        "cutoffN_curveccN": "the second filter's cutoff curve",
         "eqN_gain_curveccN": "an EQ band's gain curve", "eqN_type": "an EQ band's type (a peak plays)",
-        "filN_type": "the second filter's type", "cutoffN": "the second filter's cutoff", "resonanceN": "the second filter's resonance",
-        "cutoffN_ccN": "the second filter's cutoff on a controller", "cutoffN_onccN": "the second filter's cutoff on a controller",
-        "cutoffN_curveccN": "the second filter's cutoff curve", "resonanceN_ccN": "the second filter's resonance on a controller",
-        "resonanceN_onccN": "the second filter's resonance on a controller", "filN_keytrack": "the second filter's key tracking",
         "resonance_ccN": "the resonance on a controller", "resonance_onccN": "the resonance on a controller",
         // Randomness, offsets and levels on controllers.
         "delay_onccN": "the start delay on a controller", "delay_ccN": "the start delay on a controller",

@@ -255,7 +255,8 @@ struct SFZPlan {
     }()
     /// Whether a region opcode, as a file writes it, changes what plays (`SFZOpcodes`).
     static func isPlayed(_ name: String) -> Bool {
-        if played.contains(name) || controllerOpcode(name) != nil || isFlexPlayed(name) || equalizerOpcode(name) != nil { return true }
+        if played.contains(name) || controllerOpcode(name) != nil || isFlexPlayed(name) || equalizerOpcode(name) != nil
+            || isSecondFilterPlayed(name) { return true }
         if name.hasPrefix("locc") || name.hasPrefix("hicc") { return Int(name.dropFirst(4)) != nil }
         if name.hasPrefix("amp_velcurve_") { return Int(name.dropFirst("amp_velcurve_".count)) != nil }
         // A controller's curve, read with its controller opcode (`readModulation`).
@@ -287,7 +288,7 @@ struct SFZPlan {
         let perController = playedPerController.map { $0 + "N" }
         let curves = playedPerController.map { curveFamily(of: $0) + "_curveccN" }
         let control = ["set_ccN", "set_hdccN", "loccN", "hiccN", "amp_velcurve_N"]
-        return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).union(flexPatterns).union(equalizerPatterns).sorted()
+        return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).union(flexPatterns).union(equalizerPatterns).union(secondFilterPatterns).sorted()
     }
 
     /// Dropped regions named one a line; past these, a count.
@@ -533,6 +534,7 @@ struct SFZPlan {
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
         planned.template.equalizer = try readEqualizer(opcodes, notPlayed: &notPlayed)
+        planned.template.secondFilter = try readSecondFilter(opcodes, notPlayed: &notPlayed)
         (planned.flex, planned.flexAmplitudeEnvelope) = try readFlex(opcodes, filtered: planned.cutoffHertz != nil, notPlayed: &notPlayed)
         if planned.flex.routes.contains(where: { equalizerTargets.contains($0.target) }) { planned.template.equalizer.isActive = true }
         if opcodes["loprog"] != nil || opcodes["hiprog"] != nil {

@@ -267,3 +267,39 @@ extension SFZTests {
         XCTAssertGreaterThan(SignalAnalysis.rms(difference[...]), 0.1 * SignalAnalysis.rms(plain[48_000...]))
     }
 }
+
+extension SFZTests {
+    /// The second filter (`cutoff2`, `fil2_type`, `resonance2`) follows the two-pole formula on its
+    /// own and in series after the first (their decibels add), and its cutoff follows a controller.
+    func testTheSecondFilterFollowsItsFormulaAfterTheFirst() throws {
+        let folder = try TemporaryFolder(self)
+        for frequency in [500.0, 2_000, 4_000] { try writeSine(folder.file("s\(Int(frequency)).wav"), frequency: frequency, seconds: 0.5) }
+        func level(_ frequency: Double, _ opcodes: String, modulation: UInt8 = 0) throws -> Double {
+            let left = try render("<region> sample=s\(Int(frequency)).wav key=69 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
+                                  [(0, .controlChange(channel: 0, controller: 1, value: modulation)), (0, .noteOn(channel: 0, key: 69, velocity: 127))],
+                                  frames: 19_200)
+            return decibels(SignalAnalysis.rms(left[9_600 ..< 19_200]))
+        }
+        /// RBJ's two-pole low-pass (high-pass) at `cutoff` and Q, in dB.
+        func formula(_ frequency: Double, cutoff: Double, q: Double, highPass: Bool = false) -> Double {
+            let r = tan(Double.pi * frequency / rate) / tan(Double.pi * cutoff / rate)
+            let twoPole = pow(1 - r * r, 2) + pow(r / q, 2)
+            return 10 * log10((highPass ? pow(r, 4) : 1) / twoPole)
+        }
+        for frequency in [500.0, 2_000, 4_000] {
+            let plain = try level(frequency, "")
+            XCTAssertEqual(try level(frequency, "cutoff2=1000") - plain, formula(frequency, cutoff: 1_000, q: 1), accuracy: 0.5, "lpf at \(frequency) Hz")
+            XCTAssertEqual(try level(frequency, "fil2_type=hpf_2p cutoff2=1000 resonance2=6") - plain,
+                           formula(frequency, cutoff: 1_000, q: pow(10, 6.0 / 20), highPass: true), accuracy: 0.5, "hpf at \(frequency) Hz")
+            // In series after a first low-pass at 3 kHz: the two responses add.
+            XCTAssertEqual(try level(frequency, "cutoff=3000 cutoff2=1000") - plain,
+                           formula(frequency, cutoff: 3_000, q: 1) + formula(frequency, cutoff: 1_000, q: 1), accuracy: 0.5, "both at \(frequency) Hz")
+        }
+        // An octave up on CC1 at 127.
+        XCTAssertEqual(try level(2_000, "cutoff2=1000 cutoff2_oncc1=1200", modulation: 127) - level(2_000, ""),
+                       formula(2_000, cutoff: 2_000, q: 1), accuracy: 0.5)
+        let path = folder.file("svf.sfz")
+        try write("<region> sample=s500.wav key=69 cutoff2=1000 fil2_type=pkf_2p", to: path)
+        XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, ["not played yet: fil2_type=pkf_2p (the second filter left out) (1 region)"])
+    }
+}

@@ -45,8 +45,14 @@ enum SyntheticBank {
                           presetNames: presets.map { "Sine \($0.bank):\($0.program)" }, flex: flex)
     }
 
-    /// An equalizer with every band at work: gains, velocity and a controller (CC1).
+    /// An equalizer with every band at work (gains, velocity and a controller, CC1) and a
+    /// second filter on CC1.
     static func equalize(_ region: inout SamplerRegion) {
+        region.secondFilter.isActive = true
+        region.secondFilter.kind = .highPass2
+        region.secondFilter.cutoffCents = 6_000
+        region.secondFilter.cutoffController = 1
+        region.secondFilter.centsAtFullController = 1_200
         region.equalizer.first.gainDecibels = 6
         region.equalizer.second.gainAtFullVelocity = -9
         region.equalizer.third.gainController = 1

@@ -1,5 +1,5 @@
 /// An SFZ region's three-band equalizer (`eqN_freq`, `eqN_bw`, `eqN_gain`, their velocity and
-/// controller forms), each band a peaking filter on the voice (`VoiceEqualizer`).
+/// controller forms), each band a peaking filter on the voice (`VoiceFilterStages`).
 public struct SamplerEqualizer: Sendable, BitwiseCopyable, Equatable {
     /// One band. Its frequency, width and gain at the note-on, moved by the velocity and, while the
     /// note sounds, by one controller each.

@@ -255,6 +255,9 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// Its three-band equalizer (SFZ `eqN_`); inactive unless a band has a gain to give.
     /// - Thread: any.
     public var equalizer = SamplerEqualizer()
+    /// Its second filter (SFZ `fil2_type`, `cutoff2`, ...); inactive unless it names a cutoff.
+    /// - Thread: any.
+    public var secondFilter = SamplerSecondFilter()
     /// Which channel of a stereo sample the region plays: -1 left, 1 right, 0 a mono sample; what
     /// a flex route onto the width moves apart.
     /// - Thread: any.

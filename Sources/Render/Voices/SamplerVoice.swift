@@ -145,10 +145,13 @@ struct SamplerVoice {
     var flex: UnsafeMutablePointer<FlexVoiceState>? = nil
     /// The region has flex envelopes or LFOs, and `flex` runs them.
     var runsFlex = false
-    /// The voice slot's equalizer (`VoiceEqualizer`), given by the pool; nil for a voice outside one.
-    var equalizer: UnsafeMutablePointer<VoiceEqualizer>? = nil
-    /// The region has an equalizer band with a gain, and `equalizer` runs it.
+    /// The voice slot's filter stages (`VoiceFilterStages`), given by the pool; nil for a voice
+    /// outside one.
+    var filterStages: UnsafeMutablePointer<VoiceFilterStages>? = nil
+    /// The region has an equalizer band with a gain, and `filterStages` runs it.
     var runsEqualizer = false
+    /// The region has a second filter, and `filterStages` runs it.
+    var runsSecondFilter = false
     /// The resonance before the flex routes move it, in centibels, for the Q they move.
     var resonanceCentibels: Float = 0
     // The fields end on a whole cache line (ten), so the next voice's first line starts on a line
@@ -253,9 +256,18 @@ struct SamplerVoice {
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
                          sampleRate: engineRate, fade: region.vibratoLFO.fade, shape: region.vibratoLFO.shape)
         runsEqualizer = false
-        if region.equalizer.isActive, let equalizer {
-            runsEqualizer = true
-            equalizer.pointee.set(region.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: engineRate, reset: true)
+        runsSecondFilter = false
+        if let filterStages {
+            if region.equalizer.isActive {
+                runsEqualizer = true
+                filterStages.pointee.setEqualizer(region.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                                  sampleRate: engineRate, reset: true)
+            }
+            if region.secondFilter.isActive {
+                runsSecondFilter = true
+                filterStages.pointee.setSecondFilter(region.secondFilter, key: playedKey, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                                     sampleRate: engineRate, reset: true)
+            }
         }
         runsFlex = false
         if !region.flex.isEmpty, let flex {
@@ -273,15 +285,16 @@ struct SamplerVoice {
     /// own state: the copy's pointer stays this slot's).
     @_noAllocation @_noLocks
     mutating func copyForFade(of voice: UnsafePointer<SamplerVoice>) {
-        let ownFlex = flex, ownEqualizer = equalizer
+        let ownFlex = flex, ownStages = filterStages
         self = voice.pointee
         flex = ownFlex
-        equalizer = ownEqualizer
+        filterStages = ownStages
         if voice.pointee.runsFlex, let ownFlex, let theirs = voice.pointee.flex { ownFlex.pointee = theirs.pointee } else { runsFlex = false }
-        if voice.pointee.runsEqualizer, let ownEqualizer, let theirs = voice.pointee.equalizer {
-            ownEqualizer.pointee = theirs.pointee
+        if voice.pointee.runsEqualizer || voice.pointee.runsSecondFilter, let ownStages, let theirs = voice.pointee.filterStages {
+            ownStages.pointee = theirs.pointee
         } else {
             runsEqualizer = false
+            runsSecondFilter = false
         }
     }
 
@@ -419,9 +432,15 @@ struct SamplerVoice {
         block.sampleScale = samples.encoding.scale
         if state.pointee.controllerSerial != controllerSerial {
             applyModulators(channel: state)
-            if runsEqualizer, let equalizer, let region {
-                equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
-                                      sampleRate: sampleRate, reset: false)
+            if let filterStages, let region {
+                if runsEqualizer {
+                    filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                                      sampleRate: sampleRate, reset: false)
+                }
+                if runsSecondFilter {
+                    filterStages.pointee.setSecondFilter(region.pointee.secondFilter, key: playedKey, velocity: playedVelocity,
+                                                         controllers: state.pointee.controllers, sampleRate: sampleRate, reset: false)
+                }
             }
         }
         // Modulators with no destination are not stepped: most zones route none of them.
@@ -452,9 +471,9 @@ struct SamplerVoice {
             // A stereo sample's channel moves by the routes onto its width (apart) and position (together).
             let side = region?.pointee.stereoSide ?? 0
             flexPan = flexed.output(.pan) + (side == 0 ? 0 : side * flexed.output(.width) + flexed.output(.position))
-            if runsEqualizer, flex.pointee.movesEqualizer, let equalizer, let region {
-                equalizer.pointee.set(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers, sampleRate: sampleRate,
-                                      reset: false, moved: flexed.equalizerMoves)
+            if runsEqualizer, flex.pointee.movesEqualizer, let filterStages, let region {
+                filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                                  sampleRate: sampleRate, reset: false, moved: flexed.equalizerMoves)
             }
         }
         let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch

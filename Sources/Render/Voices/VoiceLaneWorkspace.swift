@@ -56,7 +56,7 @@ struct VoiceLaneWorkspace {
     let laneGains: UnsafeMutablePointer<LaneGains>
     /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
     let laneFilters: UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>
-    /// Each lane's equalizer band for one pass of `equalizeLanes`: the voice's own, or `passthrough`.
+    /// Each lane's filter stage for one pass of `runFilterStages`: the voice's own, or `passthrough`.
     let laneBands: UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>
     let passthrough: UnsafeMutablePointer<VoiceFilter>
     /// Byte offset of `filter` in a `SamplerVoice`: lanes filter voices in place in the pool.
@@ -208,9 +208,11 @@ struct VoiceLaneWorkspace {
                 }
             }
             readLanes(count: count, frameCount: blockFrames, context: context)
-            var equalizing = false
-            for lane in 0..<count where groupBlocks[lane].isReading && group[lane].pointee.runsEqualizer { equalizing = true }
-            if equalizing { equalizeLanes(count: count, frameCount: blockFrames) }
+            var staged = false
+            for lane in 0..<count where groupBlocks[lane].isReading && (group[lane].pointee.runsEqualizer || group[lane].pointee.runsSecondFilter) {
+                staged = true
+            }
+            if staged { runFilterStages(count: count, frameCount: blockFrames) }
             // Every passthrough lane writes its (zero) state back into the one shared filter:
             // clearing it each block keeps anything stray from carrying over.
             if filtering {
@@ -231,18 +233,24 @@ struct VoiceLaneWorkspace {
         }
     }
 
-    /// Runs the equalizer of every lane whose voice has one over the block in `scratch`, band after
-    /// band, eight lanes at a time (the others pass through), before the mix and its filter.
+    /// Runs the second filter and the equalizer of every lane whose voice has them over the block
+    /// in `scratch`, stage after stage, eight lanes at a time (the others pass through; a stage no
+    /// lane has is skipped), before the mix and the voice's own filter.
     @_noAllocation @_noLocks
-    mutating func equalizeLanes(count: Int, frameCount: Int) {
-        for band in 0..<3 {
+    mutating func runFilterStages(count: Int, frameCount: Int) {
+        for stage in 0..<VoiceFilterStages.count {
+            var anyLane = false
             for lane in 0..<Sampler.laneCount {
-                if lane < count, groupBlocks[lane].isReading, group[lane].pointee.runsEqualizer, let equalizer = group[lane].pointee.equalizer {
-                    laneBands[lane] = VoiceEqualizer.band(band, of: equalizer)
+                let voice = group[lane]
+                let runs = stage == 0 ? lane < count && voice.pointee.runsSecondFilter : lane < count && voice.pointee.runsEqualizer
+                if runs, groupBlocks[lane].isReading, let stages = voice.pointee.filterStages {
+                    laneBands[lane] = VoiceFilterStages.stage(stage, of: stages)
+                    anyLane = true
                 } else {
                     laneBands[lane] = passthrough
                 }
             }
+            guard anyLane else { continue }
             var filter = VoiceFilterLanes(laneBands)
             for frame in 0..<frameCount {
                 let input = scratch[frame]

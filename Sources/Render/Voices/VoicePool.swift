@@ -14,8 +14,8 @@ struct VoicePool {
     let fadeCapacity: Int
     /// One flex state for each voice, then each fade slot (`SamplerVoice.flex` points at its own).
     let flexStates: UnsafeMutablePointer<FlexVoiceState>
-    /// One equalizer for each voice, then each fade slot (`SamplerVoice.equalizer`).
-    let equalizers: UnsafeMutablePointer<VoiceEqualizer>
+    /// One set of filter stages for each voice, then each fade slot (`SamplerVoice.filterStages`).
+    let filterStages: UnsafeMutablePointer<VoiceFilterStages>
     var nextSerial: UInt64 = 1
 
     /// Each voice's steal score, and a tournament over them that names the best victim at once:
@@ -96,10 +96,10 @@ struct VoicePool {
         flexStates.initialize(repeating: FlexVoiceState(), count: self.capacity + self.fadeCapacity)
         for index in 0..<self.capacity { voices[index].flex = flexStates + index }
         for index in 0..<self.fadeCapacity { fading[index].flex = flexStates + self.capacity + index }
-        equalizers = .allocate(capacity: self.capacity + self.fadeCapacity)
-        equalizers.initialize(repeating: VoiceEqualizer(), count: self.capacity + self.fadeCapacity)
-        for index in 0..<self.capacity { voices[index].equalizer = equalizers + index }
-        for index in 0..<self.fadeCapacity { fading[index].equalizer = equalizers + self.capacity + index }
+        filterStages = .allocate(capacity: self.capacity + self.fadeCapacity)
+        filterStages.initialize(repeating: VoiceFilterStages(), count: self.capacity + self.fadeCapacity)
+        for index in 0..<self.capacity { voices[index].filterStages = filterStages + index }
+        for index in 0..<self.fadeCapacity { fading[index].filterStages = filterStages + self.capacity + index }
         var leaves = 2
         while leaves < self.capacity { leaves *= 2 }
         leafCount = leaves
@@ -136,8 +136,8 @@ struct VoicePool {
         UnsafeMutableRawPointer(fading).deallocate()
         flexStates.deinitialize(count: capacity + fadeCapacity)
         flexStates.deallocate()
-        equalizers.deinitialize(count: capacity + fadeCapacity)
-        equalizers.deallocate()
+        filterStages.deinitialize(count: capacity + fadeCapacity)
+        filterStages.deallocate()
         tournament.deallocate()
         recentVoices.deallocate()
         chainHeads.deallocate()

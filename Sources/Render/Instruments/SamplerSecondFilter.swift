@@ -1,0 +1,38 @@
+import DSP
+
+/// An SFZ region's second filter (`fil2_type`, `cutoff2`, `resonance2` and their key, velocity and
+/// controller forms), run after the voice's own (`VoiceFilterStages`).
+public struct SamplerSecondFilter: Sendable, BitwiseCopyable, Equatable {
+    /// Whether the region has one.
+    /// - Thread: any.
+    public var isActive = false
+    /// - Thread: any.
+    public var kind = VoiceFilter.Kind.lowPass2
+    /// The cutoff in absolute cents (8.176 Hz at 0), at the key centre and velocity 0.
+    /// - Thread: any.
+    public var cutoffCents: Float = 13_500
+    /// SFZ's resonance, in decibels (the two-pole filters' Q as a gain).
+    /// - Thread: any.
+    public var resonanceDecibels: Float = 0
+    /// `fil2_keytrack` and `fil2_keycenter`: cents a key from the centre.
+    /// - Thread: any.
+    public var centsPerKey: Float = 0
+    /// - Thread: any.
+    public var keyCenter: Float = 60
+    /// `fil2_veltrack`: cents added at velocity 127.
+    /// - Thread: any.
+    public var centsAtFullVelocity: Float = 0
+    /// `cutoff2_onccN`: cents added at the controller's full value.
+    /// - Thread: any.
+    public var cutoffController = SamplerFlex.noController
+    /// - Thread: any.
+    public var centsAtFullController: Float = 0
+    /// `resonance2_onccN`: decibels added at the controller's full value.
+    /// - Thread: any.
+    public var resonanceController = SamplerFlex.noController
+    /// - Thread: any.
+    public var decibelsAtFullController: Float = 0
+
+    /// - Thread: any.
+    public init() {}
+}
