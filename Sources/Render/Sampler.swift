@@ -26,6 +26,8 @@ struct Sampler {
         var residentSamples: UnsafePointer<Atomic<Int>>? = nil
         var sampleRequests: UnsafePointer<Atomic<Bool>>? = nil
         var pendingSampleRequests: UnsafePointer<Atomic<Int>>? = nil
+        /// `SampleBank.Layout.triggeringControllers`.
+        var triggeringControllers: (UInt64, UInt64) = (0, 0)
         var voiceCount = 0
     }
 
@@ -182,12 +184,14 @@ struct Sampler {
                                curves: layout.pointee.curves.baseAddress,
                                residentSamples: layout.pointee.residentSamples,
                                sampleRequests: layout.pointee.sampleRequests,
-                               pendingSampleRequests: layout.pointee.pendingSampleRequests, voiceCount: 0)
+                               pendingSampleRequests: layout.pointee.pendingSampleRequests,
+                               triggeringControllers: layout.pointee.triggeringControllers, voiceCount: 0)
         bankSlots.occupy(free, with: handle)
         for index in 0..<MIDILimits.channelCount { selectPreset(channel: index) }
         for entry in layout.pointee.initialControllers {
             for channel in 0..<MIDILimits.channelCount {
-                controlChange(channel: UInt8(channel), controller: UInt8(entry >> 8), value: UInt8(entry & 0xFF))
+                // A bank's starting values start no region a controller triggers.
+                controlChange(channel: UInt8(channel), controller: UInt8(entry >> 8), value: UInt8(entry & 0xFF), triggers: false)
             }
         }
         return true
@@ -479,11 +483,13 @@ struct Sampler {
     }
 
     @_noAllocation @_noLocks
-    mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8) {
+    mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8, triggers: Bool = true) {
         guard Int(channel) < MIDILimits.channelCount else { return }
         let state = channels + Int(channel)
         let value = min(value, 127)
+        let previous = state.pointee.controllers[Int(controller & 0x7F)]
         state.pointee.setController(controller, value)
+        if triggers, value != previous { startControllerTriggeredRegions(channel: channel, controller: controller & 0x7F, value: value) }
         switch MIDIController.named(controller) {
         case .bankSelect?: state.pointee.bankMSB = value
         case .bankSelectLSB?: state.pointee.bankLSB = value
@@ -514,6 +520,33 @@ struct Sampler {
             // 1 loses the chords of the others. Only the basic channel's notes end here.)
             if channel == basicChannel { allNotesOff(channel: channel) }
         default: break
+        }
+    }
+
+    /// Starts the channel's preset's regions that `controller` moving to `value` triggers (SFZ
+    /// `on_loccN`/`on_hiccN`, as sfizz plays them: a value in the range that differs from the
+    /// last), at their recorded pitch and full level, after the same checks a note's regions pass
+    /// but the key's and the velocity's.
+    @_noAllocation @_noLocks
+    mutating func startControllerTriggeredRegions(channel: UInt8, controller: UInt8, value: UInt8) {
+        let state = channels + Int(channel)
+        let presetIndex = state.pointee.presetIndex
+        guard bankSlots.current >= 0, presetIndex >= 0 else { return }
+        let slot = banks + bankSlots.current
+        let words = slot.pointee.triggeringControllers
+        let bit = controller < 64 ? words.0 >> UInt64(controller) : words.1 >> UInt64(controller - 64)
+        guard bit & 1 != 0, let regions = slot.pointee.regions.baseAddress, presetIndex < slot.pointee.presets.count else { return }
+        let preset = slot.pointee.presets[presetIndex]
+        let random = nextRandom()
+        let firstSerial = pool.nextSerial
+        for index in preset.firstRegion ..< preset.firstRegion + preset.regionCount {
+            let region = regions + index
+            let trigger = region.pointee.controllerTrigger
+            guard trigger.controller == controller, value >= trigger.low, value <= trigger.high,
+                  region.pointee.answers(channel: channel, keyswitch: state.pointee.keyswitch, noteCount: 0, random: random,
+                                         controllers: state.pointee.controllers) else { continue }
+            let key = UInt8(min(max(region.pointee.rootKey + 0.5, 0), 127))
+            startVoice(region: region, slot: slot, key: key, velocity: 127, channel: channel, state: state, sparing: firstSerial)
         }
     }
 

@@ -91,6 +91,7 @@ final class SFZIndex {
         var programsOfRegion: [ClosedRange<UInt8>?] = []
         var unplayable: [String] = []
         var curveOfUse: [SFZPlan.CurveUse: Int32] = [:]
+        let sfzPlan = plan
         // One copy of each distinct flex set (a group's regions share theirs).
         var flex = SamplerFlex.Tables()
         var flexRanges: [SamplerFlex.Tables: SamplerFlex.Ranges] = [:]
@@ -120,16 +121,18 @@ final class SFZIndex {
                 ranges.amplitudeEnvelope = Int8(planned.flexAmplitudeEnvelope)
             }
             // Its modulators' curves, each laid out once in the bank's table.
-            var list = planned.modulators
-            for index in list.indices where list[index].curve >= 0 {
-                let use = planned.curveUses[Int(list[index].curve)]
-                if curveOfUse[use] == nil, let table = plan.table(for: use) {
+            // A curve the file does not define reads as its controller does without one.
+            func laidOut(_ local: Int32) -> Int32 {
+                let use = planned.curveUses[Int(local)]
+                if curveOfUse[use] == nil, let table = sfzPlan.table(for: use) {
                     curveOfUse[use] = Int32(curves.count / SampleBank.Layout.curveLength)
                     curves += table
                 }
-                // A curve the file does not define reads as its controller does without one.
-                list[index].curve = curveOfUse[use] ?? -1
+                return curveOfUse[use] ?? -1
             }
+            var list = planned.modulators
+            for index in list.indices where list[index].curve >= 0 { list[index].curve = laidOut(list[index].curve) }
+            let secondFilterCurve = planned.template.secondFilter.cutoffCurve >= 0 ? laidOut(planned.template.secondFilter.cutoffCurve) : -1
             // `offset_onccN` moves the start by frames of the file: as many of the pool's rate.
             if let sourceRate = placed[planned.samplePath]?.first?.placed.sourceRate, sourceRate != sampleRate {
                 for index in list.indices where list[index].destination == .startAddrsOffset { list[index].amount *= Float(sampleRate / sourceRate) }
@@ -152,6 +155,7 @@ final class SFZIndex {
                 }
                 region.firstModulator = firstModulator
                 region.flex = ranges
+                region.secondFilter.cutoffCurve = secondFilterCurve
                 region.modulatorCount = Int32(list.count)
                 region.sampleIndex = Int32(channel.sample)
                 if let curve = planned.velocityCurve {

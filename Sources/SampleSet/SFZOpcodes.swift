@@ -75,7 +75,6 @@ public enum SFZOpcodes {
         "pitchlfo_freqccN": "the vibrato's rate on a controller", "pitchlfo_freq_onccN": "the vibrato's rate on a controller",
         "amplfo_freqccN": "the tremolo's rate on a controller", "fillfo_freqccN": "the filter LFO's rate on a controller",
         // The equalizer's and the second filter's curves.
-        "cutoffN_curveccN": "the second filter's cutoff curve",
         "eqN_gain_curveccN": "an EQ band's gain curve", "eqN_type": "an EQ band's type (a peak plays)",
         "resonance_ccN": "the resonance on a controller", "resonance_onccN": "the resonance on a controller",
         // Randomness, offsets and levels on controllers.
@@ -89,7 +88,6 @@ public enum SFZOpcodes {
         "varN_cutoff": "a variable onto the cutoff", "varN_eqNgain": "a variable onto an EQ gain", "varN_eqNfreq": "a variable onto an EQ frequency",
         "varN_volume": "a variable onto the volume", "varN_amplitude": "a variable onto the amplitude", "varN_pitch": "a variable onto the pitch",
         // Triggers and articulations.
-        "on_loccN": "a region a controller triggers (low)", "on_hiccN": "a region a controller triggers (high)",
         "off_shape": "the curve of a cut-off voice's release",
         "sw_vel": "the velocity a keyswitch takes", "sw_up": "a keyswitch on its release", "sw_down": "a keyswitch on its press",
         "sw_previous": "a region for the note before", "sustain_sw": "whether the pedal holds the region", "sostenuto_sw": "whether sostenuto holds the region",

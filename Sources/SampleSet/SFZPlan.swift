@@ -258,6 +258,9 @@ struct SFZPlan {
         if played.contains(name) || controllerOpcode(name) != nil || isFlexPlayed(name) || equalizerOpcode(name) != nil
             || isSecondFilterPlayed(name) { return true }
         if name.hasPrefix("locc") || name.hasPrefix("hicc") { return Int(name.dropFirst(4)) != nil }
+        for prefix in ["on_locc", "on_hicc", "start_locc", "start_hicc"] where name.hasPrefix(prefix) {
+            return Int(name.dropFirst(prefix.count)).map { (0...127).contains($0) } ?? false
+        }
         if name.hasPrefix("amp_velcurve_") { return Int(name.dropFirst("amp_velcurve_".count)) != nil }
         // A controller's curve, read with its controller opcode (`readModulation`).
         if let range = name.range(of: "_curvecc"), let controller = Int(name[range.upperBound...]) {
@@ -287,7 +290,7 @@ struct SFZPlan {
     static var playedPatterns: [String] {
         let perController = playedPerController.map { $0 + "N" }
         let curves = playedPerController.map { curveFamily(of: $0) + "_curveccN" }
-        let control = ["set_ccN", "set_hdccN", "loccN", "hiccN", "amp_velcurve_N"]
+        let control = ["set_ccN", "set_hdccN", "loccN", "hiccN", "amp_velcurve_N", "on_loccN", "on_hiccN", "start_loccN", "start_hiccN"]
         return Set(played).union(perController).union(curves.filter { isPlayed(pattern: $0) }).union(control).union(flexPatterns).union(equalizerPatterns).union(secondFilterPatterns).sorted()
     }
 
@@ -432,13 +435,18 @@ struct SFZPlan {
                         notPlayed: inout [String: Int]) throws(SampleSetError) -> PlannedRegion {
         let opcodes = region.opcodes
         var planned = PlannedRegion(samplePath: samplePath, file: region.file, line: region.line)
-        if let key = opcodes["key"] {
+        // key=-1 or hikey=-1: no key plays the region (a controller may: `on_loccN`), as in sfizz.
+        let keyless = opcodes["key"]?.text == "-1" || opcodes["hikey"]?.text == "-1"
+        if keyless {
+            (planned.template.lowKey, planned.template.highKey) = (1, 0)
+            if let value = opcodes["pitch_keycenter"], value.text != "sample" { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
+        } else if let key = opcodes["key"] {
             let value = try self.key(key, "key")
             (planned.template.lowKey, planned.template.highKey, planned.rootKey) = (value, value, Double(value))
         }
-        if let value = opcodes["lokey"] { planned.template.lowKey = try key(value, "lokey") }
-        if let value = opcodes["hikey"] { planned.template.highKey = try key(value, "hikey") }
-        if let value = opcodes["pitch_keycenter"] {
+        if !keyless, let value = opcodes["lokey"] { planned.template.lowKey = try key(value, "lokey") }
+        if !keyless, let value = opcodes["hikey"] { planned.template.highKey = try key(value, "hikey") }
+        if !keyless, let value = opcodes["pitch_keycenter"] {
             if value.text == "sample" { planned.rootKeyFromSample = true } else { planned.rootKey = Double(try key(value, "pitch_keycenter")) }
         }
         if let value = opcodes["lovel"] { planned.template.lowVelocity = UInt8(try integer(value, "lovel", in: 0...127)) }
@@ -534,7 +542,7 @@ struct SFZPlan {
         try readControllerRanges(opcodes, into: &planned, notPlayed: &notPlayed)
         try readLFOs(opcodes, into: &planned, notPlayed: &notPlayed)
         planned.template.equalizer = try readEqualizer(opcodes, notPlayed: &notPlayed)
-        planned.template.secondFilter = try readSecondFilter(opcodes, notPlayed: &notPlayed)
+        planned.template.secondFilter = try readSecondFilter(opcodes, into: &planned, curves: curves, notPlayed: &notPlayed)
         (planned.flex, planned.flexAmplitudeEnvelope) = try readFlex(opcodes, filtered: planned.cutoffHertz != nil, notPlayed: &notPlayed)
         if planned.flex.routes.contains(where: { equalizerTargets.contains($0.target) }) { planned.template.equalizer.isActive = true }
         if opcodes["loprog"] != nil || opcodes["hiprog"] != nil {
@@ -567,7 +575,9 @@ struct SFZPlan {
         if let value = opcodes["lochan"] { planned.template.lowChannel = UInt8(try integer(value, "lochan", in: 1...16) - 1) }
         if let value = opcodes["hichan"] { planned.template.highChannel = UInt8(try integer(value, "hichan", in: 1...16) - 1) }
         if planned.template.lowChannel > planned.template.highChannel { throw problem(opcodes["hichan"] ?? opcodes["lochan"]!, "channel range \(planned.template.lowChannel + 1)...\(planned.template.highChannel + 1) is empty") }
-        guard planned.template.lowKey <= planned.template.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.template.lowKey)...\(planned.template.highKey) is empty") }
+        try readControllerTrigger(opcodes, into: &planned, notPlayed: &notPlayed)
+        if keyless && planned.template.controllerTrigger == .any { notPlayed["key=-1 with no on_loccN (nothing starts the region)", default: 0] += 1 }
+        guard keyless || planned.template.lowKey <= planned.template.highKey else { throw problem(opcodes["hikey"] ?? opcodes["key"]!, "key range \(planned.template.lowKey)...\(planned.template.highKey) is empty") }
         guard planned.template.lowVelocity <= planned.template.highVelocity else { throw problem(opcodes["hivel"]!, "velocity range \(planned.template.lowVelocity)...\(planned.template.highVelocity) is empty") }
         return planned
     }
@@ -878,6 +888,25 @@ struct SFZPlan {
         if tremoloNamed, wahNamed, tremolo.lfo != wah.lfo {
             notPlayed["fillfo_ rate, delay or fade other than amplfo_'s (the filter follows the tremolo's)", default: 0] += 1
         }
+    }
+
+    /// `on_loccN`/`on_hiccN` (sfizz also reads `start_loccN`): the controller that starts the
+    /// region as it moves into the range; one a region (a second is said and left out).
+    static func readControllerTrigger(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion,
+                                      notPlayed: inout [String: Int]) throws(SampleSetError) {
+        var ranges: [Int: (low: UInt8, high: UInt8)] = [:]
+        for (opcode, value) in opcodes {
+            let prefixes = ["on_locc", "on_hicc", "start_locc", "start_hicc"]
+            guard let prefix = prefixes.first(where: { opcode.hasPrefix($0) }), let controller = Int(opcode.dropFirst(prefix.count)),
+                  (0...127).contains(controller) else { continue }
+            let bound = UInt8(try integer(value, opcode, in: 0...127))
+            var range = ranges[controller] ?? (0, 127)
+            if prefix.contains("lo") { range.low = bound } else { range.high = bound }
+            ranges[controller] = range
+        }
+        guard let (controller, range) = ranges.min(by: { $0.key < $1.key }) else { return }
+        planned.template.controllerTrigger = SamplerRegion.ControllerRange(controller: UInt8(controller), low: range.low, high: range.high)
+        if ranges.count > 1 { notPlayed["on_loccN of a second controller (the first starts the region)", default: 0] += 1 }
     }
 
     /// `loccN`/`hiccN`: the ranges of up to two controllers a region plays within.

@@ -7,7 +7,7 @@ import Render
 extension SFZPlan {
     /// The second filter's opcodes, numbers as `N` (the filter 2, a controller 0-127).
     static let secondFilterPatterns = ["filN_type", "cutoffN", "resonanceN", "filN_keytrack", "filN_keycenter", "filN_veltrack",
-                                       "cutoffN_onccN", "cutoffN_ccN", "resonanceN_onccN", "resonanceN_ccN"]
+                                       "cutoffN_onccN", "cutoffN_ccN", "cutoffN_curveccN", "resonanceN_onccN", "resonanceN_ccN"]
     static let secondFilterOpcodes: Set<String> = ["fil2_type", "cutoff2", "resonance2", "fil2_keytrack", "fil2_keycenter", "fil2_veltrack"]
     static let secondFilterControls = ["cutoff2_oncc", "cutoff2_cc", "resonance2_oncc", "resonance2_cc"]
 
@@ -21,11 +21,17 @@ extension SFZPlan {
     }
 
     /// Whether `name` is a second-filter opcode that plays.
-    static func isSecondFilterPlayed(_ name: String) -> Bool { secondFilterOpcodes.contains(name) || secondFilterControl(name) != nil }
+    static func isSecondFilterPlayed(_ name: String) -> Bool {
+        if name.hasPrefix("cutoff2_curvecc") { return Int(name.dropFirst("cutoff2_curvecc".count)).map { (0...127).contains($0) } ?? false }
+        return secondFilterOpcodes.contains(name) || secondFilterControl(name) != nil
+    }
 
     /// The region's second filter; inactive without `cutoff2`, or with a type no voice filter has
     /// (said in `notPlayed`).
-    static func readSecondFilter(_ opcodes: [String: SFZText.Value], notPlayed: inout [String: Int]) throws(SampleSetError) -> SamplerSecondFilter {
+    /// `curves`: the curve indices the file defines; a curve the cutoff's controller names is
+    /// added to `planned.curveUses`, as the modulators' are.
+    static func readSecondFilter(_ opcodes: [String: SFZText.Value], into planned: inout PlannedRegion, curves: Set<Int>,
+                                 notPlayed: inout [String: Int]) throws(SampleSetError) -> SamplerSecondFilter {
         var filter = SamplerSecondFilter()
         guard let cutoff = opcodes["cutoff2"] else { return filter }
         let type = opcodes["fil2_type"]?.text ?? "lpf_2p"
@@ -49,6 +55,17 @@ extension SFZPlan {
                 }
                 filter.cutoffController = controller
                 filter.centsAtFullController = Float(try number(value, name, in: -9_600...9_600))
+                let curveName = "cutoff2_curvecc\(controller)"
+                if let curveValue = opcodes[curveName] {
+                    let index = try integer(curveValue, curveName, in: 0...255)
+                    guard curves.contains(index) else {
+                        notPlayed["\(curveName)=\(index) (no such <curve>; read without one)", default: 0] += 1
+                        continue
+                    }
+                    let use = CurveUse(curve: index)
+                    filter.cutoffCurve = Int32(planned.curveUses.firstIndex(of: use) ?? planned.curveUses.count)
+                    if !planned.curveUses.contains(use) { planned.curveUses.append(use) }
+                }
             } else {
                 guard filter.resonanceController == SamplerFlex.noController || filter.resonanceController == controller else {
                     notPlayed["resonanceN_onccN on a second controller (the first plays)", default: 0] += 1

@@ -144,3 +144,34 @@ extension SFZTests {
         XCTAssertEqual(fast[(24_000 + 480)...].map(abs).max(), 0, "fast: gone within 10 ms")
     }
 }
+
+extension SFZTests {
+    /// `on_loccN`/`on_hiccN`: a piano's pedal noises, on no key (`hikey=-1`), start when the pedal
+    /// moves into their range, at their recorded pitch, once per move (a repeated value starts
+    /// nothing), and not from the bank's own `set_ccN`; keys never start them.
+    func testControllersStartTheRegionsTheyTrigger() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("down.wav"), frequency: 440, seconds: 0.2)
+        try writeSine(folder.file("up.wav"), frequency: 660, seconds: 0.2)
+        let text = """
+            <control> set_cc64=127
+            <group> hikey=-1 lokey=-1 on_locc64=64 on_hicc64=127 pitch_keycenter=69
+            <region> sample=down.wav
+            <group> hikey=-1 lokey=-1 on_locc64=0 on_hicc64=63 pitch_keycenter=69
+            <region> sample=up.wav
+            """
+        func played(_ messages: [(FrameTime, MIDIMessage)]) throws -> [Float] {
+            try renderStereo(text, in: folder, messages, frames: 48_000).left
+        }
+        let quiet = try played([(0, .noteOn(channel: 0, key: 69, velocity: 127))])
+        XCTAssertEqual(quiet.map(abs).max(), 0, "no key plays them, and the bank's set_cc64 starts nothing")
+        let pedal = try played([(0, .controlChange(channel: 0, controller: 64, value: 0)),
+                                (12_000, .controlChange(channel: 0, controller: 64, value: 127)),
+                                (13_000, .controlChange(channel: 0, controller: 64, value: 127))])
+        XCTAssertEqual(pitch(pedal, at: 2_000), 660, accuracy: 2, "pedal up: the up noise")
+        XCTAssertEqual(pitch(pedal, at: 14_000), 440, accuracy: 2, "pedal down: the down noise (the up one over)")
+        let repeated = try played([(0, .controlChange(channel: 0, controller: 64, value: 0)), (0, .controlChange(channel: 0, controller: 64, value: 0))])
+        let once = try played([(0, .controlChange(channel: 0, controller: 64, value: 0))])
+        XCTAssertEqual(repeated, once, "a repeated value starts nothing more")
+    }
+}

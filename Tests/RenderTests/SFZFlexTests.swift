@@ -298,6 +298,11 @@ extension SFZTests {
         // An octave up on CC1 at 127.
         XCTAssertEqual(try level(2_000, "cutoff2=1000 cutoff2_oncc1=1200", modulation: 127) - level(2_000, ""),
                        formula(2_000, cutoff: 2_000, q: 1), accuracy: 0.5)
+        // Through a <curve> of the file: an inverted one gives the whole octave down at CC1 0.
+        let inverted = try render("<curve> curve_index=10 v000=1 v127=0\n<region> sample=s2000.wav key=69 pitch_keytrack=0 amp_veltrack=0 "
+                                  + "cutoff2=2000 cutoff2_oncc1=-1200 cutoff2_curvecc1=10", in: folder,
+                                  [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 19_200)
+        XCTAssertEqual(decibels(SignalAnalysis.rms(inverted[9_600 ..< 19_200])) - (try level(2_000, "")), formula(2_000, cutoff: 1_000, q: 1), accuracy: 0.5)
         let path = folder.file("svf.sfz")
         try write("<region> sample=s500.wav key=69 cutoff2=1000 fil2_type=pkf_2p", to: path)
         XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, ["not played yet: fil2_type=pkf_2p (the second filter left out) (1 region)"])

@@ -165,6 +165,10 @@ public final class SampleBank: @unchecked Sendable {
         public let curves: UnsafeBufferPointer<Float>
         /// - Thread: any.
         public let initialControllers: UnsafeBufferPointer<UInt16>
+        /// The controllers some region's `controllerTrigger` names, a bit each (controller n: bit
+        /// n % 64 of word n / 64): a controller change looks for regions to start only when its bit is set.
+        /// - Thread: any.
+        public let triggeringControllers: (UInt64, UInt64)
         /// `SampleResidency.cells`, nil when every sample is in memory.
         /// - Thread: any.
         public let residentSamples: UnsafePointer<Atomic<Int>>?
@@ -318,7 +322,9 @@ public final class SampleBank: @unchecked Sendable {
         layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
                                    keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
                                    modulators: self.modulators, curves: self.curves,
-                                   initialControllers: self.initialControllers, residentSamples: residency?.cells,
+                                   initialControllers: self.initialControllers,
+                                   triggeringControllers: Self.triggeringControllers(of: UnsafeBufferPointer(regions)),
+                                   residentSamples: residency?.cells,
                                    sampleRequests: residency?.requests, pendingSampleRequests: residency?.pendingRequests))
         self.layout = UnsafePointer(layout)
     }
@@ -338,6 +344,16 @@ public final class SampleBank: @unchecked Sendable {
         modulators.deallocate()
         curves.deallocate()
         initialControllers.deallocate()
+    }
+
+    /// The controllers `regions`' `controllerTrigger`s name, as `Layout.triggeringControllers` holds them.
+    static func triggeringControllers(of regions: UnsafeBufferPointer<SamplerRegion>) -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        for region in regions where region.controllerTrigger.controller < 128 {
+            let controller = Int(region.controllerTrigger.controller)
+            if controller < 64 { words.0 |= 1 << UInt64(controller) } else { words.1 |= 1 << UInt64(controller - 64) }
+        }
+        return words
     }
 
     /// The index of the preset for `bank`/`program`, or nil.

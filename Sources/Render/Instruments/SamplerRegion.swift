@@ -45,6 +45,11 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     public var firstControllerRange = ControllerRange.any
     /// - Thread: any.
     public var secondControllerRange = ControllerRange.any
+    /// A controller that starts the region when it moves into the range (SFZ `on_loccN`,
+    /// `on_hiccN`: a piano's pedal noise), at its recorded pitch and full level, whatever key is
+    /// down; `ControllerRange.any` for none. Its key range says whether notes start it too.
+    /// - Thread: any.
+    public var controllerTrigger = ControllerRange.any
     /// A release-triggered region's loss of level per second its key was held, in centibels
     /// (SFZ `rt_decay`, dB/s × 10): a piano's release noise is quieter after a long note.
     /// - Thread: any.

@@ -27,6 +27,10 @@ public struct SamplerSecondFilter: Sendable, BitwiseCopyable, Equatable {
     public var cutoffController = SamplerFlex.noController
     /// - Thread: any.
     public var centsAtFullController: Float = 0
+    /// The curve of the bank (`SampleBank.curves`, SFZ `cutoff2_curveccN`) the cutoff's controller
+    /// is read through, in place of its value over 127; -1 for none.
+    /// - Thread: any.
+    public var cutoffCurve: Int32 = -1
     /// `resonance2_onccN`: decibels added at the controller's full value.
     /// - Thread: any.
     public var resonanceController = SamplerFlex.noController

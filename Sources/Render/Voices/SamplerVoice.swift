@@ -266,7 +266,7 @@ struct SamplerVoice {
             if region.secondFilter.isActive {
                 runsSecondFilter = true
                 filterStages.pointee.setSecondFilter(region.secondFilter, key: playedKey, velocity: playedVelocity, controllers: state.pointee.controllers,
-                                                     sampleRate: engineRate, reset: true)
+                                                     curves: UnsafePointer(bitPattern: region.curveTableAddress), sampleRate: engineRate, reset: true)
             }
         }
         runsFlex = false
@@ -439,7 +439,9 @@ struct SamplerVoice {
                 }
                 if runsSecondFilter {
                     filterStages.pointee.setSecondFilter(region.pointee.secondFilter, key: playedKey, velocity: playedVelocity,
-                                                         controllers: state.pointee.controllers, sampleRate: sampleRate, reset: false)
+                                                         controllers: state.pointee.controllers,
+                                                         curves: UnsafePointer(bitPattern: region.pointee.curveTableAddress), sampleRate: sampleRate,
+                                                         reset: false)
                 }
             }
         }

@@ -22,16 +22,19 @@ struct VoiceFilterStages {
     }
 
     /// Sets the second filter for `filter`, a note of `key` and `velocity`, and `controllers` as
-    /// they are now: at the note-on (`reset` true: its state starts at rest) and whenever a
+    /// they are now (through `curves`, its bank's, where it names one): at the note-on (`reset` true: its state starts at rest) and whenever a
     /// controller of the channel moves.
     @_noAllocation @_noLocks
     mutating func setSecondFilter(_ filter: SamplerSecondFilter, key: UInt8, velocity: UInt8, controllers: UnsafePointer<UInt8>,
-                                  sampleRate: Double, reset: Bool) {
+                                  curves: UnsafePointer<Float>?, sampleRate: Double, reset: Bool) {
         if reset { stages.0.reset() }
         var cents = filter.cutoffCents + filter.centsPerKey * (Float(key) - filter.keyCenter) + filter.centsAtFullVelocity * Float(velocity) * (1 / 127)
         var decibels = filter.resonanceDecibels
         if filter.cutoffController != SamplerFlex.noController {
-            cents += filter.centsAtFullController * Float(controllers[Int(filter.cutoffController)]) * (1 / 127)
+            let value = controllers[Int(filter.cutoffController)]
+            let share = filter.cutoffCurve >= 0 && curves != nil
+                ? curves![Int(filter.cutoffCurve) * SampleBank.Layout.curveLength + Int(value)] : Float(value) * (1 / 127)
+            cents += filter.centsAtFullController * share
         }
         if filter.resonanceController != SamplerFlex.noController {
             decibels += filter.decibelsAtFullController * Float(controllers[Int(filter.resonanceController)]) * (1 / 127)
