@@ -11,6 +11,15 @@ import XCTest
 /// known answer: ARIA's extended controllers (the wheel, the pressures, velocity), `width_onccN`
 /// and `position_onccN`, `offset_onccN` at a file's own rate, `pan_keytrack` and `fil_random`.
 extension SFZTests {
+    /// Writes `stereo.wav` (a second of 0.5 in the left channel, silence in the right) and
+    /// `mono.wav` (a second of 0.5) into `folder`: where a stereo sample's channels end up shows.
+    func writeStereoAndMono(in folder: TemporaryFolder) throws {
+        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
+        try writer.write((0..<Int(rate)).flatMap { _ in [Float(0.5), Float(0)] })
+        try writer.close()
+        try writeConstant(folder.file("mono.wav"), seconds: 1)
+    }
+
     /// Both channels of `messages` through a dry engine playing the instrument `text`.
     func renderStereo(_ text: String, in folder: TemporaryFolder, _ messages: [(FrameTime, MIDIMessage)], frames: Int) throws -> (left: [Float], right: [Float]) {
         let path = folder.file("c\(abs(text.hashValue)).sfz")
@@ -51,10 +60,7 @@ extension SFZTests {
     /// `position` do; `pan_keytrack` pans by the key from `pan_keycenter`.
     func testWidthPositionAndPanFollowControllersAndKeys() throws {
         let folder = try TemporaryFolder(self)
-        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
-        try writer.write((0..<Int(rate)).flatMap { _ in [Float(0.5), Float(0)] })  // the left channel alone
-        try writer.close()
-        try writeConstant(folder.file("mono.wav"), seconds: 1)
+        try writeStereoAndMono(in: folder)
         func levels(_ opcodes: String, sample: String = "stereo.wav", key: UInt8 = 60, modulation: UInt8 = 127) throws -> (left: Float, right: Float) {
             let output = try renderStereo("<region> sample=\(sample) lokey=0 hikey=127 pitch_keycenter=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", in: folder,
                                           [(0, .controlChange(channel: 0, controller: 1, value: modulation)), (0, .noteOn(channel: 0, key: key, velocity: 127))],

@@ -156,10 +156,7 @@ extension SFZTests {
     /// Routes onto the pan, the width and the position, and onto the amplitude by a controller.
     func testFlexRoutesMovePanWidthPositionAndAmplitude() throws {
         let folder = try TemporaryFolder(self)
-        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
-        try writer.write((0..<Int(rate)).flatMap { _ in [Float(0.5), Float(0)] })  // the left channel alone
-        try writer.close()
-        try writeConstant(folder.file("mono.wav"), seconds: 1)
+        try writeStereoAndMono(in: folder)
         func levels(_ opcodes: String, sample: String, _ controllers: [(UInt8, UInt8)] = []) throws -> (left: Double, right: Double) {
             let path = folder.file("f\(abs(opcodes.hashValue))\(sample).sfz")
             try write("<region> sample=\(sample) key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", to: path)

@@ -192,11 +192,7 @@ extension SFZTests {
     /// The levels' `global_volume`, `master_volume` and `group_volume` add to the region's.
     func testWidthAndPositionPlaceAStereoSamplesChannels() throws {
         let folder = try TemporaryFolder(self)
-        let frames = Int(rate)
-        let writer = try AudioFileWriter(path: folder.file("stereo.wav"), sampleRate: Int(rate), channelCount: 2)
-        try writer.write((0..<frames).flatMap { _ in [Float(0.5), Float(0)] })  // the left channel alone
-        try writer.close()
-        try writeConstant(folder.file("mono.wav"), seconds: 1)
+        try writeStereoAndMono(in: folder)
         func levels(_ opcodes: String, sample: String = "stereo.wav") throws -> (left: Double, right: Double) {
             let path = folder.file("w\(abs(opcodes.hashValue)).sfz")
             try write("<region> sample=\(sample) key=60 pitch_keytrack=0 amp_veltrack=0 \(opcodes)", to: path)
