@@ -87,6 +87,8 @@ public enum SFZOpcodes {
         "varN_onccN": "a variable on a controller", "varN_mod": "a variable's combination", "varN_curveccN": "a variable's curve",
         "varN_cutoff": "a variable onto the cutoff", "varN_eqNgain": "a variable onto an EQ gain", "varN_eqNfreq": "a variable onto an EQ frequency",
         "varN_volume": "a variable onto the volume", "varN_amplitude": "a variable onto the amplitude", "varN_pitch": "a variable onto the pitch",
+        // Effects past the two buses.
+        "effect3": "a send to effect bus 3", "effect4": "a send to effect bus 4",
         // Triggers and articulations.
         "off_shape": "the curve of a cut-off voice's release",
         "sw_vel": "the velocity a keyswitch takes", "sw_up": "a keyswitch on its release", "sw_down": "a keyswitch on its press",

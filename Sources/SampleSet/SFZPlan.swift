@@ -225,7 +225,7 @@ struct SFZPlan {
         "amp_keytrack", "amp_keycenter", "bend_up", "bend_down", "loprog", "hiprog", "pitchlfo_delay", "pitchlfo_freq",
         "pitchlfo_depth", "amplfo_delay", "amplfo_freq", "amplfo_depth", "fillfo_delay", "fillfo_freq", "fillfo_depth",
         "width", "position", "global_volume", "master_volume", "group_volume", "pitchlfo_fade", "amplfo_fade", "fillfo_fade",
-        "amp_random", "pitch_random", "offset_random", "delay_random", "fil_random", "pan_keytrack", "pan_keycenter", "offby", "off_time",
+        "amp_random", "pitch_random", "offset_random", "delay_random", "fil_random", "pan_keytrack", "pan_keycenter", "offby", "off_time", "effect1", "effect2",
     ]
     /// Controller opcodes this loader plays, each with a controller number after it (`volume_oncc7`).
     static let playedPerController = ["volume_oncc", "pan_oncc", "tune_oncc", "pitch_oncc", "cutoff_oncc", "amplitude_oncc",
@@ -563,6 +563,10 @@ struct SFZPlan {
         if let value = opcodes["fil_random"], planned.cutoffHertz != nil {
             planned.template.randomCutoffCents = Float(try number(value, "fil_random", in: 0...9_600))
         }
+        // SFZ 1's sends: effect1 to the reverb, effect2 to the chorus (the engine's two effect
+        // buses, as SFZ 1 players route them), a percentage of the voice.
+        if let value = opcodes["effect1"] { planned.template.reverbSend = Float(try number(value, "effect1", in: 0...100) / 100) }
+        if let value = opcodes["effect2"] { planned.template.chorusSend = Float(try number(value, "effect2", in: 0...100) / 100) }
         if let value = opcodes["rt_decay"] { planned.releaseDecayDecibelsPerSecond = try number(value, "rt_decay", in: 0...200) }
         if let value = opcodes["seq_length"] { planned.template.sequenceLength = UInt8(try integer(value, "seq_length", in: 1...100)) }
         if let value = opcodes["seq_position"] { planned.template.sequencePosition = UInt8(try integer(value, "seq_position", in: 1...100)) }

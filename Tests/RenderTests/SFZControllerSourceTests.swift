@@ -181,3 +181,28 @@ extension SFZTests {
         XCTAssertEqual(repeated, once, "a repeated value starts nothing more")
     }
 }
+
+extension SFZTests {
+    /// SFZ 1's sends: `effect1` reaches the reverb and `effect2` the chorus by their percentage; a
+    /// note with `effect1=100` leaves a reverb tail after it ends where one without leaves little.
+    func testEffectSendsReachTheReverbAndTheChorus() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("a.wav"), seconds: 0.2)
+        let path = folder.file("sends.sfz")
+        try write("<region> sample=a.wav key=69 effect1=50 effect2=25", to: path)
+        let region = try XCTUnwrap(try SFZLoader.load(path: path, sampleRate: rate).regions.first)
+        XCTAssertEqual(region.reverbSend, 0.5)
+        XCTAssertEqual(region.chorusSend, 0.25)
+        func tail(_ opcodes: String) throws -> Double {
+            let path = folder.file("t\(abs(opcodes.hashValue)).sfz")
+            try write("<region> sample=a.wav key=69 \(opcodes)", to: path)
+            let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, outputLimiter: false, effects: true)))
+            XCTAssertTrue(engine.install(try SFZLoader.load(path: path, sampleRate: rate)))
+            engine.send(midi: .controlChange(channel: 0, controller: 91, value: 0), at: 0)
+            engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 127), at: 0)
+            let left = SignalAnalysis.channel(0, of: engine.renderOffline(frameCount: 48_000, blockFrameCount: 256), channelCount: 2)
+            return Double(SignalAnalysis.rms(left[14_400 ..< 48_000]))  // after the 0.2 s sample
+        }
+        XCTAssertGreaterThan(try tail("effect1=100"), 10 * (try tail("")), "a reverb tail")
+    }
+}
