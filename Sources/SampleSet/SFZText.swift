@@ -64,20 +64,30 @@ struct SFZText {
         problems = reader.problems
     }
 
-    /// The reading state: the header being filled and what each level holds.
-    private struct Reader {
+    /// The reading state: the header being filled and what each level holds. Lines are read from
+    /// their UTF-8 bytes (`SFZTextBytes.swift`); the `Character` reading below takes a line where
+    /// an ASCII scalar is joined into a larger character (`1` and a combining mark), where Swift's
+    /// grapheme rules decide what the line says.
+    struct Reader {
         let include: (String) -> String?
         var regions: [Region] = []
         var control: [String: Value] = [:]
         var curves: [[String: Value]] = []
         var problems: [Problem] = []
-        var levels: [[String: Value]] = [[:], [:], [:]]
+        var levels: [[String: Value]] = [[:], [:], [:]] {
+            didSet { inherited = nil }
+        }
+        /// `levels` merged (`inheritedOpcodes()`), until a level changes.
+        var inherited: [String: Value]? = nil
         var defines: [(name: String, value: String)] = []
         /// The header the opcodes now read belong to, and its own opcodes so far.
         var header = "global"
         var headerFile = ""
         var headerLine = 0
         var opcodes: [String: Value] = [:]
+        /// `<control>`'s `default_path` as the regions after it take it (with `/` between
+        /// folders): worked out once per `<control>`, not once per region.
+        var defaultPath = ""
 
         /// Files the reader is inside, for a nesting that comes back to one.
         var openFiles: [String] = []
@@ -85,14 +95,21 @@ struct SFZText {
         mutating func read(_ text: String, file: String, depth: Int) {
             openFiles.append(file)
             defer { openFiles.removeLast() }
+            // Scanned as UTF-8 bytes: splitting and scanning `Character`s, and a `String` per
+            // piece of a line, cost the fuzzer most of its time.
+            let bytes = Array(text.utf8)
             var lineNumber = 0
             var inBlockComment = false
-            // Any line end: LF, CRLF (one Character in Swift, which a split on "\n" never finds:
-            // a Windows file read as one line) or CR alone.
-            for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            var lineStart = 0
+            while true {
+                // Any line end: LF, CRLF (one Character in Swift, which a split on "\n" never
+                // finds: a Windows file read as one line), CR alone, and the rest of Unicode's.
+                let line = Self.line(in: bytes, from: lineStart)
                 lineNumber += 1
-                let line = Substring(stripComments(String(rawLine), inBlockComment: &inBlockComment))
-                readDirectives(in: line, file: file, line: lineNumber, depth: depth)
+                readTextLine(bytes[lineStart..<line.end], isASCII: line.isASCII, inBlockComment: &inBlockComment,
+                             file: file, line: lineNumber, depth: depth)
+                guard let next = line.next else { break }
+                lineStart = next
             }
         }
 
@@ -203,7 +220,11 @@ struct SFZText {
         }
 
         mutating func includeFile(_ rest: Substring, file: String, line: Int, depth: Int) {
-            let name = substitute(String(rest)).trimmingCharacters(in: [" ", "\t", "\""])
+            includeFile(named: substitute(String(rest)).trimmingCharacters(in: [" ", "\t", "\""]), file: file, line: line, depth: depth)
+        }
+
+        /// Reads the file `#include` names, `$NAME`s replaced and quotes trimmed.
+        mutating func includeFile(named name: String, file: String, line: Int, depth: Int) {
             guard !name.isEmpty else {
                 problems.append(Problem(file: file, line: line, reason: "#include names no file"))
                 return
@@ -322,23 +343,42 @@ struct SFZText {
             return characters.count
         }
 
+        /// `opcodes` over `above`, a deeper level's over what it inherits.
+        static func merged(_ opcodes: [String: Value], over above: [String: Value]) -> [String: Value] {
+            // Nothing on one side: the other's dictionary, shared, not copied.
+            if opcodes.isEmpty { return above }
+            if above.isEmpty { return opcodes }
+            var merged = above
+            // One copy of `above` with room for both, not a copy and then a larger one.
+            merged.reserveCapacity(above.count + opcodes.count)
+            // `key` sets the key range and the root at once: written deeper, it overrides the
+            // range and root inherited from above, as reading the opcodes in order does.
+            if opcodes["key"] != nil { for name in ["lokey", "hikey", "pitch_keycenter"] { merged[name] = nil } }
+            merged.merge(opcodes) { $1 }
+            return merged
+        }
+
+        /// What a region now inherits: the levels merged, outermost first. Worked out once for
+        /// all the regions of a group, not once per region.
+        mutating func inheritedOpcodes() -> [String: Value] {
+            if let inherited { return inherited }
+            let merged = levels.reduce([:]) { above, level in Self.merged(level, over: above) }
+            inherited = merged
+            return merged
+        }
+
         /// Ends the header being read: its opcodes go where it says.
         mutating func closeHeader() {
             switch header {
             case "region":
-                var merged: [String: Value] = [:]
-                for level in levels + [opcodes] {
-                    // `key` sets the key range and the root at once: written deeper, it overrides
-                    // the range and root inherited from above, as reading the opcodes in order does.
-                    if level["key"] != nil { for name in ["lokey", "hikey", "pitch_keycenter"] { merged[name] = nil } }
-                    merged.merge(level) { $1 }
-                }
-                regions.append(Region(opcodes: merged, file: headerFile, line: headerLine,
-                                      defaultPath: String((control["default_path"]?.text ?? "").map { $0 == "\\" ? "/" : $0 })))
+                let above = inheritedOpcodes()
+                regions.append(Region(opcodes: Self.merged(opcodes, over: above), file: headerFile, line: headerLine, defaultPath: defaultPath))
             case "global": levels[Level.global.rawValue].merge(opcodes) { $1 }
             case "master": levels[Level.master.rawValue].merge(opcodes) { $1 }
             case "group": levels[Level.group.rawValue].merge(opcodes) { $1 }
-            case "control": control.merge(opcodes) { $1 }
+            case "control":
+                control.merge(opcodes) { $1 }
+                defaultPath = String((control["default_path"]?.text ?? "").map { $0 == "\\" ? "/" : $0 })
             case "curve": curves.append(opcodes)
             default: break
             }
