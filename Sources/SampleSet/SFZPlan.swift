@@ -354,9 +354,17 @@ struct SFZPlan {
         var notPlayed: [String: Int] = [:]
         var skipped: [String: Int] = [:]
         var keyswitchDefault: UInt8? = nil
+        // Each name looked up once: a group's regions share most of theirs, and the lookups were
+        // a tenth of reading a file.
+        var statuses: [String: SFZOpcodes.Status?] = [:]
         for region in sfz.regions {
             for opcode in region.opcodes.keys {
-                switch SFZOpcodes.status(of: opcode) {
+                let status: SFZOpcodes.Status?
+                if let known = statuses[opcode] { status = known } else {
+                    status = SFZOpcodes.status(of: opcode)
+                    statuses[opcode] = status
+                }
+                switch status {
                 case .played?, .named?: continue
                 case .notPlayed?:
                     let form = SFZOpcodes.pattern(of: opcode)
