@@ -105,7 +105,8 @@ struct SFZPlan {
             region.attenuationCentibels = Float(-10 * gainDecibels)
             // A stereo sample's channels stand at `position` ± `width` (a mono one ignores both,
             // as sfizz does), each moved by `pan`.
-            region.pan = max(-1, min(1, side * Float(width / 100) + (side == 0 ? 0 : Float(position / 100)) + Float(pan / 100)))
+            region.pan = max(-1, min(1, SamplerRegion.stereoPan(side: side, width: Float(width / 100), position: Float(position / 100))
+                                        + Float(pan / 100)))
             if let cutoffHertz {
                 region.filterKind = filterKind
                 region.filterCutoffCents = Float(1_200 * log2(max(cutoffHertz, 1) / 8.176))

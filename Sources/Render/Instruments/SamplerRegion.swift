@@ -268,6 +268,16 @@ public struct SamplerRegion: Sendable, BitwiseCopyable, Equatable {
     /// - Thread: any.
     public var stereoSide: Float = 0
 
+    /// Where SFZ's `width` and `position` (-1…1 each, percent over 100) put the channel of a
+    /// stereo sample on `side`, as a pan: apart by the width, together by the position; a mono
+    /// sample (side 0) ignores both, as sfizz does. The loader, the controllers and the flex
+    /// routes all place a channel through this.
+    /// - Thread: any.
+    @inlinable @_noAllocation @_noLocks
+    public static func stereoPan(side: Float, width: Float, position: Float) -> Float {
+        side == 0 ? 0 : side * width + position
+    }
+
     /// - Thread: any.
     public init() {}
 

@@ -255,20 +255,9 @@ struct SamplerVoice {
         vibratoLFO.start(delay: modulatedSeconds(region.vibratoLFO.delay, timecents: sums.vibLfoDelay),
                          frequency: region.vibratoLFO.frequency * centsToRatio(Double(sums.vibLfoFrequency)),
                          sampleRate: engineRate, fade: region.vibratoLFO.fade, shape: region.vibratoLFO.shape)
-        runsEqualizer = false
-        runsSecondFilter = false
-        if let filterStages {
-            if region.equalizer.isActive {
-                runsEqualizer = true
-                filterStages.pointee.setEqualizer(region.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
-                                                  sampleRate: engineRate, reset: true)
-            }
-            if region.secondFilter.isActive {
-                runsSecondFilter = true
-                filterStages.pointee.setSecondFilter(region.secondFilter, key: playedKey, velocity: playedVelocity, controllers: state.pointee.controllers,
-                                                     curves: UnsafePointer(bitPattern: region.curveTableAddress), sampleRate: engineRate, reset: true)
-            }
-        }
+        runsEqualizer = filterStages != nil && region.equalizer.isActive
+        runsSecondFilter = filterStages != nil && region.secondFilter.isActive
+        setFilterStages(channel: state, sampleRate: engineRate, reset: true)
         runsFlex = false
         if !region.flex.isEmpty, let flex {
             runsFlex = true
@@ -331,9 +320,7 @@ struct SamplerVoice {
         attenuationCentibels = min(max(base.pointee.attenuationCentibels + attenuationOffsetCentibels + sums.attenuation,
                                        base.pointee.leastAttenuationCentibels), 1_440)
         pan = base.pointee.pan + sums.pan / 500
-        // A stereo sample's channel moves with the width (apart) and the position (together).
-        let side = base.pointee.stereoSide
-        if side != 0 { pan += side * sums.width / 100 + sums.position / 100 }
+        pan += SamplerRegion.stereoPan(side: base.pointee.stereoSide, width: sums.width / 100, position: sums.position / 100)
         cutoffCents = base.pointee.filterCutoffCents + sums.cutoff + randomCutoffCents
         let resonance = min(max(base.pointee.filterResonanceCentibels + sums.resonance, 0), 960)
         resonanceCentibels = resonance
@@ -355,6 +342,23 @@ struct SamplerVoice {
         reverbSend = min(max(base.pointee.reverbSend + sums.reverbSend / 1_000, 0), 1)
         chorusSend = min(max(base.pointee.chorusSend + sums.chorusSend / 1_000, 0), 1)
         return sums
+    }
+
+    /// Sets the second filter and the equalizer the voice runs from its region, the note and the
+    /// channel's controllers: at the note-on (`reset`: their state at rest) and when a controller
+    /// moves.
+    @_noAllocation @_noLocks
+    mutating func setFilterStages(channel state: UnsafePointer<ChannelState>, sampleRate: Double, reset: Bool) {
+        guard runsEqualizer || runsSecondFilter, let filterStages, let region else { return }
+        if runsEqualizer {
+            filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
+                                              sampleRate: sampleRate, reset: reset)
+        }
+        if runsSecondFilter {
+            filterStages.pointee.setSecondFilter(region.pointee.secondFilter, key: playedKey, velocity: playedVelocity,
+                                                 controllers: state.pointee.controllers,
+                                                 curves: UnsafePointer(bitPattern: region.pointee.curveTableAddress), sampleRate: sampleRate, reset: reset)
+        }
     }
 
     /// The filter's Q for a resonance of `resonanceCentibels` (0…960): Q in dB = cB/10 − 3.01, as
@@ -432,18 +436,7 @@ struct SamplerVoice {
         block.sampleScale = samples.encoding.scale
         if state.pointee.controllerSerial != controllerSerial {
             applyModulators(channel: state)
-            if let filterStages, let region {
-                if runsEqualizer {
-                    filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
-                                                      sampleRate: sampleRate, reset: false)
-                }
-                if runsSecondFilter {
-                    filterStages.pointee.setSecondFilter(region.pointee.secondFilter, key: playedKey, velocity: playedVelocity,
-                                                         controllers: state.pointee.controllers,
-                                                         curves: UnsafePointer(bitPattern: region.pointee.curveTableAddress), sampleRate: sampleRate,
-                                                         reset: false)
-                }
-            }
+            setFilterStages(channel: state, sampleRate: sampleRate, reset: false)
         }
         // Modulators with no destination are not stepped: most zones route none of them.
         var modulationDepth: Float = 0
@@ -470,9 +463,8 @@ struct SamplerVoice {
             flexResonance = flexed.output(.resonance)
             flexVolume = flexed.output(.volume)
             flexAmplitude = flexed.output(.amplitude)
-            // A stereo sample's channel moves by the routes onto its width (apart) and position (together).
-            let side = region?.pointee.stereoSide ?? 0
-            flexPan = flexed.output(.pan) + (side == 0 ? 0 : side * flexed.output(.width) + flexed.output(.position))
+            flexPan = flexed.output(.pan) + SamplerRegion.stereoPan(side: region?.pointee.stereoSide ?? 0, width: flexed.output(.width),
+                                                                    position: flexed.output(.position))
             if runsEqualizer, flex.pointee.movesEqualizer, let filterStages, let region {
                 filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
                                                   sampleRate: sampleRate, reset: false, moved: flexed.equalizerMoves)
