@@ -305,3 +305,20 @@ extension SFZTests {
         XCTAssertEqual(try SFZLoader.load(path: path, sampleRate: rate).loadWarnings, ["not played yet: fil2_type=pkf_2p (the second filter left out) (1 region)"])
     }
 }
+
+extension SFZTests {
+    /// A route onto the resonance moves the filter's peak while its sum is away from 0, and gives
+    /// the filter back its own resonance when the sum comes back to 0 (a square LFO's low half).
+    func testAResonanceRouteBackAtZeroRestoresTheResonance() throws {
+        let folder = try TemporaryFolder(self)
+        try writeSine(folder.file("c.wav"), frequency: 1_000, seconds: 1)
+        func level(_ opcodes: String, from start: Int) throws -> Double {
+            let left = try render("<region> sample=c.wav key=69 pitch_keytrack=0 amp_veltrack=0 cutoff=1000 \(opcodes)", in: folder,
+                                  [(0, .noteOn(channel: 0, key: 69, velocity: 127))], frames: 48_000)
+            return decibels(SignalAnalysis.rms(left[start ..< start + 4_800]))
+        }
+        let square = "lfo1_freq=1 lfo1_wave=3 lfo1_resonance=12"
+        XCTAssertEqual(try level(square, from: 14_400) - level("", from: 14_400), 12, accuracy: 0.5, "the high half: 12 dB more peak at the cutoff")
+        XCTAssertEqual(try level(square, from: 33_600), try level("", from: 33_600), accuracy: 0.05, "the low half: the region's own")
+    }
+}

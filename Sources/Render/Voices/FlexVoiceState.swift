@@ -145,6 +145,8 @@ struct FlexVoiceState {
 
     /// A route reaches the equalizer: `equalizerMoves` has something to give.
     var movesEqualizer = false
+    /// A route reaches the resonance: the voice sets its filter's Q from them every block.
+    var movesResonance = false
     var lfos: (LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState)
     var envelopes: (EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState,
                     EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState)
@@ -206,7 +208,12 @@ struct FlexVoiceState {
         isReleased = false
         randomState = UInt32(truncatingIfNeeded: seed &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         movesEqualizer = false
-        for index in 0..<routeCount where Int(routes![index].targetSlot) >= SamplerFlex.Target.equalizer1Gain.slot { movesEqualizer = true }
+        movesResonance = false
+        for index in 0..<routeCount {
+            let slot = Int(routes![index].targetSlot)
+            if slot >= SamplerFlex.Target.equalizer1Gain.slot { movesEqualizer = true }
+            if slot == SamplerFlex.Target.resonance.slot { movesResonance = true }
+        }
         amplitudeEnvelopeFinished = false
         var random = randomState
         withUnsafeMutableBytes(of: &envelopes) { raw in

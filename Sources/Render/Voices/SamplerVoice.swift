@@ -498,9 +498,9 @@ struct SamplerVoice {
 
         let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
             + flexCutoff
-        if flexResonance != 0 {
+        if runsFlex, let flex, flex.pointee.movesResonance {
             // As `applyModulators` sets the Q, from the resonance the routes move (SFZ's decibels
-            // are ten centibels each).
+            // are ten centibels each); every block, so that a sum back at 0 restores it.
             filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexResonance, 0), 960))
         }
         if cutoff != lastCutoffCents {
