@@ -84,29 +84,30 @@ public struct VoiceFilter: Sendable {
         let sine = Float(sineOfTurns(turns))
         let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
         let alpha = sine / (2 * max(q, 0.01))
-        let a0 = 1 + alpha
+        // One division, then products: a moving filter sets these every block.
+        let normalize = 1 / (1 + alpha)
         switch kind {
         case .highPass2:
-            let feedForward = (1 + cosine) * passbandGain
-            b0 = feedForward * 0.5 / a0
-            b1 = -feedForward / a0
+            let feedForward = (1 + cosine) * passbandGain * normalize
+            b0 = feedForward * 0.5
+            b1 = -feedForward
             b2 = b0
         case .bandPass2:
-            b0 = alpha * passbandGain / a0
+            b0 = alpha * passbandGain * normalize
             b1 = 0
             b2 = -b0
         case .bandReject2:
-            b0 = passbandGain / a0
-            b1 = -2 * cosine * passbandGain / a0
+            b0 = passbandGain * normalize
+            b1 = -2 * cosine * b0
             b2 = b0
         case .lowPass2, .lowPass1, .highPass1:  // the one-poles never come here
-            let feedForward = (1 - cosine) * passbandGain
-            b0 = feedForward * 0.5 / a0
-            b1 = feedForward / a0
+            let feedForward = (1 - cosine) * passbandGain * normalize
+            b0 = feedForward * 0.5
+            b1 = feedForward
             b2 = b0
         }
-        a1 = -2 * cosine / a0
-        a2 = (1 - alpha) / a0
+        a1 = -2 * cosine * normalize
+        a2 = (1 - alpha) * normalize
     }
 
     /// RBJ's peaking equalizer: `gainDecibels` at `frequency` (Hz), over a band `octaves` wide

@@ -24,6 +24,20 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(centibelsToAmplitude(200), 0.1, accuracy: 1e-6)
     }
 
+    func testFastSineAgainstLibm() {
+        var worstSingle: Float = 0, worstDouble = 0.0
+        for step in 0..<100_000 {
+            let turns = Double(step) / 100_000
+            worstSingle = max(worstSingle, abs(fastSineOfTurns(Float(turns)) - Float(sin(2 * Double.pi * Double(Float(turns))))))
+            worstDouble = max(worstDouble, abs(sineOfTurns(turns) - sin(2 * Double.pi * turns)))
+        }
+        XCTAssertLessThan(worstSingle, 1e-6)
+        XCTAssertLessThan(worstDouble, 1e-7)
+        XCTAssertEqual(fastSineOfTurns(0.25), 1, accuracy: 1e-6)
+        XCTAssertEqual(fastSineOfTurns(0.75), -1, accuracy: 1e-6)
+        XCTAssertEqual(fastSineOfTurns(0), 0, accuracy: 1e-7)
+    }
+
     /// frames, frame count, gains, filtering, filter, sends reverb, sends chorus, left, right, reverb, chorus.
     typealias MixLanes = (UnsafePointer<SIMD8<Float>>, Int, UnsafePointer<LaneGains>, Bool, inout VoiceFilterLanes, Bool, Bool,
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>,
