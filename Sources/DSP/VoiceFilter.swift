@@ -52,24 +52,54 @@ public struct VoiceFilter: Sendable {
     /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
     public mutating func set(_ kind: Kind = .lowPass2, cutoff: Float, q: Float, passbandGain: Float = 1, sampleRate: Float) {
+        guard let turns = update(kind, cutoff: cutoff, q: q, passbandGain: passbandGain, sampleRate: sampleRate) else { return }
+        if !setIfOnePole(kind, turns: turns, passbandGain: passbandGain) { setTwoPole(kind, turns: turns, q: q, passbandGain: passbandGain) }
+    }
+
+    /// Sets a one-pole `kind` at `turns` of the rate and returns true; returns false for a
+    /// two-pole kind, which `setTwoPole` sets.
+    /// - Thread: audio
+    @inlinable @_noAllocation @_noLocks
+    public mutating func setIfOnePole(_ kind: Kind, turns: Double, passbandGain: Float) -> Bool {
+        switch kind {
+        case .lowPass1: setOnePole(lowPass: true, turns: turns, passbandGain: passbandGain)
+        case .highPass1: setOnePole(lowPass: false, turns: turns, passbandGain: passbandGain)
+        case .lowPass2, .highPass2, .bandPass2, .bandReject2: return false
+        }
+        return true
+    }
+
+    /// The first half of `set`, for a caller that computes the sines of several filters at once
+    /// (`twoPoleSines`): records the settings and returns the cutoff in turns of the rate, or nil
+    /// when nothing changed. The caller then sets the coefficients with `setIfOnePole` or
+    /// `setTwoPole(_:sine:cosine:q:passbandGain:)`, as `set` does.
+    /// - Thread: audio
+    @inlinable @_noAllocation @_noLocks
+    public mutating func update(_ kind: Kind, cutoff: Float, q: Float, passbandGain: Float, sampleRate: Float) -> Double? {
         let clampedCutoff = min(max(cutoff, 5), sampleRate * 0.45)
-        guard clampedCutoff != lastCutoff || q != lastQ || passbandGain != lastPassbandGain || kind.rawValue != lastKind else { return }
+        guard clampedCutoff != lastCutoff || q != lastQ || passbandGain != lastPassbandGain || kind.rawValue != lastKind else { return nil }
         lastCutoff = clampedCutoff
         lastQ = q
         lastPassbandGain = passbandGain
         lastKind = kind.rawValue
-        let turns = Double(clampedCutoff / sampleRate)
-        switch kind {
-        case .lowPass1: setOnePole(lowPass: true, turns: turns, passbandGain: passbandGain)
-        case .highPass1: setOnePole(lowPass: false, turns: turns, passbandGain: passbandGain)
-        case .lowPass2, .highPass2, .bandPass2, .bandReject2: setTwoPole(kind, turns: turns, q: q, passbandGain: passbandGain)
-        }
+        return Double(clampedCutoff / sampleRate)
+    }
+
+    /// The sine and cosine a two-pole filter at `turns` of the rate is set from, for eight filters
+    /// at once; each lane bit for bit what `setTwoPole(_:turns:q:passbandGain:)` computes.
+    /// - Thread: any.
+    @inlinable @_noAllocation @_noLocks
+    public static func twoPoleSines(turns: SIMD8<Double>) -> (sine: SIMD8<Float>, cosine: SIMD8<Float>) {
+        let quarterOn = turns + 0.25
+        let cosineTurns = quarterOn.replacing(with: turns - 0.75, where: quarterOn .>= 1)
+        return (SIMD8<Float>(sineOfTurns(turns)), SIMD8<Float>(sineOfTurns(cosineTurns)))
     }
 
     /// The analogue one-pole, bilinear with the cutoff (`turns` of the rate) prewarped: −3 dB
     /// exactly at the cutoff.
+    /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
-    mutating func setOnePole(lowPass: Bool, turns: Double, passbandGain: Float) {
+    public mutating func setOnePole(lowPass: Bool, turns: Double, passbandGain: Float) {
         let warped = Float(sineOfTurns(turns / 2) / sineOfTurns(turns / 2 + 0.25))  // tan(π f / rate)
         b0 = (lowPass ? warped : 1) / (warped + 1) * passbandGain
         b1 = lowPass ? b0 : -b0
@@ -83,6 +113,13 @@ public struct VoiceFilter: Sendable {
     mutating func setTwoPole(_ kind: Kind, turns: Double, q: Float, passbandGain: Float) {
         let sine = Float(sineOfTurns(turns))
         let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
+        setTwoPole(kind, sine: sine, cosine: cosine, q: q, passbandGain: passbandGain)
+    }
+
+    /// RBJ's two-pole `kind` from the sine and cosine of its cutoff (`twoPoleSines`) and `q`.
+    /// - Thread: audio
+    @inlinable @_noAllocation @_noLocks
+    public mutating func setTwoPole(_ kind: Kind, sine: Float, cosine: Float, q: Float, passbandGain: Float) {
         let alpha = sine / (2 * max(q, 0.01))
         // One division, then products: a moving filter sets these every block.
         let normalize = 1 / (1 + alpha)

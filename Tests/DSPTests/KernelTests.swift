@@ -24,6 +24,39 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(centibelsToAmplitude(200), 0.1, accuracy: 1e-6)
     }
 
+    /// The eight-lane exponentials and sines a group's voices share give each lane exactly the
+    /// scalar function's bits, so a voice's pitch, cutoff, level and filter do not depend on its
+    /// group.
+    func testLaneExponentialsEqualTheScalarOnesBitForBit() {
+        var mismatches = 0
+        for start in stride(from: -12_000, through: 12_000, by: 8) {
+            let cents = SIMD8<Double>((0..<8).map { Double(start + $0) + 0.37 * Double($0) })
+            let ratios = centsToRatio(cents)
+            let hertz = absoluteCentsToHertz(SIMD8<Float>(cents) + 6_000)
+            let levels = centibelsToAmplitude(SIMD8<Float>(cents) * 0.1)
+            for lane in 0..<8 {
+                if ratios[lane].bitPattern != centsToRatio(cents[lane]).bitPattern { mismatches += 1 }
+                if hertz[lane].bitPattern != absoluteCentsToHertz(Float(cents[lane]) + 6_000).bitPattern { mismatches += 1 }
+                if levels[lane].bitPattern != centibelsToAmplitude(Float(cents[lane]) * 0.1).bitPattern { mismatches += 1 }
+            }
+        }
+        // The sines a group's two-pole filters are set from, likewise.
+        for start in stride(from: 0, to: 45_000, by: 8) {
+            let turns = SIMD8<Double>((0..<8).map { Double(start + $0) / 100_000 + 1e-7 * Double($0) })
+            let (sine, cosine) = VoiceFilter.twoPoleSines(turns: turns)
+            let sines = sineOfTurns(turns)
+            for lane in 0..<8 {
+                if sines[lane].bitPattern != sineOfTurns(turns[lane]).bitPattern { mismatches += 1 }
+                if sine[lane].bitPattern != Float(sineOfTurns(turns[lane])).bitPattern { mismatches += 1 }
+                if cosine[lane].bitPattern != Float(sineOfTurns(turns[lane] + 0.25)).bitPattern { mismatches += 1 }
+            }
+        }
+        XCTAssertEqual(mismatches, 0)
+        // Beyond the clamps, too.
+        XCTAssertEqual(fastExp2(SIMD8<Double>(repeating: 5_000))[3], fastExp2(5_000.0))
+        XCTAssertEqual(fastExp2(SIMD8<Float>(repeating: -300))[5], fastExp2(Float(-300)))
+    }
+
     func testFastSineAgainstLibm() {
         var worstSingle: Float = 0, worstDouble = 0.0
         for step in 0..<100_000 {

@@ -62,7 +62,7 @@ struct FlexVoiceState {
 
         /// `base` (0…1) to the `exponent` (1 or more): by multiplying for the whole exponents
         /// libraries mostly write (a shape of 2 or -3), through 2^(e · log2 b) otherwise.
-        @_noAllocation @_noLocks
+        @inline(__always) @_noAllocation @_noLocks
         static func power(_ base: Float, _ exponent: Float) -> Float {
             let whole = Int(exponent)
             guard Float(whole) == exponent, whole <= 8 else { return fastExp2(exponent * log2Approximation(base)) }
@@ -142,6 +142,8 @@ struct FlexVoiceState {
     /// The voice's own generator for the sample-and-hold wave (xorshift), seeded at note-on, so
     /// every render draws the same values at any block size.
     var randomState: UInt32 = 1
+    /// Seconds a frame, set at note-on: a division every block would head every LFO's chain.
+    var framePeriod: Float = 0
 
     /// A route reaches the equalizer: `equalizerMoves` has something to give.
     var movesEqualizer = false
@@ -200,6 +202,7 @@ struct FlexVoiceState {
             return
         }
         let rate = Float(sampleRate)
+        framePeriod = Float(1 / sampleRate)
         envelopeCount = Int(ranges.envelopeCount)
         lfoCount = Int(ranges.lfoCount)
         routes = layout.pointee.routes + Int(ranges.firstRoute)
@@ -265,7 +268,7 @@ struct FlexVoiceState {
     /// `controllers`.
     @_noAllocation @_noLocks
     mutating func advance(by frameCount: Int, controllers: UnsafePointer<UInt8>, sampleRate: Double, into outputs: inout Outputs) {
-        let rate = Float(sampleRate), framePeriod = Float(1 / sampleRate)
+        let rate = Float(sampleRate), framePeriod = self.framePeriod
         let released = isReleased
         let envelopeCount = self.envelopeCount, lfoCount = self.lfoCount, routeCount = self.routeCount
         let routes = self.routes

@@ -409,22 +409,41 @@ struct SamplerVoice {
         /// What the voice's frames are multiplied by to reach full scale: its pool's
         /// `SampleEncoding.scale`, which the sampler folds into the lane's gains.
         var sampleScale: Float = 1
+        /// Between `prepare` and `complete`: the pitch, cutoff and attenuation the block ends at,
+        /// whose exponentials the group's lanes compute together (`LaneControlMath`), and the
+        /// level's other factors.
+        var cents: Double = 0
+        var cutoffCents: Float = 0
+        var levelCentibels: Float = 0
+        var envelopeStart: Float = 0, envelopeEnd: Float = 0
+        var amplitude: Float = 1
+        var pan: Float = 0
+        /// `prepare` left the rest of the update to `complete`.
+        var isPending = false
+        /// `complete` left the two-pole filter's coefficients to `setFilter(sine:cosine:)`, at this
+        /// cutoff in turns of the rate.
+        var setsFilter = false
+        var filterTurns: Double = 0
         /// Whether the voice reaches the reverb or the chorus bus anywhere in the block.
         var sendsReverb: Bool { @_noAllocation @_noLocks get { reverbStart != 0 || reverbStep != 0 } }
         var sendsChorus: Bool { @_noAllocation @_noLocks get { chorusStart != 0 || chorusStep != 0 } }
     }
 
-    /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames:
-    /// sets `lastIncrement` (the read speed) and the filter, and fills `block` with its gains. Envelope,
-    /// fade and pan are evaluated at the block's ends and ramped linearly across it: at most 64 frames
-    /// (1.3 ms) of granularity. The caller then reads the sample (the group's SIMD reader, then
-    /// `readSample` for frames near a boundary), filters when `filterActive`, mixes, and calls `finish`.
+    /// Runs the control-rate update for the next `frameCount` (≤ `controlBlockFrameCount`) frames,
+    /// in two steps around the exponentials, which the group computes for its lanes together
+    /// (`LaneControlMath`): a moving voice needs three every block, each a chain of dependent
+    /// steps, and eight lanes take about the time of one. `prepare` steps the envelopes, LFOs and
+    /// modulators and leaves in `block` the pitch, cutoff and attenuation the block ends at;
+    /// `complete` takes their exponentials and sets `lastIncrement` (the read speed), the filter
+    /// and the block's gains. Envelope, fade and pan are evaluated at the block's ends and ramped
+    /// linearly across it: at most 64 frames (1.3 ms) of granularity. The caller then reads the
+    /// sample (the group's SIMD reader, then `readSample` for frames near a boundary), filters when
+    /// `filterActive`, mixes, and calls `finish`.
     /// `state` is a pointer because copying the channel's state for every voice every block costs
     /// more than the few fields read from it.
-    /// With `sends` false (effects off) the send gains stay 0 and the voice reaches no effects bus.
     @_noAllocation @_noLocks
     mutating func prepare(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double,
-                          sends: Bool, into block: inout ControlBlock) {
+                          into block: inout ControlBlock) {
         block = ControlBlock()
         guard let samples else { return }
         if waitingFrames > 0 {
@@ -470,11 +489,43 @@ struct SamplerVoice {
                                                   sampleRate: sampleRate, reset: false, moved: flexed.equalizerMoves)
             }
         }
-        let cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
+        block.cents = pitchCents + Double(modulatedPitchCents + state.pointee.tuningCents + modulationDepth * modulationEnvelopeToPitch
             + modulationLFOValue * modulationLFOToPitch + vibratoValue * vibratoLFOToPitch + flexPitch)
-        if cents != lastCents {
-            lastCents = cents
-            lastIncrement = rateRatio * centsToRatio(cents)
+        block.cutoffCents = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
+            + flexCutoff
+        if runsFlex, let flex, flex.pointee.movesResonance {
+            // As `applyModulators` sets the Q, from the resonance the routes move (SFZ's decibels
+            // are ten centibels each); every block, so that a sum back at 0 restores it.
+            filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexResonance, 0), 960))
+        }
+        // Level at both ends of the block: envelope × fade × attenuation × pan.
+        block.envelopeStart = volumeEnvelope.currentValue * fadeGain
+        fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
+        block.envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
+        block.levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume - 10 * flexVolume
+        block.amplitude = flexAmplitude
+        block.pan = min(max(pan + flexPan, -1), 1)
+        block.isPending = true
+    }
+
+    /// Whether the block's pitch, cutoff or attenuation moved since the last: only then does
+    /// `complete` read the exponentials it is given, and only then does the group compute them.
+    @_noAllocation @_noLocks
+    func moves(_ block: ControlBlock) -> Bool {
+        block.cents != lastCents || block.cutoffCents != lastCutoffCents || block.levelCentibels != lastLevelCentibels
+    }
+
+    /// The second step of the control update (see `prepare`): `ratio`, `cutoffHertz` and `level` are
+    /// `centsToRatio(block.cents)`, `absoluteCentsToHertz(block.cutoffCents)` and
+    /// `centibelsToAmplitude(block.levelCentibels)`, read only where they moved. With `sends` false
+    /// (effects off) the send gains stay 0 and the voice reaches no effects bus.
+    @_noAllocation @_noLocks
+    mutating func complete(frameCount: Int, ratio: Double, cutoffHertz: Float, level: Float, sampleRate: Double, sends: Bool,
+                           into block: inout ControlBlock) {
+        block.isPending = false
+        if block.cents != lastCents {
+            lastCents = block.cents
+            lastIncrement = rateRatio * ratio
         }
         // A sample still being decoded: the block reads up to its loop's end (looping) or a few
         // frames past where it ends, interpolation's reach included. Past what is written, the
@@ -495,37 +546,28 @@ struct SamplerVoice {
                 return
             }
         }
-
-        let cutoff = cutoffCents + modulationDepth * modulationEnvelopeToCutoff + modulationLFOValue * modulationLFOToCutoff
-            + flexCutoff
-        if runsFlex, let flex, flex.pointee.movesResonance {
-            // As `applyModulators` sets the Q, from the resonance the routes move (SFZ's decibels
-            // are ten centibels each); every block, so that a sum back at 0 restores it.
-            filterQ = Self.filterQ(resonanceCentibels: min(max(resonanceCentibels + 10 * flexResonance, 0), 960))
-        }
-        if cutoff != lastCutoffCents {
-            lastCutoffCents = cutoff
-            lastCutoffHertz = cutoff < 13_500 ? absoluteCentsToHertz(cutoff) : .infinity
+        if block.cutoffCents != lastCutoffCents {
+            lastCutoffCents = block.cutoffCents
+            lastCutoffHertz = block.cutoffCents < 13_500 ? cutoffHertz : .infinity
         }
         // Near Nyquist the filter is inaudible; skipping it saves a large share of a voice's cost.
         // A resonant one still runs there (at its 0.45 × rate clamp): its resonance lowers the
         // passband (`filterPassbandGain`) wherever the cutoff is, as FluidSynth's filter does.
         // Any other kind of filter is heard wherever its cutoff is.
         if lastCutoffHertz < Float(sampleRate) * 0.42 || filterQ > VoiceFilter.butterworthQ || filterKind.rawValue != VoiceFilter.Kind.lowPass2.rawValue {
-            filter.set(filterKind, cutoff: lastCutoffHertz, q: filterQ, passbandGain: filterPassbandGain, sampleRate: Float(sampleRate))
+            if let turns = filter.update(filterKind, cutoff: lastCutoffHertz, q: filterQ, passbandGain: filterPassbandGain,
+                                         sampleRate: Float(sampleRate)),
+               !filter.setIfOnePole(filterKind, turns: turns, passbandGain: filterPassbandGain) {
+                block.setsFilter = true
+                block.filterTurns = turns
+            }
             block.filterActive = true
         }
-
-        // Level at both ends of the block: envelope × fade × attenuation × pan.
-        let envelopeStart = volumeEnvelope.currentValue * fadeGain
-        fadeGain = max(0, fadeGain + fadeStep * Float(frameCount))
-        let envelopeEnd = volumeEnvelope.advance(by: frameCount) * fadeGain
-        let levelCentibels = attenuationCentibels + modulationLFOValue * modulationLFOToVolume - 10 * flexVolume
-        if levelCentibels != lastLevelCentibels {
-            lastLevelCentibels = levelCentibels
-            lastLevel = centibelsToAmplitude(levelCentibels)
+        if block.levelCentibels != lastLevelCentibels {
+            lastLevelCentibels = block.levelCentibels
+            lastLevel = level
         }
-        let panned = min(max(pan + flexPan, -1), 1)
+        let panned = block.pan
         if panned != lastPan {
             // Constant-power pan: θ from 0 (left) to π/2 (right); cos/sin from the sine kernel.
             lastPan = panned
@@ -533,7 +575,8 @@ struct SamplerVoice {
             lastPanLeft = Float(sineOfTurns(turns + 0.25))
             lastPanRight = Float(sineOfTurns(turns))
         }
-        let level = lastLevel * flexAmplitude
+        let envelopeStart = block.envelopeStart, envelopeEnd = block.envelopeEnd
+        let level = lastLevel * block.amplitude
         let targetLeft = level * lastPanLeft
         let targetRight = level * lastPanRight
         block.leftStart = gainLeft * envelopeStart
@@ -553,6 +596,13 @@ struct SamplerVoice {
         block.chorusStep = (targetChorus * envelopeEnd - block.chorusStart) * perFrame
         gainReverb = targetReverb
         gainChorus = targetChorus
+    }
+
+    /// Sets the two-pole filter `complete` left pending (`ControlBlock.setsFilter`) from the sine
+    /// and cosine of its cutoff, which the group computes for its lanes together.
+    @_noAllocation @_noLocks
+    mutating func setFilter(sine: Float, cosine: Float) {
+        filter.setTwoPole(filterKind, sine: sine, cosine: cosine, q: filterQ, passbandGain: filterPassbandGain)
     }
 
     /// Ends the voice if it ran out of sample, its envelope finished or its fade reached zero.

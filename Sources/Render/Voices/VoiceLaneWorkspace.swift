@@ -66,6 +66,9 @@ struct VoiceLaneWorkspace {
     let fractionOffset: Int
     let fractionStepOffset: Int
     let wholeStepOffset: Int
+    /// The group's exponentials and filter sines for the block, and where their lanes' inputs lie.
+    let laneMath: UnsafeMutablePointer<LaneControlMath>
+    let laneMathOffsets: LaneControlMath.Offsets
 
     /// The buffers are written now, so that no page of them is first touched (faulted in) on the
     /// thread that renders: a group's first use of a bus would.
@@ -107,6 +110,9 @@ struct VoiceLaneWorkspace {
         fractionOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fraction)!
         fractionStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fractionStep)!
         wholeStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wholeStep)!
+        laneMath = .allocate(capacity: 1)
+        laneMath.initialize(to: LaneControlMath())
+        laneMathOffsets = LaneControlMath.Offsets()
     }
 
     /// - Thread: stopped.
@@ -118,6 +124,7 @@ struct VoiceLaneWorkspace {
         scratch.deallocate()
         silence.deallocate()
         otherEncodingScratch.deallocate()
+        laneMath.deallocate()
         placeholderGroup.deallocate()
         groupBlocks.deallocate()
         laneBases.deallocate()
@@ -190,21 +197,49 @@ struct VoiceLaneWorkspace {
         var offset = 0
         while offset < frameCount {
             let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
-            var filtering = false
+            // The control update in passes: each voice up to its exponentials; the exponentials of
+            // every lane whose pitch, cutoff or level moved, at once; each voice's gains and filter
+            // from them; the sines of the lanes whose two-pole filter moved, at once, and those
+            // filters' coefficients.
+            var moving = false
             for lane in 0..<Sampler.laneCount {
                 if lane < count && group[lane].pointee.isActive {
                     let voice = group[lane]
                     voice.pointee.prepare(frameCount: blockFrames, channel: context.channels + Int(voice.pointee.channel),
-                                          sampleRate: context.sampleRate, sends: context.sendsEnabled, into: &groupBlocks[lane])
-                    if groupBlocks[lane].isStarved { context.starvedVoices.pointee.add(1, ordering: .relaxed) }
+                                          sampleRate: context.sampleRate, into: &groupBlocks[lane])
+                    if groupBlocks[lane].isPending && voice.pointee.moves(groupBlocks[lane]) {
+                        LaneControlMath.setLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
+                        moving = true
+                    }
                 } else {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
+                }
+            }
+            if moving { laneMath.pointee.computeExponentials() }
+            var filtering = false, settingFilters = false
+            for lane in 0..<Sampler.laneCount {
+                if groupBlocks[lane].isPending {
+                    let math = laneMath
+                    group[lane].pointee.complete(frameCount: blockFrames, ratio: math.pointee.ratio[lane],
+                                                 cutoffHertz: math.pointee.cutoffHertz[lane], level: math.pointee.level[lane],
+                                                 sampleRate: context.sampleRate, sends: context.sendsEnabled, into: &groupBlocks[lane])
+                    if groupBlocks[lane].isStarved { context.starvedVoices.pointee.add(1, ordering: .relaxed) }
+                    if groupBlocks[lane].setsFilter {
+                        LaneControlMath.setFilterLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
+                        settingFilters = true
+                    }
                 }
                 if groupBlocks[lane].filterActive {
                     laneFilters[lane] = (UnsafeMutableRawPointer(group[lane]) + filterOffset).assumingMemoryBound(to: VoiceFilter.self)
                     filtering = true
                 } else {
                     laneFilters[lane] = passthrough
+                }
+            }
+            if settingFilters {
+                laneMath.pointee.computeFilterSines()
+                for lane in 0..<count where groupBlocks[lane].setsFilter {
+                    group[lane].pointee.setFilter(sine: laneMath.pointee.filterSine[lane], cosine: laneMath.pointee.filterCosine[lane])
                 }
             }
             readLanes(count: count, frameCount: blockFrames, context: context)

@@ -1,0 +1,69 @@
+import DSP
+
+/// The exponentials and sines of a group's control update, computed for its eight lanes at once:
+/// each voice's read speed from its pitch in cents, its filter's cutoff in hertz and its level
+/// from its attenuation (`SamplerVoice.prepare` and `complete`), then the sine and cosine its
+/// two-pole filter is set from. A voice whose pitch, cutoff or level moves (a vibrato, a filter
+/// envelope, a tremolo) needs these every block, each a chain of dependent steps that one voice at
+/// a time would wait on; eight lanes take about the time of one, and each lane's result is bit for
+/// bit the scalar function's, so a voice sounds the same in any group.
+///
+/// The inputs are written lane by lane as plain scalars and then loaded whole, as the reader's
+/// positions are (`LanePositions`): writing single lanes of a vector held in registers stalls.
+/// - Thread: audio. Or the one worker whose workspace holds it.
+struct LaneControlMath {
+    var cents = SIMD8<Double>()
+    var cutoffCents = SIMD8<Float>()
+    var levelCentibels = SIMD8<Float>()
+    var ratio = SIMD8<Double>()
+    var cutoffHertz = SIMD8<Float>()
+    var level = SIMD8<Float>()
+    /// The filters' cutoffs in turns of the rate, and the sine and cosine of each.
+    var filterTurns = SIMD8<Double>()
+    var filterSine = SIMD8<Float>()
+    var filterCosine = SIMD8<Float>()
+
+    @_noAllocation @_noLocks
+    init() {}
+
+    /// Where the inputs lie in the struct, for writing one lane at a time; measured once, off the
+    /// audio thread (a static would be initialised lazily, behind a lock).
+    struct Offsets {
+        let cents = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.cents)!
+        let cutoffCents = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.cutoffCents)!
+        let levelCentibels = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.levelCentibels)!
+        let filterTurns = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.filterTurns)!
+    }
+
+    /// Sets `lane`'s inputs from a voice's pending control block.
+    @_noAllocation @_noLocks
+    static func setLane(_ lane: Int, of exponentials: UnsafeMutablePointer<LaneControlMath>, from block: SamplerVoice.ControlBlock,
+                        offsets: Offsets) {
+        let raw = UnsafeMutableRawPointer(exponentials)
+        raw.storeBytes(of: block.cents, toByteOffset: offsets.cents + lane * MemoryLayout<Double>.stride, as: Double.self)
+        raw.storeBytes(of: block.cutoffCents, toByteOffset: offsets.cutoffCents + lane * MemoryLayout<Float>.stride, as: Float.self)
+        raw.storeBytes(of: block.levelCentibels, toByteOffset: offsets.levelCentibels + lane * MemoryLayout<Float>.stride, as: Float.self)
+    }
+
+    /// Sets `lane`'s filter cutoff from a voice's control block.
+    @_noAllocation @_noLocks
+    static func setFilterLane(_ lane: Int, of math: UnsafeMutablePointer<LaneControlMath>, from block: SamplerVoice.ControlBlock,
+                              offsets: Offsets) {
+        UnsafeMutableRawPointer(math).storeBytes(of: block.filterTurns, toByteOffset: offsets.filterTurns + lane * MemoryLayout<Double>.stride,
+                                                 as: Double.self)
+    }
+
+    /// Computes the sine and cosine of every lane's filter cutoff.
+    @_noAllocation @_noLocks
+    mutating func computeFilterSines() {
+        (filterSine, filterCosine) = VoiceFilter.twoPoleSines(turns: filterTurns)
+    }
+
+    /// Computes every lane's exponentials from its inputs.
+    @_noAllocation @_noLocks
+    mutating func computeExponentials() {
+        ratio = centsToRatio(cents)
+        cutoffHertz = absoluteCentsToHertz(cutoffCents)
+        level = centibelsToAmplitude(levelCentibels)
+    }
+}
