@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast build release tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
+.PHONY: all deps demo test test-fast build release install uninstall tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
 
 all: build
 
@@ -21,6 +21,25 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 release: deps piano
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato-bench
+
+## Installs `staccato` and `staccato-bench` in PREFIX/bin and what they ship with (the piano and
+## xylophone font, the drum kit, the multi-layer piano, the demo song, each with its licence) in
+## PREFIX/share/staccato, where the installed binaries look for them
+## (`InstrumentLoader.shippedFile`). `make install PREFIX=~/.local` needs no root; DESTDIR stages
+## a package.
+PREFIX ?= /usr/local
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+DATADIR = $(DESTDIR)$(PREFIX)/share/staccato
+SHIPPED = soundfonts samples/drums samples/midi samples/piano samples/README.md
+install: release
+	install -d $(BINDIR) $(DATADIR)/samples
+	install -m 755 .build/release/staccato .build/release/staccato-bench $(BINDIR)/
+	for item in $(SHIPPED); do cp -R $$item $(DATADIR)/$$(dirname $$item)/; done
+	rm -f $(DATADIR)/samples/piano/make-piano.py $(DATADIR)/samples/piano/wav/.written
+
+uninstall:
+	rm -f $(BINDIR)/staccato $(BINDIR)/staccato-bench
+	rm -rf $(DATADIR)
 
 ## Plays the demo through the default ALSA device, or renders it to demo.wav when nothing can play.
 demo: release

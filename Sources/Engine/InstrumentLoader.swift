@@ -179,11 +179,22 @@ public enum InstrumentLoader {
     }
 
     /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the running
-    /// executable's package (`.build/<triple>/<configuration>/staccato` is three folders below it),
-    /// then in the working directory.
+    /// executable: in the tree `make install` wrote (`PREFIX/bin/staccato` finds
+    /// `PREFIX/share/staccato/<relativePath>`), then in its package (`.build/<triple>/<configuration>/staccato`
+    /// is three folders below it), then in the working directory.
     /// - Thread: control.
     public static func shippedFile(_ relativePath: String) -> String {
-        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        shippedFile(relativePath, executable: CommandLine.arguments.first ?? ".")
+    }
+
+    /// `shippedFile(_:)` as seen from the executable at `executable`.
+    /// - Thread: control.
+    public static func shippedFile(_ relativePath: String, executable: String) -> String {
+        let binFolder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let installed = binFolder.deletingLastPathComponent().appendingPathComponent(installedDataFolder)
+            .appendingPathComponent(relativePath).path
+        if FileManager.default.fileExists(atPath: installed) { return installed }
+        var folder = binFolder
         for _ in 0..<5 {
             let candidate = folder.appendingPathComponent(relativePath).path
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
@@ -191,4 +202,8 @@ public enum InstrumentLoader {
         }
         return relativePath
     }
+
+    /// Where `make install` puts the shipped files, below its prefix (beside `bin`); the Makefile's
+    /// `DATADIR` says the same.
+    static let installedDataFolder = "share/staccato"
 }

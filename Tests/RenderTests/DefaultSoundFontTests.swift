@@ -34,4 +34,21 @@ final class DefaultSoundFontTests: XCTestCase {
         XCTAssertEqual(fallback.source, .shipped)
         XCTAssertTrue(fallback.path.hasSuffix("soundfonts/FluidR3_GM_piano_xylo.sf2"), fallback.path)
     }
+
+    /// An installed `staccato` (`make install`: PREFIX/bin) finds what it ships with in
+    /// PREFIX/share/staccato before anything beside it, and a build in its package as before.
+    func testInstalledBinaryFindsItsShippedFilesUnderShare() throws {
+        let folder = try TemporaryFolder(self)
+        try FileManager.default.createDirectory(atPath: folder.file("prefix/bin"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.file("prefix/share/staccato/soundfonts"), withIntermediateDirectories: true)
+        try folder.writeText("prefix/bin/staccato", "")
+        try folder.writeText("prefix/share/staccato/soundfonts/FluidR3_GM_piano_xylo.sf2", "")
+        XCTAssertEqual(InstrumentLoader.shippedFile("soundfonts/FluidR3_GM_piano_xylo.sf2", executable: folder.file("prefix/bin/staccato")),
+                       folder.file("prefix/share/staccato/soundfonts/FluidR3_GM_piano_xylo.sf2"))
+        // What is not installed is looked for up the tree, then left relative to the working directory.
+        XCTAssertEqual(InstrumentLoader.shippedFile("samples/midi/absent.mid", executable: folder.file("prefix/bin/staccato")),
+                       "samples/midi/absent.mid")
+        // A build in the package finds the repository's files.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: InstrumentLoader.shippedFile("samples/midi/mozart_turkish_march.mid")))
+    }
 }
