@@ -114,6 +114,10 @@ public enum InstrumentLoader {
 
     static let shippedSoundFontPath = "soundfonts/FluidR3_GM_piano_xylo.sf2"
 
+    /// The drum kit shipped with Staccato: what plays a song's drums when the instrument has none.
+    /// - Thread: control.
+    public static var shippedKitPath: String { shippedFile("samples/drums/kit.json") }
+
     /// Where Debian and other distributions install a General MIDI SoundFont, in the order tried
     /// when no `--soundfont` is given (after `$STACCATO_SOUNDFONT`, before the shipped font).
     /// - Thread: any.

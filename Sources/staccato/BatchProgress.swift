@@ -1,4 +1,6 @@
+import Engine
 import Foundation
+import Render
 import Synchronization
 
 /// What `render --out-dir` shows while it runs, and its summary at the end.
@@ -21,11 +23,16 @@ final class BatchProgress: Sendable {
     private let songCount: Int
     private let folder: String
     private let line: StatusLine
+    /// The rate and the song gain the songs render with: what the limiter's line reports against.
+    private let sampleRate: Double
+    private let gainDecibels: Float
     private let tally = Mutex(Tally())
 
-    init(songCount: Int, folder: String, line: StatusLine = .standard) {
+    init(songCount: Int, folder: String, sampleRate: Double, gainDecibels: Float, line: StatusLine = .standard) {
         self.songCount = songCount
         self.folder = folder
+        self.sampleRate = sampleRate
+        self.gainDecibels = gainDecibels
         self.line = line
     }
 
@@ -43,7 +50,7 @@ final class BatchProgress: Sendable {
             tally.finished += 1
             if case .failed = outcome { tally.failed += 1 }
             if let index = tally.atWork.firstIndex(of: job.song) { tally.atWork.remove(at: index) }
-            guard line.isTerminal else { return line.print("[\(tally.finished)/\(songCount)] " + Self.outcomeText(job, outcome)) }
+            guard line.isTerminal else { return line.print("[\(tally.finished)/\(songCount)] " + outcomeText(job, outcome)) }
             line.update(liveText(tally))
         }
     }
@@ -74,15 +81,21 @@ final class BatchProgress: Sendable {
 
     /// `bach.mid to out/bach.wav: 88.00 s of audio in 1.17 s (75.0x real time)`, with the limiter's
     /// line when it engaged; `bad.mid failed: byte 0: ...`.
-    private static func outcomeText(_ job: BatchRender.Job, _ outcome: BatchOutcome) -> String {
+    private func outcomeText(_ job: BatchRender.Job, _ outcome: BatchOutcome) -> String {
         switch outcome {
         case .rendered(let render):
             "\(job.song) to \(job.output): " + renderSpeedText(audioSeconds: render.summary.seconds, wallSeconds: render.renderSeconds)
-                + (render.summary.statistics.limitedFrames > 0 ? "; " + render.limiterLine : "")
+                + (render.summary.statistics.limitedFrames > 0
+                   ? "; " + limiterReport(render.summary.statistics, sampleRate: sampleRate, gainDecibels: gainDecibels) : "")
         case .failed(let failure):
             "\(job.song) failed: \(failure.reason)"
         }
     }
 
     private static func files(_ count: Int) -> String { count == 1 ? "1 MIDI file" : "\(count) MIDI files" }
+}
+
+extension BatchFailure {
+    /// `staccato: a/A.mid: byte 14: ...`: the project's one-line error, on stderr.
+    var line: String { "staccato: \(song): \(reason)" }
 }

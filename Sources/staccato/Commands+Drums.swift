@@ -9,7 +9,7 @@ extension Commands {
     /// Computer keys for the pads, in the kit's order: the home row, then the row above.
     static let padKeys: [Character] = Array("asdfghjkl;qwertyuiop")
     /// The shipped kit: `drums` plays it, and `play` with the keyboard, unless --kit names another.
-    static var shippedKitPath: String { InstrumentLoader.shippedFile("samples/drums/kit.json") }
+    static var shippedKitPath: String { InstrumentLoader.shippedKitPath }
 
     static let drums = Subcommand(
         name: "drums",

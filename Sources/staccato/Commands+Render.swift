@@ -61,7 +61,8 @@ extension Commands {
             let notes = MIDISequencer(song, sampleRate: Double(rate), program: program).playedNotes(kitPlaysPercussion: kitPath != nil)
             let bank = try loadInstrument(path: instrumentPath, sampleRate: Double(rate), notes: notes)
             renderConfiguration.threadCount = threadCount
-            let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits)
+            let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits,
+                                        warning: printWarning)
             let render = try renderer.render(song, from: songPath, to: output)
             let stats = render.summary.statistics
             print("rendered \(songPath) with \(bank.name) to \(output): "
@@ -70,7 +71,7 @@ extension Commands {
             print("notes \(stats.noteOns), peak voices \(stats.peakVoices), stolen \(stats.stolenVoices), unplayable notes \(stats.unmappedNotes)"
                   + (stats.sampleUnderruns > 0 ? ", sample underruns \(stats.sampleUnderruns)" : "")
                   + (render.playsKit ? "; drum hits \(stats.drumHits), recycled \(stats.drumRecycles), choked \(stats.drumChokes), notes no pad plays \(stats.unmappedHits)" : ""))
-            print(render.limiterLine)
+            print(limiterReport(stats, sampleRate: renderConfiguration.sampleRate, gainDecibels: renderConfiguration.songGainDecibels))
             if let silence = render.silence { throw silence }
             return 0
 
@@ -92,10 +93,11 @@ extension Commands {
             // cores with nothing shared between threads while they render.
             renderConfiguration.threadCount = 1
             let renderer = SongRenderer(configuration: renderConfiguration, options: renderOptions, bank: bank, kitPath: kitPath, kits: kits,
-                                        namesSongInWarnings: true)
-            let progress = BatchProgress(songCount: batch.jobs.count, folder: folder)
+                                        namesSongInWarnings: true, warning: printWarning)
+            let progress = BatchProgress(songCount: batch.jobs.count, folder: folder, sampleRate: renderConfiguration.sampleRate,
+                                         gainDecibels: renderConfiguration.songGainDecibels)
             let renderStarted = Date()
-            let outcomes = batch.run(with: renderer, threadCount: threadCount, progress: progress)
+            let outcomes = batch.run(with: renderer, threadCount: threadCount, started: progress.started, finished: progress.finished)
             progress.summarize(outcomes, renderSeconds: Date().timeIntervalSince(renderStarted),
                                totalSeconds: Date().timeIntervalSince(started), concurrency: batch.concurrency(threadCount: threadCount))
             return outcomes.contains { if case .failed = $0 { true } else { false } } ? 1 : 0
@@ -119,4 +121,12 @@ func limiterReport(_ statistics: RenderStatistics, sampleRate: Double, gainDecib
     let suggestion = Double(gainDecibels - statistics.deepestLimiterDecibels - 1).rounded(.down)
     return "limiter: turned \(String(format: "%.2f", seconds)) s down, by up to \(String(format: "%.1f", statistics.deepestLimiterDecibels)) dB"
         + " (--gain \(suggestion.plainText) would keep the song clear of it)"
+}
+
+/// "88.00 s of audio in 1.17 s (75.0x real time; `notes`...)": how fast audio was rendered, as
+/// every line that reports a render (one song's, a batch's) says it.
+func renderSpeedText(audioSeconds: Double, wallSeconds: Double, notes: [String] = []) -> String {
+    let factor = String(format: "%.1f", audioSeconds / max(wallSeconds, 1e-9)) + "x real time"
+    return "\(String(format: "%.2f", audioSeconds)) s of audio in \(String(format: "%.2f", wallSeconds)) s ("
+        + ([factor] + notes).joined(separator: "; ") + ")"
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Engine
 
 /// Where `staccato render` writes: one MIDI file to `--out FILE`, or any number of them into
 /// `--out-dir DIR`, one file each. Read from the options before anything loads, so a mistake
@@ -29,21 +29,5 @@ enum RenderDestination: Equatable {
             throw UsageError(description: "--format is for --out-dir; --out takes the format from its extension")
         }
         self = .file(try options.soundFilePath("out"))
-    }
-}
-
-/// `render --format`: what `--out-dir` writes each song as. The raw values are the spellings and
-/// the extensions, which are what choose the encoding, as `--out`'s extension does.
-enum RenderOutputFormat: String, CaseIterable, Sendable {
-    /// 32-bit float WAV, the default: the engine's output unchanged.
-    case wav
-    case flac
-    case ogg
-    case mp3
-
-    /// The file name `song`'s audio takes: the song's name without its extension, then this
-    /// format's (`songs/A.mid` → `A.wav`).
-    func outputName(for song: String) -> String {
-        URL(fileURLWithPath: song).deletingPathExtension().lastPathComponent + "." + rawValue
     }
 }

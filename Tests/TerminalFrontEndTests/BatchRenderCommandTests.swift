@@ -1,4 +1,5 @@
 import Foundation
+import Engine
 @testable import staccato
 import TestSupport
 import XCTest
@@ -179,7 +180,7 @@ final class BatchRenderCommandTests: XCTestCase {
         let failure = BatchOutcome.failed(BatchFailure(song: "songs/a.mid", reason: "no such file"))
         for isTerminal in [true, false] {
             let recorder = StatusLineTests.Recorder()
-            let progress = BatchProgress(songCount: 2, folder: "out", line: recorder.statusLine(isTerminal: isTerminal))
+            let progress = BatchProgress(songCount: 2, folder: "out", sampleRate: 48_000, gainDecibels: 0, line: recorder.statusLine(isTerminal: isTerminal))
             progress.started(jobs[0])
             progress.started(jobs[1])
             progress.finished(jobs[0], failure)

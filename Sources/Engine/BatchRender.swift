@@ -2,27 +2,41 @@ import FileChecks
 import Foundation
 import Synchronization
 
-/// `render --out-dir`: many songs, each rendered to a file of its own named after it, several at
-/// a time, each on a thread of its own with an engine of its own, all through one `SongRenderer`
-/// (one loaded instrument). A song that cannot be rendered (missing, not MIDI, damaged past
-/// playing, silent, unwritable) is a failure with its reason; it never stops the others.
-struct BatchRender {
+/// Many songs, each rendered to a file of its own named after it, several at a time, each on a
+/// thread of its own with an engine of its own, all through one `SongRenderer` (one loaded
+/// instrument): `staccato render --out-dir`, and any front end's batch. A song that cannot be
+/// rendered (missing, not MIDI, damaged past playing, silent, unwritable) is a failure with its
+/// reason; it never stops the others.
+/// - Thread: control. `run` blocks the calling thread while the batch's own threads render.
+public struct BatchRender: Sendable {
     /// One song of the batch and where its audio goes.
-    struct Job: Sendable {
-        /// The MIDI file, as given on the command line.
-        let song: String
-        let output: String
+    /// - Thread: any. A plain value.
+    public struct Job: Sendable {
+        /// The MIDI file, as given.
+        /// - Thread: any.
+        public let song: String
+        /// - Thread: any.
+        public let output: String
+
+        /// - Thread: any.
+        public init(song: String, output: String) {
+            self.song = song
+            self.output = output
+        }
     }
 
-    /// Every song, in command-line order.
-    let jobs: [Job]
+    /// Every song, in the order given.
+    /// - Thread: any.
+    public let jobs: [Job]
     /// Jobs refused before anything renders, by index: their output is an earlier song's.
-    let refusals: [Int: BatchFailure]
+    /// - Thread: any.
+    public let refusals: [Int: BatchFailure]
 
     /// The jobs for `songs` into `folder`, in `format`. Two songs with the same name (`a/A.mid`,
-    /// `b/A.mid`) would write the same file: the first on the command line writes it, the later
-    /// one is refused, named among the failures, rather than overwriting it.
-    init(songs: [String], folder: String, format: RenderOutputFormat) {
+    /// `b/A.mid`) would write the same file: the first given writes it, the later one is refused,
+    /// named among the failures, rather than overwriting it.
+    /// - Thread: any.
+    public init(songs: [String], folder: String, format: RenderOutputFormat) {
         let separator = folder.hasSuffix("/") ? "" : "/"
         jobs = songs.map { Job(song: $0, output: folder + separator + format.outputName(for: $0)) }
         var writer: [String: String] = [:]
@@ -38,33 +52,38 @@ struct BatchRender {
     }
 
     /// Makes `folder`, and the folders above it, where missing (`mkdir -p`).
-    /// - Throws: `CommandFailure` naming the path at fault: a file where a folder must be, or one
+    /// - Throws: `RenderFailure` naming the path at fault: a file where a folder must be, or one
     ///   that cannot be made (with the system's reason).
-    static func makeFolder(_ folder: String) throws {
+    /// - Thread: any.
+    public static func makeFolder(_ folder: String) throws {
         switch FileKind(path: folder) {
         case .directory: return
         case .missing: break
-        case let kind: throw CommandFailure("\(folder): is \(kind.noun), not a folder")
+        case let kind: throw RenderFailure("\(folder): is \(kind.noun), not a folder")
         }
         let parent = (folder as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != folder { try makeFolder(parent) }
         // EEXIST: another process made it since the check, which is as good.
         guard mkdir(folder, 0o777) == 0 || errno == EEXIST else {
-            throw CommandFailure("\(folder): cannot make the folder: \(String(cString: strerror(errno)))")
+            throw RenderFailure("\(folder): cannot make the folder: \(String(cString: strerror(errno)))")
         }
     }
 
     /// How many songs render at once with `threadCount` threads: no more than there are to render.
-    func concurrency(threadCount: Int) -> Int { max(1, min(threadCount, jobs.count - refusals.count)) }
+    /// - Thread: any.
+    public func concurrency(threadCount: Int) -> Int { max(1, min(threadCount, jobs.count - refusals.count)) }
 
     /// Renders every job not refused, `concurrency(threadCount:)` at a time, and returns each
-    /// job's outcome in command-line order.
+    /// job's outcome in the order given. `started` and `finished` are called as each job begins
+    /// and ends (a refused job only ends), on the batch's threads: a front end shows its progress
+    /// with them.
     /// - Thread: control. Blocks until the last song is done.
-    func run(with renderer: SongRenderer, threadCount: Int, progress: BatchProgress) -> [BatchOutcome] {
+    public func run(with renderer: SongRenderer, threadCount: Int, started: @escaping @Sendable (Job) -> Void = { _ in },
+                    finished: @escaping @Sendable (Job, BatchOutcome) -> Void = { _, _ in }) -> [BatchOutcome] {
         let board = OutcomeBoard(jobs: jobs)
         for (index, failure) in refusals.sorted(by: { $0.key < $1.key }) {
             board.record(.failed(failure), at: index)
-            progress.finished(jobs[index], .failed(failure))
+            finished(jobs[index], .failed(failure))
         }
         // Largest files first: with the long songs started early, the batch does not end on one
         // long song rendering alone while the other threads have nothing left to do.
@@ -74,10 +93,10 @@ struct BatchRender {
         runOnThreads(concurrency(threadCount: threadCount)) {
             while let index = board.next() {
                 let job = jobs[index]
-                progress.started(job)
+                started(job)
                 let outcome = Self.render(job, with: renderer)
                 board.record(outcome, at: index)
-                progress.finished(job, outcome)
+                finished(job, outcome)
             }
         }
         return board.outcomes
@@ -86,7 +105,7 @@ struct BatchRender {
     /// Reads and renders one song; whatever goes wrong is its failure.
     private static func render(_ job: Job, with renderer: SongRenderer) -> BatchOutcome {
         do {
-            let song = try SongSetup.readSong(path: job.song)
+            let song = try SongPreparation.readSong(path: job.song, warning: renderer.warning)
             let render = try renderer.render(song, from: job.song, to: job.output)
             if let silence = render.silence { return .failed(BatchFailure(song: job.song, error: silence)) }
             return .rendered(render)
@@ -97,19 +116,24 @@ struct BatchRender {
 }
 
 /// How one song of a batch ended.
-enum BatchOutcome: Sendable {
+/// - Thread: any. A plain value.
+public enum BatchOutcome: Sendable {
     case rendered(SongRender)
     case failed(BatchFailure)
 }
 
 /// Why one song of a batch was not rendered.
-struct BatchFailure: Sendable {
-    /// The MIDI file, as given on the command line.
-    let song: String
+/// - Thread: any. A plain value.
+public struct BatchFailure: Sendable {
+    /// The MIDI file, as given.
+    /// - Thread: any.
+    public let song: String
     /// One line, without the song's name.
-    let reason: String
+    /// - Thread: any.
+    public let reason: String
 
-    init(song: String, reason: String) {
+    /// - Thread: any.
+    public init(song: String, reason: String) {
         self.song = song
         self.reason = reason
     }
@@ -117,14 +141,12 @@ struct BatchFailure: Sendable {
     /// The failure `error` describes. Errors name the file at fault first, a MIDI file by its
     /// name only (`A.mid: byte 14: ...`); that name is taken off, since the failure's line names
     /// the song as given (`a/A.mid`), which tells apart two songs of the same name.
-    init(song: String, error: Error) {
+    /// - Thread: any.
+    public init(song: String, error: Error) {
         let text = "\(error)"
         let prefix = [song, URL(fileURLWithPath: song).lastPathComponent].map { $0 + ": " }.first { text.hasPrefix($0) }
         self.init(song: song, reason: prefix.map { String(text.dropFirst($0.count)) } ?? text)
     }
-
-    /// `staccato: a/A.mid: byte 14: ...`: the project's one-line error, on stderr.
-    var line: String { "staccato: \(song): \(reason)" }
 }
 
 /// The batch's shared state: which job is next, and how each ended.

@@ -1,0 +1,10 @@
+/// A render that did not happen or did not sound, in one line that names the file at fault and
+/// what is wrong (`A.mid: 12 notes, but nothing sounded in A.wav (...)`), as a front end shows it.
+/// - Thread: any. A plain value.
+public struct RenderFailure: Error, CustomStringConvertible, Sendable {
+    /// - Thread: any.
+    public let description: String
+
+    /// - Thread: any.
+    public init(_ description: String) { self.description = description }
+}
