@@ -130,14 +130,26 @@ public final class LiveSession {
         public var voices: Int
     }
 
+    /// When a song played live has ended, past its last message.
+    public enum SongEnd: Sendable {
+        /// Every voice has ended and the output, effects tails included, has fallen below the
+        /// tail floor (`RenderStatistics.hasFallenSilent`), as an offline render ends.
+        case silence
+        /// Every voice has ended: for a session whose output also carries a live microphone,
+        /// which never falls silent (the effects' tails ring on under it).
+        case voices
+    }
+
     /// Plays `song` in real time, stamped with the same frames as an offline render and
     /// `MIDISequencer.liveLookahead` ahead, so the recording is the render's, frame for frame. The
-    /// session ends as a render does: every message sent, past the song's end, every voice ended
-    /// and the effects' tails died away, or at the tail's limit. `progress` is called about five
-    /// times a second. `sequencer` comes from `sequencer(for:program:)`, and the stream must have
-    /// been started.
+    /// session ends as a render does: every message sent, past the song's end, and `ending` met
+    /// (by default every voice ended and the effects' tails died away), or at the tail's limit.
+    /// `progress` is called about five times a second, `alongside` at every wake-up, for what else
+    /// the front end does while the song plays (a microphone's controls and meters).
+    /// `sequencer` comes from `sequencer(for:program:)`, and the stream must have been started.
     /// - Thread: control.
-    public func play(_ sequencer: MIDISequencer, progress: (SongProgress) -> Void = { _ in }) -> Outcome {
+    public func play(_ sequencer: MIDISequencer, ending: SongEnd = .silence, progress: (SongProgress) -> Void = { _ in },
+                     alongside: (LiveSession) -> Void = { _ in }) -> Outcome {
         let rate = engine.sampleRate
         let tailLimit = sequencer.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: rate)
         let length = Double(sequencer.endFrame) / rate
@@ -147,8 +159,16 @@ public final class LiveSession {
             let now = engine.renderedFrameTime
             sequencer.send(dueBefore: now + lookahead, to: engine)
             let statistics = engine.renderer.statistics
-            if sequencer.isOver(at: now, tailLimit: tailLimit,
-                                fallenSilent: statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output)) {
+            // Asked only past the song's end: reading the peaks resets them, which a front end's
+            // meter (`ending: .voices`) reads instead.
+            let engine = session.engine
+            let fallenSilent = {
+                switch ending {
+                case .silence: statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output)
+                case .voices: statistics.activeVoices == 0 && statistics.activeDrumVoices == 0
+                }
+            }
+            if sequencer.isOver(at: now, tailLimit: tailLimit, fallenSilent: fallenSilent()) {
                 session.stop()
             }
             let clock = MonotonicClock.seconds()
@@ -158,6 +178,7 @@ public final class LiveSession {
                 progress(SongProgress(position: min(position, length), length: length,
                                       voices: statistics.activeVoices + statistics.activeDrumVoices))
             }
+            alongside(session)
         }
     }
 

@@ -122,7 +122,6 @@ extension Commands {
 
         let session = LiveSession(engine: engine, stream: stream)
         let sequencer = setup.song.map { session.sequencer(for: $0) }
-        let tailLimit = sequencer?.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: engine.sampleRate)
         if let sequencer, let song = options.values["play"] {
             print("playing \(song): \(formatTime(Double(sequencer.endFrame) / engine.sampleRate)), \(sequencer.messageCount) messages; the song starts at frame \(sequencer.startFrame)")
             sequencer.send(dueBefore: engine.renderedFrameTime + session.lookahead, to: engine)
@@ -139,20 +138,10 @@ extension Commands {
         var reportedLatency = false
         var feedbackReported = FeedbackStatus()
         var lastMeter = 0.0
-        let outcome = session.run { session in
+        let wake = { (session: LiveSession) in
             // A failed write (a full disk) ends the recording: stop, finalise and say so, rather
             // than play on while every frame is dropped as if the disk were only slow.
             if recorder?.hasFailed == true || stemRecorder?.hasFailed == true { session.stop() }
-            if let sequencer, let tailLimit {
-                // The song: sent a lookahead ahead, and the session ends with it (its voices ended;
-                // the microphone keeps the output from ever falling silent).
-                let now = engine.renderedFrameTime
-                sequencer.send(dueBefore: now + session.lookahead, to: engine)
-                let statistics = engine.renderer.statistics
-                if sequencer.isOver(at: now, tailLimit: tailLimit, fallenSilent: statistics.activeVoices == 0 && statistics.activeDrumVoices == 0) {
-                    session.stop()
-                }
-            }
             if inputOpen {
                 if let bytes = Terminal.pendingBytes() {
                     lineBuffer += bytes
@@ -181,6 +170,9 @@ extension Commands {
                 StatusLine.standard.update(MicKnob.meter("in", peaks.input) + "  " + MicKnob.meter("out", peaks.output))
             }
         }
+        // With a song, the session ends with it: when its voices have ended, since the microphone
+        // keeps the output from ever falling silent.
+        let outcome = sequencer.map { session.play($0, ending: .voices, alongside: wake) } ?? session.run(wake)
         StatusLine.standard.clear()
         var recordingErrors: [Error] = []
         for recording in [recorder, stemRecorder].compactMap({ $0 }) {

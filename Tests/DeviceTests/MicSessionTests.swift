@@ -108,4 +108,25 @@ final class MicSessionTests: XCTestCase {
         XCTAssertEqual(result.exitCode, 0)
         XCTAssertTrue(result.standardOutput.contains("no sessions in \(sessions) yet"), result.standardOutput)
     }
+
+    /// With `--play`, the session ends with the song, as `LiveSession.play` ends any song: past its
+    /// last message, once its voices have ended (the microphone keeps the output from falling
+    /// silent, so its level cannot say), long before `--seconds`.
+    func testASessionWithASongEndsWithTheSong() throws {
+        // One quarter note at 120 bpm (0.5 s), then the end of the track.
+        let track = SMF.noteOn(key: 60) + SMF.noteOn(delta: 480, key: 60, velocity: 0) + SMF.endOfTrack
+        let songPath = TestDevices.temporaryFile("mic-song-\(UUID().uuidString).mid")
+        defer { unlink(songPath) }
+        try Data(SMF.file(format: 0, tracks: [track])).write(to: URL(fileURLWithPath: songPath))
+        let started = Date()
+        let result = try CommandRunner.staccato(["mic", "--audio", "null", "--seconds", "30", "--no-record", "--play", songPath,
+                                                 "--soundfont", CommandRunner.shippedSoundFont], timeout: 40)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let wall = Date().timeIntervalSince(started)
+        XCTAssertLessThan(wall, 15, "the session ended with the song, not at --seconds 30")
+        let played = try XCTUnwrap(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("played ") }, result.standardOutput)
+        let seconds = try XCTUnwrap(Double(played.split(separator: "(")[1].split(separator: " ")[0]), String(played))
+        XCTAssertGreaterThan(seconds, 0.5, "the note played to its end")
+        XCTAssertLessThan(seconds, 10, String(played))
+    }
 }
