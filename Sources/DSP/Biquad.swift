@@ -31,7 +31,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     public init(_ kind: Kind, frequency: Double, q: Double, sampleRate: Double) {
         let turns = min(max(frequency / sampleRate, 1e-6), 0.499)
         let sine = sineOfTurns(turns)
-        let cosine = sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75)
+        let cosine = cosineOfTurns(turns)
         let alpha = sine / (2 * max(q, 1e-3))
         var b0 = 1.0, b1 = 0.0, b2 = 0.0, a0 = 1.0, a1 = 0.0, a2 = 0.0
         switch kind {

@@ -524,11 +524,11 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         for n in 0..<size {
             // Periodic Hann: its overlapped copies at a quarter-window hop sum to a constant.
             let turns = Double(n) / Double(size)
-            window.advanced(by: n).initialize(to: Float(0.5 - 0.5 * Self.cosineOfTurns(turns)))
+            window.advanced(by: n).initialize(to: Float(0.5 - 0.5 * cosineOfTurns(turns)))
         }
         for j in 0..<size / 2 {
             let turns = Double(j) / Double(size)
-            twiddleCosine.advanced(by: j).initialize(to: Float(Self.cosineOfTurns(turns)))
+            twiddleCosine.advanced(by: j).initialize(to: Float(cosineOfTurns(turns)))
             twiddleSine.advanced(by: j).initialize(to: Float(sineOfTurns(turns)))
         }
         var bits = 0
@@ -1260,12 +1260,6 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
     @inlinable @_noAllocation @_noLocks
     static func decibels(_ power: Float) -> Float {
         power > 1e-20 ? 3.010_3 * log2Approximation(power) : -200
-    }
-
-    /// cos(2π·turns) for turns in 0..<1, from `sineOfTurns`.
-    @inlinable @_noAllocation @_noLocks
-    static func cosineOfTurns(_ turns: Double) -> Double {
-        sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75)
     }
 
     /// The angle of (x, y) in turns, −½ … ½ (atan2 / 2π), without libm: folded to |t| ≤ tan 15°,

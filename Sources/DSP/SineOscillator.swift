@@ -57,6 +57,24 @@ public func fastSineOfTurns(_ turns: Float) -> Float {
 @inlinable @inline(__always) @_noAllocation @_noLocks
 public func sineOfTurns(_ turns: Double) -> Double { sineOfTurnsLanes(SIMD2(repeating: turns))[0] }
 
+/// cos(2π·turns) for turns in 0..<1: `sineOfTurns` a quarter turn on.
+/// - Thread: any.
+@inlinable @inline(__always) @_noAllocation @_noLocks
+public func cosineOfTurns(_ turns: Double) -> Double { cosineOfTurnsLanes(SIMD2(repeating: turns))[0] }
+
+/// `cosineOfTurns` of eight values at once.
+/// - Thread: any.
+@inlinable @inline(__always) @_noAllocation @_noLocks
+public func cosineOfTurns(_ turns: SIMD8<Double>) -> SIMD8<Double> { cosineOfTurnsLanes(turns) }
+
+/// cos(2π·turns) in each lane: the sine a quarter turn on, brought back into 0..<1.
+/// - Thread: any.
+@inlinable @inline(__always)
+public func cosineOfTurnsLanes<Lanes: SIMD>(_ turns: Lanes) -> Lanes where Lanes.Scalar == Double, Lanes.MaskStorage.Scalar == Int64 {
+    let quarterOn: Lanes = turns + 0.25
+    return sineOfTurnsLanes(quarterOn.replacing(with: turns - 0.75, where: quarterOn .>= 1))
+}
+
 /// `sineOfTurns` of eight values at once: eight voices' filters are set together.
 /// - Thread: any.
 @inlinable @inline(__always) @_noAllocation @_noLocks

@@ -90,16 +90,13 @@ public struct VoiceFilter: Sendable {
     /// - Thread: any.
     @inlinable @_noAllocation @_noLocks
     public static func twoPoleSines(turns: SIMD8<Double>) -> (sine: SIMD8<Float>, cosine: SIMD8<Float>) {
-        let quarterOn = turns + 0.25
-        let cosineTurns = quarterOn.replacing(with: turns - 0.75, where: quarterOn .>= 1)
-        return (SIMD8<Float>(sineOfTurns(turns)), SIMD8<Float>(sineOfTurns(cosineTurns)))
+        (SIMD8<Float>(sineOfTurns(turns)), SIMD8<Float>(cosineOfTurns(turns)))
     }
 
     /// The analogue one-pole, bilinear with the cutoff (`turns` of the rate) prewarped: −3 dB
     /// exactly at the cutoff.
-    /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
-    public mutating func setOnePole(lowPass: Bool, turns: Double, passbandGain: Float) {
+    mutating func setOnePole(lowPass: Bool, turns: Double, passbandGain: Float) {
         let warped = Float(sineOfTurns(turns / 2) / sineOfTurns(turns / 2 + 0.25))  // tan(π f / rate)
         b0 = (lowPass ? warped : 1) / (warped + 1) * passbandGain
         b1 = lowPass ? b0 : -b0
@@ -112,7 +109,7 @@ public struct VoiceFilter: Sendable {
     @inlinable @_noAllocation @_noLocks
     mutating func setTwoPole(_ kind: Kind, turns: Double, q: Float, passbandGain: Float) {
         let sine = Float(sineOfTurns(turns))
-        let cosine = Float(sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75))
+        let cosine = Float(cosineOfTurns(turns))
         setTwoPole(kind, sine: sine, cosine: cosine, q: q, passbandGain: passbandGain)
     }
 
@@ -162,7 +159,7 @@ public struct VoiceFilter: Sendable {
         lastKind = Self.peakingKind
         let turns = Double(clampedFrequency / sampleRate)
         let sine = sineOfTurns(turns)
-        let cosine = sineOfTurns(turns + 0.25 < 1 ? turns + 0.25 : turns - 0.75)
+        let cosine = cosineOfTurns(turns)
         // alpha = sin w0 · sinh(x), x = ln 2 / 2 · BW · w0 / sin w0; sinh through 2^(x · log2 e),
         // and x · log2 e = BW / 2 · w0 / sin w0.
         let exponent = 0.5 * Double(clampedOctaves) * (2 * Double.pi * turns) / sine
