@@ -150,6 +150,7 @@ public final class LiveSession {
     /// - Thread: control.
     public func play(_ sequencer: MIDISequencer, ending: SongEnd = .silence, progress: (SongProgress) -> Void = { _ in },
                      alongside: (LiveSession) -> Void = { _ in }) -> Outcome {
+        let engine = self.engine
         let rate = engine.sampleRate
         let tailLimit = sequencer.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: rate)
         let length = Double(sequencer.endFrame) / rate
@@ -161,7 +162,6 @@ public final class LiveSession {
             let statistics = engine.renderer.statistics
             // Asked only past the song's end: reading the peaks resets them, which a front end's
             // meter (`ending: .voices`) reads instead.
-            let engine = session.engine
             let fallenSilent = {
                 switch ending {
                 case .silence: statistics.hasFallenSilent(outputPeak: engine.renderer.takePeaks().output)

@@ -219,9 +219,8 @@ struct VoiceLaneWorkspace {
             var filtering = false, settingFilters = false
             for lane in 0..<Sampler.laneCount {
                 if groupBlocks[lane].isPending {
-                    let math = laneMath
-                    group[lane].pointee.complete(frameCount: blockFrames, ratio: math.pointee.ratio[lane],
-                                                 cutoffHertz: math.pointee.cutoffHertz[lane], level: math.pointee.level[lane],
+                    group[lane].pointee.complete(frameCount: blockFrames, ratio: laneMath.pointee.ratio[lane],
+                                                 cutoffHertz: laneMath.pointee.cutoffHertz[lane], level: laneMath.pointee.level[lane],
                                                  sampleRate: context.sampleRate, sends: context.sendsEnabled, into: &groupBlocks[lane])
                     if groupBlocks[lane].isStarved { context.starvedVoices.pointee.add(1, ordering: .relaxed) }
                     if groupBlocks[lane].setsFilter {
