@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast build release install uninstall tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
+.PHONY: all deps demo test test-fast build release library install uninstall tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
 
 all: build
 
@@ -22,23 +22,42 @@ release: deps piano
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato
 	$(SWIFT) build $(RELEASE_FLAGS) --product staccato-bench
 
-## Installs `staccato` and `staccato-bench` in PREFIX/bin and what they ship with (the piano and
-## xylophone font, the drum kit, the multi-layer piano, the demo song, each with its licence) in
-## PREFIX/share/staccato, where the installed binaries look for them
+## libstaccato.so, the C ABI, with the Swift runtime inside it: see scripts/build-library.
+library: deps
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/build-library
+
+## Installs `staccato` and `staccato-bench` in PREFIX/bin; the C library (libstaccato.so, its
+## header and its pkg-config file) in PREFIX/lib and PREFIX/include; and what they ship with (the
+## piano and xylophone font, the drum kit, the multi-layer piano, the demo song, each with its
+## licence) in PREFIX/share/staccato, where the installed binaries and the library look for them
 ## (`InstrumentLoader.shippedFile`). `make install PREFIX=~/.local` needs no root; DESTDIR stages
-## a package.
+## a package. The pkg-config file puts PREFIX/lib on the program's run path, so a program built
+## with it runs from any prefix.
 PREFIX ?= /usr/local
 BINDIR = $(DESTDIR)$(PREFIX)/bin
+LIBDIR = $(DESTDIR)$(PREFIX)/lib
+INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 DATADIR = $(DESTDIR)$(PREFIX)/share/staccato
 SHIPPED = soundfonts samples/drums samples/midi samples/piano samples/README.md
-install: release
-	install -d $(BINDIR) $(DATADIR)/samples
+VERSION = $(shell sed -n 's/^public let staccatoVersion = "\(.*\)"$$/\1/p' Sources/Engine/Version.swift)
+SONAME = libstaccato.so.$(firstword $(subst ., ,$(VERSION)))
+install: release library
+	install -d $(BINDIR) $(DATADIR)/samples $(LIBDIR)/pkgconfig $(INCLUDEDIR)
 	install -m 755 .build/release/staccato .build/release/staccato-bench $(BINDIR)/
+	install -m 755 .build/release/$(SONAME) $(LIBDIR)/libstaccato.so.$(VERSION)
+	ln -sf libstaccato.so.$(VERSION) $(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(LIBDIR)/libstaccato.so
+	install -m 644 Sources/CStaccato/include/staccato.h $(INCLUDEDIR)/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: staccato' 'Description: Real-time sampler (SoundFont 2/3, SFZ) and MIDI renderer' 'Version: $(VERSION)' \
+	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lstaccato' 'Cflags: -I$${includedir}' > $(LIBDIR)/pkgconfig/staccato.pc
 	for item in $(SHIPPED); do cp -R $$item $(DATADIR)/$$(dirname $$item)/; done
 	rm -f $(DATADIR)/samples/piano/make-piano.py $(DATADIR)/samples/piano/wav/.written
 
 uninstall:
 	rm -f $(BINDIR)/staccato $(BINDIR)/staccato-bench
+	rm -f $(LIBDIR)/libstaccato.so $(LIBDIR)/$(SONAME) $(LIBDIR)/libstaccato.so.$(VERSION) $(LIBDIR)/pkgconfig/staccato.pc
+	rm -f $(INCLUDEDIR)/staccato.h
 	rm -rf $(DATADIR)
 
 ## Plays the demo through the default ALSA device, or renders it to demo.wav when nothing can play.

@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "SampleSet", dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
-        .target(name: "Engine", dependencies: ["Render", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "SampleStreaming"]),
+        .target(name: "Engine", dependencies: ["Render", "DeviceCore", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "SampleStreaming"]),
         // The device layer's real-time half: the stream core every backend calls once a period, the
         // drift corrector, and the JACK process cycle. Real-time code like Render, and proved so.
         .target(name: "DeviceCore", dependencies: ["CJack", "Render", "MIDIVocabulary"], swiftSettings: realtimeSettings),
@@ -86,6 +86,11 @@ let package = Package(
         // One live session (a control loop over a started stream: signal fade, input end, a song's
         // lookahead and end, the outcome) for every live command and for library users.
         .target(name: "Live", dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
+        // The C ABI: its header (CStaccato/include/staccato.h) and its Swift definitions. libstaccato.so
+        // is linked from their objects and their dependencies' by scripts/build-library, with the Swift
+        // runtime inside it: SwiftPM's own link of a dynamic library leaves the runtime outside.
+        .target(name: "CStaccato"),
+        .target(name: "StaccatoC", dependencies: ["CStaccato", "Engine", "DeviceCore", "Render", "MIDI"], swiftSettings: realtimeSettings),
         .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet", "VoiceProcessing"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.

@@ -208,10 +208,3 @@ enum JACKRealtimeCalls {
         return result == 0 ? event : nil
     }
 }
-
-/// Copies `count` samples between a port's buffer (stride 1) and one channel of an interleaved one.
-@_noAllocation @_noLocks
-private func copySamples(_ count: Int, from source: UnsafePointer<Float>, stride sourceStride: Int,
-                         to target: UnsafeMutablePointer<Float>, stride targetStride: Int) {
-    for index in 0..<count { target[index * targetStride] = source[index * sourceStride] }
-}

@@ -2,9 +2,9 @@ import FileChecks
 import Foundation
 import Synchronization
 
-/// Many songs, each rendered to a file of its own named after it, several at a time, each on a
-/// thread of its own with an engine of its own, all through one `SongRenderer` (one loaded
-/// instrument): `staccato render --out-dir`, and any front end's batch. A song that cannot be
+/// Many songs, each rendered to a file of its own named after it (or into memory), several at a
+/// time, each on a thread of its own with an engine of its own, all through one `SongRenderer`
+/// (one loaded instrument): `staccato render --out-dir`, the C ABI's and Python's batches. A song that cannot be
 /// rendered (missing, not MIDI, damaged past playing, silent, unwritable) is a failure with its
 /// reason; it never stops the others.
 /// - Thread: control. `run` blocks the calling thread while the batch's own threads render.
@@ -15,11 +15,12 @@ public struct BatchRender: Sendable {
         /// The MIDI file, as given.
         /// - Thread: any.
         public let song: String
+        /// The file the song renders to; nil renders it into memory (`SongRender.samples`).
         /// - Thread: any.
-        public let output: String
+        public let output: String?
 
         /// - Thread: any.
-        public init(song: String, output: String) {
+        public init(song: String, output: String?) {
             self.song = song
             self.output = output
         }
@@ -38,17 +39,27 @@ public struct BatchRender: Sendable {
     /// - Thread: any.
     public init(songs: [String], folder: String, format: RenderOutputFormat) {
         let separator = folder.hasSuffix("/") ? "" : "/"
-        jobs = songs.map { Job(song: $0, output: folder + separator + format.outputName(for: $0)) }
+        let outputs = songs.map { folder + separator + format.outputName(for: $0) }
+        jobs = zip(songs, outputs).map { Job(song: $0, output: $1) }
         var writer: [String: String] = [:]
         var refusals: [Int: BatchFailure] = [:]
-        for (index, job) in jobs.enumerated() {
-            if let first = writer[job.output] {
-                refusals[index] = BatchFailure(song: job.song, reason: "not rendered: \(first) writes \(job.output) (the same name)")
+        for (index, (song, output)) in zip(songs, outputs).enumerated() {
+            if let first = writer[output] {
+                refusals[index] = BatchFailure(song: song, reason: "not rendered: \(first) writes \(output) (the same name)")
             } else {
-                writer[job.output] = job.song
+                writer[output] = song
             }
         }
         self.refusals = refusals
+    }
+
+    /// The jobs for `songs`, each rendered into memory: `finished` is handed each song's frames
+    /// (`SongRender.samples`), and `run`'s outcomes keep none of them, so a batch holds no more
+    /// audio than its caller keeps.
+    /// - Thread: any.
+    public init(songsIntoMemory songs: [String]) {
+        jobs = songs.map { Job(song: $0, output: nil) }
+        refusals = [:]
     }
 
     /// Makes `folder`, and the folders above it, where missing (`mkdir -p`).
@@ -74,7 +85,7 @@ public struct BatchRender: Sendable {
     public func concurrency(threadCount: Int) -> Int { max(1, min(threadCount, jobs.count - refusals.count)) }
 
     /// Renders every job not refused, `concurrency(threadCount:)` at a time, and returns each
-    /// job's outcome in the order given. `started` and `finished` are called as each job begins
+    /// job's outcome in the order given (without the samples of a render into memory). `started` and `finished` are called as each job begins
     /// and ends (a refused job only ends), on the batch's threads: a front end shows its progress
     /// with them.
     /// - Thread: control. Blocks until the last song is done.
@@ -95,7 +106,7 @@ public struct BatchRender: Sendable {
                 let job = jobs[index]
                 started(job)
                 let outcome = Self.render(job, with: renderer)
-                board.record(outcome, at: index)
+                board.record(outcome.withoutSamples, at: index)
                 finished(job, outcome)
             }
         }
@@ -106,7 +117,7 @@ public struct BatchRender: Sendable {
     private static func render(_ job: Job, with renderer: SongRenderer) -> BatchOutcome {
         do {
             let song = try SongPreparation.readSong(path: job.song, warning: renderer.warning)
-            let render = try renderer.render(song, from: job.song, to: job.output)
+            let render = try job.output.map { try renderer.render(song, from: job.song, to: $0) } ?? renderer.render(song, from: job.song)
             if let silence = render.silence { return .failed(BatchFailure(song: job.song, error: silence)) }
             return .rendered(render)
         } catch {
@@ -120,6 +131,13 @@ public struct BatchRender: Sendable {
 public enum BatchOutcome: Sendable {
     case rendered(SongRender)
     case failed(BatchFailure)
+
+    /// The outcome less a render's samples.
+    var withoutSamples: BatchOutcome {
+        guard case .rendered(var render) = self, !render.samples.isEmpty else { return self }
+        render.samples = []
+        return .rendered(render)
+    }
 }
 
 /// Why one song of a batch was not rendered.

@@ -182,13 +182,34 @@ public enum InstrumentLoader {
         return header.count == 12 && header[0..<4].elementsEqual("RIFF".utf8) && header[8..<12].elementsEqual("sfbk".utf8)
     }
 
-    /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the running
-    /// executable: in the tree `make install` wrote (`PREFIX/bin/staccato` finds
-    /// `PREFIX/share/staccato/<relativePath>`), then in its package (`.build/<triple>/<configuration>/staccato`
-    /// is three folders below it), then in the working directory.
+    /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the binary
+    /// that holds this code (the running executable, or `libstaccato.so` in an application): in
+    /// the tree `make install` wrote (`PREFIX/bin/staccato` and `PREFIX/lib/libstaccato.so` find
+    /// `PREFIX/share/staccato/<relativePath>`, as the Python package's library finds its own
+    /// copy), then in its package (`.build/<triple>/<configuration>/staccato` is three folders
+    /// below it), then in the working directory.
     /// - Thread: control.
     public static func shippedFile(_ relativePath: String) -> String {
-        shippedFile(relativePath, executable: CommandLine.arguments.first ?? ".")
+        shippedFile(relativePath, executable: binaryPath)
+    }
+
+    /// The shared library this code was linked into, when it was; else the executable as run.
+    /// The mapping that holds this image's header (`#dsohandle`) names its file.
+    private static var binaryPath: String {
+        let address = UInt(bitPattern: #dsohandle)
+        // Read to its end: a /proc file's size says 0, which a sized read would believe.
+        let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, let dash = fields[0].firstIndex(of: "-"),
+                  let start = UInt(fields[0][..<dash], radix: 16),
+                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16),
+                  (start..<end).contains(address) else { continue }
+            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            if path.hasSuffix(".so") || path.contains(".so.") { return path }
+            break
+        }
+        return CommandLine.arguments.first ?? "."
     }
 
     /// `shippedFile(_:)` as seen from the executable at `executable`.

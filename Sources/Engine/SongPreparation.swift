@@ -13,7 +13,18 @@ public enum SongPreparation {
     ///   damage left no note.
     /// - Thread: control.
     public static func readSong(path: String, warning: (String) -> Void) throws -> MIDIFile {
-        let song = try MIDIFile.read(path: path)
+        try accept(MIDIFile.read(path: path), warning: warning)
+    }
+
+    /// `readSong(path:warning:)` for a file's bytes, already read; `name` stands for the file in
+    /// messages.
+    /// - Thread: control.
+    public static func readSong(bytes: [UInt8], name: String, warning: (String) -> Void) throws -> MIDIFile {
+        try accept(MIDIFile.parse(bytes, name: name), warning: warning)
+    }
+
+    /// `song` as read, with a warning naming its damage, or refused when the damage left no note.
+    private static func accept(_ song: MIDIFile, warning: (String) -> Void) throws -> MIDIFile {
         guard let file = song.problems.first?.file else { return song }
         let damage = "\(file): " + song.problems.map(\.reason).joined(separator: "; ")
         guard song.noteOnCount > 0 else { throw RenderFailure("\(damage); no note is left to play") }

@@ -50,6 +50,24 @@ public struct SongRenderer: Sendable {
     /// - Throws: the kit's `DrumKitError`, the output's `AudioFileError`.
     /// - Thread: any.
     public func render(_ song: MIDIFile, from songPath: String, to output: String) throws -> SongRender {
+        try render(song, from: songPath, output: output) { engine in try engine.render(song, to: output, options: options) }
+    }
+
+    /// Renders `song`, read from `songPath`, into memory: `SongRender.samples` holds the frames,
+    /// interleaved, the same samples a file render writes.
+    /// - Throws: the kit's `DrumKitError`.
+    /// - Thread: any.
+    public func render(_ song: MIDIFile, from songPath: String) throws -> SongRender {
+        var samples: [Float] = []
+        var render = try render(song, from: songPath, output: nil) { engine in
+            engine.render(song, options: options) { block in samples.append(contentsOf: block) }
+        }
+        render.samples = samples
+        return render
+    }
+
+    private func render(_ song: MIDIFile, from songPath: String, output: String?,
+                        _ play: (Engine) throws -> MIDIRenderSummary) throws -> SongRender {
         let sequencer = MIDISequencer(song, sampleRate: configuration.sampleRate, program: options.program)
         let kit = try SongPreparation.drumKit(for: sequencer, bank: bank, kitPath: kitPath, kits: kits,
                                               naming: namesSongInWarnings ? songPath : nil, warning: warning)
@@ -57,20 +75,20 @@ public struct SongRenderer: Sendable {
         engine.install(bank)
         if let kit { engine.install(kit) }
         let started = Date()
-        let summary = try engine.render(song, to: output, options: options)
+        let summary = try play(engine)
         return SongRender(song: songPath, output: output, summary: summary, renderSeconds: Date().timeIntervalSince(started),
                           playsKit: kit != nil, silence: silence(of: summary, song: song, from: songPath, output: output))
     }
 
     /// Why a render of notes that came out as silence failed, naming the causes it can see; nil
     /// for a render that sounded. Judged on what was rendered, so any cause is caught, foreseen or not.
-    private func silence(of summary: MIDIRenderSummary, song: MIDIFile, from songPath: String, output: String) -> RenderFailure? {
+    private func silence(of summary: MIDIRenderSummary, song: MIDIFile, from songPath: String, output: String?) -> RenderFailure? {
         guard summary.peak == 0 && song.noteOnCount > 0 else { return nil }
         let stats = summary.statistics
         let causes = (stats.unmappedNotes > 0 ? ["\(stats.unmappedNotes) found no preset or no key range in \(bank.name)"] : [])
             + (stats.unmappedHits > 0 ? ["\(stats.unmappedHits) hit no pad of the kit"] : [])
         let notes = song.noteOnCount == 1 ? "1 note" : "\(song.noteOnCount) notes"
-        return RenderFailure("\(songPath): \(notes), but nothing sounded in \(output)"
+        return RenderFailure("\(songPath): \(notes), but nothing sounded" + (output.map { " in \($0)" } ?? "")
                              + (causes.isEmpty ? "" : " (" + causes.joined(separator: ", ") + ")"))
     }
 }
@@ -80,8 +98,12 @@ public struct SongRenderer: Sendable {
 public struct SongRender: Sendable {
     /// - Thread: any.
     public let song: String
+    /// The file written; nil for a render into memory.
     /// - Thread: any.
-    public let output: String
+    public let output: String?
+    /// The frames of a render into memory, interleaved (empty for a render to a file).
+    /// - Thread: any.
+    public internal(set) var samples: [Float] = []
     /// - Thread: any.
     public let summary: MIDIRenderSummary
     /// Wall-clock seconds the render took, loading not included.

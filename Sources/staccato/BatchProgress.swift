@@ -84,7 +84,7 @@ final class BatchProgress: Sendable {
     private func outcomeText(_ job: BatchRender.Job, _ outcome: BatchOutcome) -> String {
         switch outcome {
         case .rendered(let render):
-            "\(job.song) to \(job.output): " + renderSpeedText(audioSeconds: render.summary.seconds, wallSeconds: render.renderSeconds)
+            "\(job.song) to \(job.output ?? "memory"): " + renderSpeedText(audioSeconds: render.summary.seconds, wallSeconds: render.renderSeconds)
                 + (render.summary.statistics.limitedFrames > 0
                    ? "; " + limiterReport(render.summary.statistics, sampleRate: sampleRate, gainDecibels: gainDecibels) : "")
         case .failed(let failure):

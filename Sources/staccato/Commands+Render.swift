@@ -21,7 +21,7 @@ extension Commands {
             OptionSpec(name: "format", valueName: "FORMAT", help: "what --out-dir writes: \(alternativesText(RenderOutputFormat.allCases.map(\.rawValue)))",
                        default: .value(RenderOutputFormat.wav.rawValue)),
             OptionSpec(name: "threads", valueName: "N", help: "--out-dir: files rendered at once, a thread each; --out: threads rendering the file",
-                       default: .described("every core", value: { String(min(ProcessInfo.processInfo.activeProcessorCount, RenderConfiguration.maximumThreadCount)) }),
+                       default: .described("every core", value: { String(RenderConfiguration.everyCoreThreadCount) }),
                        range: 1...Double(RenderConfiguration.maximumThreadCount)),
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "SoundFont (SF2, SF3) or SFZ instrument to play", default: .shippedSoundFont),
             OptionSpec(name: "samples", valueName: "DIR", help: "a folder of recordings, or an SFZ file, to play instead of a SoundFont"),
