@@ -12,6 +12,9 @@ public struct BatchRender: Sendable {
     /// One song of the batch and where its audio goes.
     /// - Thread: any. A plain value.
     public struct Job: Sendable {
+        /// Where the song is among those given, from 0.
+        /// - Thread: any.
+        public let index: Int
         /// The MIDI file, as given.
         /// - Thread: any.
         public let song: String
@@ -20,7 +23,8 @@ public struct BatchRender: Sendable {
         public let output: String?
 
         /// - Thread: any.
-        public init(song: String, output: String?) {
+        public init(index: Int, song: String, output: String?) {
+            self.index = index
             self.song = song
             self.output = output
         }
@@ -40,7 +44,7 @@ public struct BatchRender: Sendable {
     public init(songs: [String], folder: String, format: RenderOutputFormat) {
         let separator = folder.hasSuffix("/") ? "" : "/"
         let outputs = songs.map { folder + separator + format.outputName(for: $0) }
-        jobs = zip(songs, outputs).map { Job(song: $0, output: $1) }
+        jobs = zip(songs, outputs).enumerated().map { Job(index: $0, song: $1.0, output: $1.1) }
         var writer: [String: String] = [:]
         var refusals: [Int: BatchFailure] = [:]
         for (index, (song, output)) in zip(songs, outputs).enumerated() {
@@ -58,7 +62,7 @@ public struct BatchRender: Sendable {
     /// audio than its caller keeps.
     /// - Thread: any.
     public init(songsIntoMemory songs: [String]) {
-        jobs = songs.map { Job(song: $0, output: nil) }
+        jobs = songs.enumerated().map { Job(index: $0, song: $1, output: nil) }
         refusals = [:]
     }
 

@@ -238,6 +238,20 @@ public func exported_render_file(_ midiPath: UnsafePointer<CChar>?, _ instrument
     }
 }
 
+@_cdecl("staccato_render_song_to_file")
+public func exported_render_song_to_file(_ midiPath: UnsafePointer<CChar>?, _ instrument: OpaquePointer?,
+                                         _ options: UnsafePointer<staccato_render_options>?, _ outPath: UnsafePointer<CChar>?) -> Int32 {
+    LastError.catching(-1) {
+        let instrument = try handle(instrument, as: InstrumentHandle.self, naming: "instrument")
+        let songPath = try string(midiPath, naming: "midi_path")
+        let output = try string(outPath, naming: "out_path")
+        let renderer = try songRenderer(options, instrument: instrument, batch: false)
+        let song = try SongPreparation.readSong(path: songPath, warning: renderer.warning)
+        if let silence = try renderer.render(song, from: songPath, to: output).silence { throw silence }
+        return 0
+    }
+}
+
 /// Renders `song` into memory; a silent render is said through the options' log.
 private func renderSong(_ read: (SongRenderer) throws -> (MIDIFile, String), instrument: OpaquePointer?,
                         options: UnsafePointer<staccato_render_options>?) -> OpaquePointer? {
@@ -307,10 +321,9 @@ public func exported_render_batch(_ paths: UnsafePointer<UnsafePointer<CChar>?>?
         } else {
             batch = BatchRender(songsIntoMemory: songs)
         }
-        let indices = Dictionary(songs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let report = callback.map { callback in BatchReport(callback: callback, userData: userData) }
         let outcomes = batch.run(with: renderer, threadCount: workers == 0 ? RenderConfiguration.everyCoreThreadCount : Int(workers),
-                                 finished: { job, outcome in report?(job, outcome, index: indices[job.song] ?? 0) })
+                                 finished: { job, outcome in report?(job, outcome) })
         return Int32(outcomes.filter { if case .failed = $0 { true } else { false } }.count)
     }
 }
@@ -320,7 +333,8 @@ private struct BatchReport: @unchecked Sendable {
     let callback: staccato_batch_callback
     let userData: UnsafeMutableRawPointer?
 
-    func callAsFunction(_ job: BatchRender.Job, _ outcome: BatchOutcome, index: Int) {
+    func callAsFunction(_ job: BatchRender.Job, _ outcome: BatchOutcome) {
+        let index = job.index
         switch outcome {
         case .failed(let failure):
             "\(failure.song): \(failure.reason)".withCString { callback(userData, index, $0, nil, nil) }

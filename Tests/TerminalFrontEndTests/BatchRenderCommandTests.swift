@@ -176,7 +176,7 @@ final class BatchRenderCommandTests: XCTestCase {
 
     /// On a terminal the progress is one live line and no line per file; elsewhere, a line per file.
     func testProgressIsALiveLineOnATerminalAndALinePerFileElsewhere() {
-        let jobs = [BatchRender.Job(song: "songs/a.mid", output: "out/a.wav"), BatchRender.Job(song: "songs/b.mid", output: "out/b.wav")]
+        let jobs = [BatchRender.Job(index: 0, song: "songs/a.mid", output: "out/a.wav"), BatchRender.Job(index: 1, song: "songs/b.mid", output: "out/b.wav")]
         let failure = BatchOutcome.failed(BatchFailure(song: "songs/a.mid", reason: "no such file"))
         for isTerminal in [true, false] {
             let recorder = StatusLineTests.Recorder()

@@ -175,6 +175,12 @@ void staccato_render_options_init(staccato_render_options *options);
  * - Thread: control. */
 int staccato_render_file(const char *midi_path, const char *instrument_path, double sample_rate, const char *out_path);
 
+/* Renders the MIDI file at `midi_path` through `instrument` (loaded at options->sample_rate; NULL
+ * options: the defaults) to `out_path`, as staccato_render_file does.
+ * - Thread: control. Any number of threads may render at once, sharing one instrument. */
+int staccato_render_song_to_file(const char *midi_path, const staccato_instrument *instrument,
+                                 const staccato_render_options *options, const char *out_path);
+
 /* A rendered song: interleaved stereo frames. */
 typedef struct staccato_audio staccato_audio;
 
