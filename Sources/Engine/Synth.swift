@@ -5,8 +5,8 @@ import Render
 
 /// A synthesizer for an application that owns the audio thread: it loads instruments and takes
 /// MIDI on its control thread, and renders when the host's audio callback asks, through `cycle`
-/// (`PlanarRenderCycle.render(left:right:frameCount:)`: real-time code lives in the real-time modules). What the C ABI's `staccato_synth` and the Python package's
-/// `Synth` are.
+/// (`PlanarRenderCycle.render(left:right:frameCount:)`: real-time code lives in the real-time
+/// modules). What the C ABI's `staccato_synth` and the Python package's `Synth` are.
 ///
 /// Guarantees:
 /// - Rendering never allocates, locks or waits; it overwrites every frame it is given.
@@ -17,8 +17,8 @@ import Render
 ///   ring out on the one they started with. A failed load changes nothing.
 /// - Nothing is printed: failures are thrown, warnings go to `warning`.
 ///
-/// - Thread: control, for every member but `render` (audio) and the readers marked any. One
-///   control thread at a time.
+/// - Thread: control. Every member but the readers marked any, one control thread at a time;
+///   `cycle`'s render is the audio thread's.
 public final class Synth {
     /// The range of sample rates a synth renders at.
     /// - Thread: any.

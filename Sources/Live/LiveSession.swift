@@ -155,10 +155,9 @@ public final class LiveSession {
         let tailLimit = sequencer.tailLimit(maximumTailSeconds: MIDIRenderOptions().maximumTailSeconds, sampleRate: rate)
         let length = Double(sequencer.endFrame) / rate
         var lastProgress = 0.0
-        let lookahead = self.lookahead
         return run { session in
             let now = engine.renderedFrameTime
-            sequencer.send(dueBefore: now + lookahead, to: engine)
+            session.cue(sequencer)
             let statistics = engine.renderer.statistics
             // Asked only past the song's end: reading the peaks resets them, which a front end's
             // meter (`ending: .voices`) reads instead.
@@ -187,6 +186,14 @@ public final class LiveSession {
     /// - Thread: control.
     public var lookahead: FrameTime {
         MIDISequencer.liveLookahead(sampleRate: engine.sampleRate, bufferFrameCount: stream.granted.bufferFrameCount)
+    }
+
+    /// Sends what `sequencer` plays up to a lookahead past the frame the engine has rendered to:
+    /// what `play` does at every wake-up, and what a front end does once before the stream starts,
+    /// so that a song's first notes are queued however late the first wake-up comes.
+    /// - Thread: control.
+    public func cue(_ sequencer: MIDISequencer) {
+        sequencer.send(dueBefore: engine.renderedFrameTime + lookahead, to: engine)
     }
 
     /// A sequencer for `song` that starts a lookahead after the frame the engine has rendered to,

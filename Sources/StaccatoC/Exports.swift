@@ -25,14 +25,20 @@ private let versionText = CStrings([staccatoVersion])
 
 // MARK: Library
 
+/// `staccato_version`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_version")
 public func exported_version() -> UnsafePointer<CChar> { UnsafePointer(versionText.pointers[0]) }
 
+/// `staccato_last_error`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_last_error")
 public func exported_last_error() -> UnsafePointer<CChar> { LastError.current }
 
 // MARK: Instruments
 
+/// `staccato_instrument_load`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_instrument_load")
 public func exported_instrument_load(_ path: UnsafePointer<CChar>?, _ sampleRate: Double) -> OpaquePointer? {
     LastError.catching(nil) {
@@ -43,24 +49,34 @@ public func exported_instrument_load(_ path: UnsafePointer<CChar>?, _ sampleRate
     }
 }
 
+/// `staccato_instrument_free`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_instrument_free")
 public func exported_instrument_free(_ instrument: OpaquePointer?) { release(instrument, as: InstrumentHandle.self) }
 
+/// `staccato_instrument_path`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_instrument_path")
 public func exported_instrument_path(_ instrument: OpaquePointer?) -> UnsafePointer<CChar>? {
     LastError.catching(nil) { UnsafePointer(try handle(instrument, as: InstrumentHandle.self, naming: "instrument").cPath.pointers[0]) }
 }
 
+/// `staccato_instrument_sample_rate`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_instrument_sample_rate")
 public func exported_instrument_sample_rate(_ instrument: OpaquePointer?) -> Double {
     LastError.catching(0) { try handle(instrument, as: InstrumentHandle.self, naming: "instrument").sampleRate }
 }
 
+/// `staccato_instrument_preset_count`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_instrument_preset_count")
 public func exported_instrument_preset_count(_ instrument: OpaquePointer?) -> Int32 {
     LastError.catching(-1) { Int32(try handle(instrument, as: InstrumentHandle.self, naming: "instrument").bank.presets.count) }
 }
 
+/// `staccato_instrument_preset`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_instrument_preset")
 public func exported_instrument_preset(_ instrument: OpaquePointer?, _ index: Int32, _ preset: UnsafeMutablePointer<staccato_preset>?) -> Int32 {
     LastError.catching(-1) {
@@ -74,6 +90,8 @@ public func exported_instrument_preset(_ instrument: OpaquePointer?, _ index: In
 
 // MARK: Synth
 
+/// `staccato_synth_new`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_new")
 public func exported_synth_new(_ sampleRate: Double, _ maxBlockFrames: Int32) -> OpaquePointer? {
     LastError.catching(nil) {
@@ -84,9 +102,13 @@ public func exported_synth_new(_ sampleRate: Double, _ maxBlockFrames: Int32) ->
     }
 }
 
+/// `staccato_synth_free`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_free")
 public func exported_synth_free(_ synth: OpaquePointer?) { release(synth, as: SynthHandle.self) }
 
+/// `staccato_synth_load`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_load")
 public func exported_synth_load(_ synth: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
     LastError.catching(-1) {
@@ -97,6 +119,8 @@ public func exported_synth_load(_ synth: OpaquePointer?, _ path: UnsafePointer<C
     }
 }
 
+/// `staccato_synth_use`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_use")
 public func exported_synth_use(_ synth: OpaquePointer?, _ instrument: OpaquePointer?) -> Int32 {
     LastError.catching(-1) {
@@ -111,6 +135,8 @@ public func exported_synth_use(_ synth: OpaquePointer?, _ instrument: OpaquePoin
     }
 }
 
+/// `staccato_synth_midi`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_midi")
 public func exported_synth_midi(_ synth: OpaquePointer?, _ frameOffset: UInt32, _ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     LastError.catching(-1) {
@@ -121,6 +147,8 @@ public func exported_synth_midi(_ synth: OpaquePointer?, _ frameOffset: UInt32, 
     }
 }
 
+/// `staccato_synth_render`, as `staccato.h` describes it.
+/// - Thread: audio.
 @_cdecl("staccato_synth_render")
 @_noAllocation @_noLocks
 public func exported_synth_render(_ synth: OpaquePointer?, _ left: UnsafeMutablePointer<Float>?, _ right: UnsafeMutablePointer<Float>?,
@@ -131,31 +159,43 @@ public func exported_synth_render(_ synth: OpaquePointer?, _ left: UnsafeMutable
     }
 }
 
+/// `staccato_synth_set_volume`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_set_volume")
 public func exported_synth_set_volume(_ synth: OpaquePointer?, _ volume: Float) {
     LastError.catching(()) { try handle(synth, as: SynthHandle.self, naming: "synth").synth.volume = volume }
 }
 
+/// `staccato_synth_volume`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_volume")
 public func exported_synth_volume(_ synth: OpaquePointer?) -> Float {
     LastError.catching(0) { try handle(synth, as: SynthHandle.self, naming: "synth").synth.volume }
 }
 
+/// `staccato_synth_active_voices`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_synth_active_voices")
 public func exported_synth_active_voices(_ synth: OpaquePointer?) -> Int32 {
     LastError.catching(-1) { Int32(try handle(synth, as: SynthHandle.self, naming: "synth").synth.activeVoiceCount) }
 }
 
+/// `staccato_synth_frames_rendered`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_synth_frames_rendered")
 public func exported_synth_frames_rendered(_ synth: OpaquePointer?) -> UInt64 {
     LastError.catching(0) { UInt64(try handle(synth, as: SynthHandle.self, naming: "synth").synth.renderedFrameCount) }
 }
 
+/// `staccato_synth_preset_count`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_preset_count")
 public func exported_synth_preset_count(_ synth: OpaquePointer?) -> Int32 {
     LastError.catching(-1) { Int32(try handle(synth, as: SynthHandle.self, naming: "synth").synth.instrument?.bank.presets.count ?? 0) }
 }
 
+/// `staccato_synth_preset`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_preset")
 public func exported_synth_preset(_ synth: OpaquePointer?, _ index: Int32, _ preset: UnsafeMutablePointer<staccato_preset>?) -> Int32 {
     LastError.catching(-1) {
@@ -167,6 +207,8 @@ public func exported_synth_preset(_ synth: OpaquePointer?, _ index: Int32, _ pre
     }
 }
 
+/// `staccato_synth_set_log_callback`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_synth_set_log_callback")
 public func exported_synth_set_log_callback(_ synth: OpaquePointer?, _ callback: staccato_log_callback?, _ userData: UnsafeMutableRawPointer?) {
     LastError.catching(()) {
@@ -176,6 +218,8 @@ public func exported_synth_set_log_callback(_ synth: OpaquePointer?, _ callback:
 
 // MARK: Songs
 
+/// `staccato_render_options_init`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_render_options_init")
 public func exported_render_options_init(_ options: UnsafeMutablePointer<staccato_render_options>?) {
     let defaults = RenderConfiguration()
@@ -217,6 +261,8 @@ private func songRenderer(_ options: UnsafePointer<staccato_render_options>?, in
                         warning: { line in log?(line) })
 }
 
+/// `staccato_render_file`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_render_file")
 public func exported_render_file(_ midiPath: UnsafePointer<CChar>?, _ instrumentPath: UnsafePointer<CChar>?, _ sampleRate: Double,
                                  _ outPath: UnsafePointer<CChar>?) -> Int32 {
@@ -238,6 +284,8 @@ public func exported_render_file(_ midiPath: UnsafePointer<CChar>?, _ instrument
     }
 }
 
+/// `staccato_render_song_to_file`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_render_song_to_file")
 public func exported_render_song_to_file(_ midiPath: UnsafePointer<CChar>?, _ instrument: OpaquePointer?,
                                          _ options: UnsafePointer<staccato_render_options>?, _ outPath: UnsafePointer<CChar>?) -> Int32 {
@@ -265,6 +313,8 @@ private func renderSong(_ read: (SongRenderer) throws -> (MIDIFile, String), ins
     }
 }
 
+/// `staccato_render_song`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_render_song")
 public func exported_render_song(_ midiPath: UnsafePointer<CChar>?, _ instrument: OpaquePointer?,
                                  _ options: UnsafePointer<staccato_render_options>?) -> OpaquePointer? {
@@ -274,6 +324,8 @@ public func exported_render_song(_ midiPath: UnsafePointer<CChar>?, _ instrument
     }, instrument: instrument, options: options)
 }
 
+/// `staccato_render_song_bytes`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_render_song_bytes")
 public func exported_render_song_bytes(_ bytes: UnsafePointer<UInt8>?, _ count: Int, _ name: UnsafePointer<CChar>?,
                                        _ instrument: OpaquePointer?, _ options: UnsafePointer<staccato_render_options>?) -> OpaquePointer? {
@@ -285,19 +337,27 @@ public func exported_render_song_bytes(_ bytes: UnsafePointer<UInt8>?, _ count: 
     }, instrument: instrument, options: options)
 }
 
+/// `staccato_audio_frame_count`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_audio_frame_count")
 public func exported_audio_frame_count(_ audio: OpaquePointer?) -> UInt64 {
     LastError.catching(0) { UInt64(try handle(audio, as: AudioHandle.self, naming: "audio").samples.count / 2) }
 }
 
+/// `staccato_audio_samples`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_audio_samples")
 public func exported_audio_samples(_ audio: OpaquePointer?) -> UnsafePointer<Float>? {
     LastError.catching(nil) { try handle(audio, as: AudioHandle.self, naming: "audio").samples.withUnsafeBufferPointer { $0.baseAddress } }
 }
 
+/// `staccato_audio_free`, as `staccato.h` describes it.
+/// - Thread: any.
 @_cdecl("staccato_audio_free")
 public func exported_audio_free(_ audio: OpaquePointer?) { release(audio, as: AudioHandle.self) }
 
+/// `staccato_render_batch`, as `staccato.h` describes it.
+/// - Thread: control.
 @_cdecl("staccato_render_batch")
 public func exported_render_batch(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ instrument: OpaquePointer?,
                                   _ options: UnsafePointer<staccato_render_options>?, _ outDirectory: UnsafePointer<CChar>?,

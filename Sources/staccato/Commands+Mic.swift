@@ -64,7 +64,8 @@ extension Commands {
         let microphone = try AudioFileReader.read(inputPath)
         guard microphone.frameCount > 0 else { throw CommandFailure("\(inputPath): no frames to process") }
         let rate = microphone.sampleRate
-        let setup = try chain.engine(sampleRate: rate, channelCount: 2, periodFrameCount: RenderQuantum.frameCount,
+        // Offline, the "stream" is the file's rate and a quantum at a time.
+        let setup = try chain.engine(for: StreamConfiguration(sampleRate: rate, periodFrameCount: RenderQuantum.frameCount),
                                      recordsOutput: false, recordsMicrophone: stemPath != nil)
         print("microphone: \(inputPath) (\(microphone.channelCount) channel\(microphone.channelCount == 1 ? "" : "s"), \(rate) Hz, \(String(format: "%.2f", Double(microphone.frameCount) / Double(rate))) s)")
         print(chain.description(sampleRate: Double(rate)))
@@ -97,9 +98,7 @@ extension Commands {
         if recordPath == nil, !options.has("no-record") { recordPath = try SessionRecordings.newPath(in: SessionRecordings.folder()) }
         let stemPath = try options.values["mic-stem"].map { _ in try options.soundFilePath("mic-stem") }
 
-        let setup = try chain.engine(sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
-                                     periodFrameCount: configuration.periodFrameCount,
-                                     recordsOutput: recordPath != nil, recordsMicrophone: stemPath != nil)
+        let setup = try chain.engine(for: configuration, recordsOutput: recordPath != nil, recordsMicrophone: stemPath != nil)
         let engine = setup.engine
         // The devices first: a microphone or speaker that cannot be had leaves no empty session behind.
         let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
@@ -124,7 +123,7 @@ extension Commands {
         let sequencer = setup.song.map { session.sequencer(for: $0) }
         if let sequencer, let song = options.values["play"] {
             print("playing \(song): \(formatTime(Double(sequencer.endFrame) / engine.sampleRate)), \(sequencer.messageCount) messages; the song starts at frame \(sequencer.startFrame)")
-            sequencer.send(dueBefore: engine.renderedFrameTime + session.lookahead, to: engine)
+            session.cue(sequencer)
             LiveReport.extra["songStartFrame"] = sequencer.startFrame
         }
         recorder?.start()
@@ -296,10 +295,10 @@ struct MicChain {
         return "chain: " + steps.joined(separator: ", ")
     }
 
-    /// An engine at `sampleRate` set up as the options say, with the song's font and kit installed.
-    func engine(sampleRate: Int, channelCount: Int, periodFrameCount: Int, recordsOutput: Bool, recordsMicrophone: Bool) throws -> (engine: Engine, song: MIDIFile?) {
-        let rate = Double(sampleRate)
-        var render = RenderConfiguration(sampleRate: rate, channelCount: channelCount, maxFrameCount: max(4_096, periodFrameCount + 1))
+    /// An engine for `stream` set up as the options say, with the song's font and kit installed.
+    func engine(for stream: StreamConfiguration, recordsOutput: Bool, recordsMicrophone: Bool) throws -> (engine: Engine, song: MIDIFile?) {
+        let rate = Double(stream.sampleRate)
+        var render = RenderConfiguration()
         if song != nil { try DeviceOptions.readSongOptions(options, into: &render) }
         try DeviceOptions.readThreads(options, into: &render)
         render.voiceProcessing = processesVoice
@@ -312,9 +311,8 @@ struct MicChain {
             bank = try loadInstrument(path: fontPath, sampleRate: rate, notes: sequencer.playedNotes(kitPlaysPercussion: false))
             kit = try SongSetup.drumKit(for: sequencer, bank: bank!, kitPath: nil, sampleRate: rate)
         }
-        let engine = Engine(configuration: EngineConfiguration(
-            render: render, initialMasterVolume: Float(volume), recordingBufferSeconds: recordsOutput ? 2 : 0,
-            microphoneRecordingBufferSeconds: recordsMicrophone ? 2 : 0))
+        let engine = Engine(for: stream, render: render, initialMasterVolume: Float(volume), recordingBufferSeconds: recordsOutput ? 2 : 0,
+                            microphoneRecordingBufferSeconds: recordsMicrophone ? 2 : 0)
         for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
         engine.send(.reverbPreset(preset))
         if let noiseSuppression { engine.effects.noiseSuppressionDecibels.set(noiseSuppression) }

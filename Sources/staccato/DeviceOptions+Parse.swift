@@ -31,16 +31,15 @@ extension DeviceOptions {
         return "audio thread: \(stream.realtimeScheduling); voices on \(threads) thread\(threads == 1 ? "" : "s")"
     }
 
-    /// An engine whose renderer matches `stream`, playing a song as `songOptions` say (when given;
+    /// An engine for `stream` (`Engine(for:)`), playing a song as `songOptions` say (when given;
     /// else at `songGainDecibels`), its voices on the threads `--threads` asks for in `songOptions`
     /// or `threadOptions`.
     static func engine(for stream: StreamConfiguration, masterVolume: Float, songOptions: ParsedOptions? = nil,
                        songGainDecibels: Float = RenderConfiguration.defaultSongGainDecibels,
                        threadOptions: ParsedOptions? = nil) throws -> Engine {
-        var render = RenderConfiguration(sampleRate: Double(stream.sampleRate), channelCount: stream.channelCount,
-                                         maxFrameCount: max(4_096, stream.periodFrameCount), songGainDecibels: songGainDecibels)
+        var render = RenderConfiguration(songGainDecibels: songGainDecibels)
         if let songOptions { try readSongOptions(songOptions, into: &render) }
         if let threadOptions = songOptions ?? threadOptions { try readThreads(threadOptions, into: &render) }
-        return Engine(configuration: EngineConfiguration(render: render, initialMasterVolume: masterVolume))
+        return Engine(for: stream, render: render, initialMasterVolume: masterVolume)
     }
 }

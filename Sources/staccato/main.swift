@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Engine
 import Live
 import SampleSet
 
@@ -15,7 +16,7 @@ Staccato: a real-time audio engine for Linux.
 commands:
 \(Commands.all.map { "  " + $0.name.padding(8) + $0.summary }.joined(separator: "\n"))
 
-'staccato <command> --help' shows a command's options.
+'staccato <command> --help' shows a command's options; 'staccato --version' the version.
 """
 
 extension String {
@@ -39,6 +40,10 @@ if commandName == "help" && arguments.dropFirst() == ["--sfz-opcodes"] {
 }
 if commandName == "help" && arguments.dropFirst() == ["--synopsis"] {
     print(Commands.all.map { "# \($0.summary)\n\($0.usageLine)" }.joined(separator: "\n"))
+    exit(0)
+}
+if commandName == "--version" && arguments.count == 1 {
+    print("staccato \(staccatoVersion)")
     exit(0)
 }
 if commandName == "--help" || commandName == "-h" || commandName == "help" {

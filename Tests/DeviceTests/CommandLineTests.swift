@@ -1,4 +1,5 @@
 import AudioFile
+import Engine
 import Foundation
 import TestSupport
 import XCTest
@@ -22,6 +23,13 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(help.exitCode, 0, command)
             XCTAssertTrue(help.standardOutput.hasPrefix("usage: staccato \(command)"), help.standardOutput)
         }
+    }
+
+    func testVersionIsTheLibrarysVersion() throws {
+        let version = try CommandRunner.staccato(["--version"])
+        XCTAssertEqual(version.exitCode, 0)
+        XCTAssertEqual(version.standardOutput, "staccato \(staccatoVersion)\n")
+        XCTAssertNotNil(staccatoVersion.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+/), "MAJOR.MINOR.PATCH")
     }
 
     func testBadFlagsAndValuesAreOneLineUsageErrors() throws {
