@@ -37,6 +37,8 @@ class BuildWithLibrary(build_py):
     def run(self):
         super().run()
         library = os.environ.get("STACCATO_PREBUILT_LIBRARY")
+        if library and not os.path.isabs(library):
+            library = str(ROOT / library)  # as named from the repository's root
         if not library:
             output = subprocess.run([str(ROOT / "scripts/build-library")], check=True, stdout=subprocess.PIPE, text=True).stdout
             library = output.strip().splitlines()[-1]

@@ -57,9 +57,9 @@ public struct BatchRender: Sendable {
         self.refusals = refusals
     }
 
-    /// The jobs for `songs`, each rendered into memory: `finished` is handed each song's frames
-    /// (`SongRender.samples`), and `run`'s outcomes keep none of them, so a batch holds no more
-    /// audio than its caller keeps.
+    /// The jobs for `songs`, each rendered into memory, about in the order given (see `run`):
+    /// `finished` is handed each song's frames (`SongRender.samples`), and `run`'s outcomes keep
+    /// none of them, so a batch holds no more audio than its caller keeps.
     /// - Thread: any.
     public init(songsIntoMemory songs: [String]) {
         jobs = songs.enumerated().map { Job(index: $0, song: $1, output: nil) }
@@ -100,12 +100,21 @@ public struct BatchRender: Sendable {
             board.record(.failed(failure), at: index)
             finished(jobs[index], .failed(failure))
         }
-        // Largest files first: with the long songs started early, the batch does not end on one
-        // long song rendering alone while the other threads have nothing left to do.
+        // The largest first: with the long songs started early, the batch does not end on one
+        // long song rendering alone while the other threads have nothing left to do. Into memory,
+        // the largest first within each run of `memoryWindow` songs, the runs in the order given:
+        // a caller that takes the songs in that order then holds no more than about a run's audio
+        // waiting for an earlier song, where sorting the whole batch would make it hold nearly all
+        // of it until the first song came; the batch still ends on the last run's smallest songs.
+        let concurrency = concurrency(threadCount: threadCount)
+        let window = jobs.first?.output == nil ? max(8, 4 * concurrency) : jobs.count
         let sizes = jobs.map { (try? FileManager.default.attributesOfItem(atPath: $0.song)[.size] as? Int) ?? 0 }
-        let order = jobs.indices.filter { refusals[$0] == nil }.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+        let order = jobs.indices.filter { refusals[$0] == nil }.sorted { first, second in
+            if first / window != second / window { return first < second }
+            return sizes[first] != sizes[second] ? sizes[first] > sizes[second] : first < second
+        }
         board.queue(order)
-        runOnThreads(concurrency(threadCount: threadCount)) {
+        runOnThreads(concurrency) {
             while let index = board.next() {
                 let job = jobs[index]
                 started(job)

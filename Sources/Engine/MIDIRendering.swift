@@ -105,8 +105,7 @@ extension Engine {
             renderer.declareCommandsQueued(before: pendingReleaseCount == 0 ? min(sequencer.sentUntil, songQuantumEnd) : 0)
             renderer.render(into: scratch, frameCount: block)
             processEvents()
-            var blockPeak: Float = 0
-            for index in 0 ..< block * channelCount { blockPeak = max(blockPeak, abs(scratch[index])) }
+            let blockPeak = peakMagnitude(scratch, count: block * channelCount)
             try output.take(UnsafeBufferPointer(start: scratch, count: block * channelCount), at: blockStart,
                             soundingUntil: renderer.lastSoundingFrame, consume)
             if rendered >= output.committed,
@@ -184,8 +183,8 @@ struct RenderEnd {
 
     private mutating func hand<Failure: Error>(_ samples: UnsafeBufferPointer<Float>,
                                                _ consume: (UnsafeBufferPointer<Float>) throws(Failure) -> Void) throws(Failure) {
-        guard !samples.isEmpty else { return }
-        for sample in samples { peak = max(peak, abs(sample)) }
+        guard let start = samples.baseAddress, !samples.isEmpty else { return }
+        peak = max(peak, peakMagnitude(start, count: samples.count))
         try consume(samples)
         end += FrameTime(samples.count / channelCount)
     }

@@ -50,7 +50,7 @@ public struct SongRenderer: Sendable {
     /// - Throws: the kit's `DrumKitError`, the output's `AudioFileError`.
     /// - Thread: any.
     public func render(_ song: MIDIFile, from songPath: String, to output: String) throws -> SongRender {
-        try render(song, from: songPath, output: output) { engine in try engine.render(song, to: output, options: options) }
+        try render(song, from: songPath, output: output) { engine, _ in try engine.render(song, to: output, options: options) }
     }
 
     /// Renders `song`, read from `songPath`, into memory: `SongRender.samples` holds the frames,
@@ -59,15 +59,19 @@ public struct SongRenderer: Sendable {
     /// - Thread: any.
     public func render(_ song: MIDIFile, from songPath: String) throws -> SongRender {
         var samples: [Float] = []
-        var render = try render(song, from: songPath, output: nil) { engine in
-            engine.render(song, options: options) { block in samples.append(contentsOf: block) }
+        var render = try render(song, from: songPath, output: nil) { engine, sequencer in
+            // Room for the song and two seconds of tail at once: one allocation, each page touched
+            // once, where growing by doubling would copy the frames and fault pages in again.
+            let tail = FrameTime(2 * configuration.sampleRate)
+            samples.reserveCapacity(Int(sequencer.endFrame + tail) * configuration.channelCount)
+            return engine.render(song, options: options) { block in samples.append(contentsOf: block) }
         }
         render.samples = samples
         return render
     }
 
     private func render(_ song: MIDIFile, from songPath: String, output: String?,
-                        _ play: (Engine) throws -> MIDIRenderSummary) throws -> SongRender {
+                        _ play: (Engine, MIDISequencer) throws -> MIDIRenderSummary) throws -> SongRender {
         let sequencer = MIDISequencer(song, sampleRate: configuration.sampleRate, program: options.program)
         let kit = try SongPreparation.drumKit(for: sequencer, bank: bank, kitPath: kitPath, kits: kits,
                                               naming: namesSongInWarnings ? songPath : nil, warning: warning)
@@ -75,7 +79,7 @@ public struct SongRenderer: Sendable {
         engine.install(bank)
         if let kit { engine.install(kit) }
         let started = Date()
-        let summary = try play(engine)
+        let summary = try play(engine, sequencer)
         return SongRender(song: songPath, output: output, summary: summary, renderSeconds: Date().timeIntervalSince(started),
                           playsKit: kit != nil, silence: silence(of: summary, song: song, from: songPath, output: output))
     }

@@ -11,7 +11,9 @@ import Render
 /// Guarantees:
 /// - Rendering never allocates, locks or waits; it overwrites every frame it is given.
 /// - A MIDI message sent with a frame offset takes effect at that frame of the next block
-///   rendered, exactly (stamped commands, as every live input is).
+///   rendered (a stamped command, as every live input is): exactly, when the host's blocks are
+///   multiples of the 64-frame quantum (`RenderQuantum`); otherwise one that falls in the part of
+///   a quantum the previous call rendered takes effect at the next quantum's first frame.
 /// - Loading reads and decodes on the calling thread while the old instrument plays on; the new one
 ///   is swapped in with a pointer (`Engine.install`), without a gap, and notes already sounding
 ///   ring out on the one they started with. A failed load changes nothing.

@@ -787,9 +787,7 @@ public final class Renderer: @unchecked Sendable {
 
     @_noAllocation @_noLocks
     func publishPeak(_ cell: borrowing Atomic<UInt32>, of left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frameCount: Int) {
-        var peak: Float = 0
-        for frame in 0..<frameCount { peak = max(peak, max(abs(left[frame]), abs(right[frame]))) }
-        raisePeak(cell, to: peak)
+        raisePeak(cell, to: max(peakMagnitude(left, count: frameCount), peakMagnitude(right, count: frameCount)))
     }
 
     /// Meters hold the highest peak until the control thread takes it (`takePeaks`).

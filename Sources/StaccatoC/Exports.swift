@@ -14,7 +14,7 @@ private func handle<Object: AnyObject>(_ pointer: OpaquePointer?, as type: Objec
     return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
 }
 
-private func retained(_ object: AnyObject) -> OpaquePointer { OpaquePointer(Unmanaged.passRetained(object).toOpaque()) }
+func retained(_ object: AnyObject) -> OpaquePointer { OpaquePointer(Unmanaged.passRetained(object).toOpaque()) }
 
 private func release<Object: AnyObject>(_ pointer: OpaquePointer?, as type: Object.Type) {
     guard let pointer else { return }
@@ -225,7 +225,7 @@ public func exported_render_options_init(_ options: UnsafeMutablePointer<staccat
     let defaults = RenderConfiguration()
     options?.pointee = staccato_render_options(sample_rate: defaults.sampleRate, threads: 0, effects: 1, program: -1,
                                                gain_db: defaults.songGainDecibels, voices: Int32(defaults.voiceCount),
-                                               log: nil, log_user_data: nil)
+                                               linear_interpolation: defaults.cubicInterpolation ? 0 : 1, log: nil, log_user_data: nil)
 }
 
 private func checkSampleRate(_ sampleRate: Double) throws {
@@ -252,7 +252,8 @@ private func songRenderer(_ options: UnsafePointer<staccato_render_options>?, in
     guard RenderConfiguration.songGainRange.contains(settings.gain_db) else {
         throw RenderFailure("gain \(settings.gain_db) dB: must be from \(RenderConfiguration.songGainRange.lowerBound) to \(RenderConfiguration.songGainRange.upperBound)")
     }
-    var configuration = RenderConfiguration(sampleRate: settings.sample_rate, voiceCount: Int(settings.voices), effects: settings.effects != 0,
+    var configuration = RenderConfiguration(sampleRate: settings.sample_rate, voiceCount: Int(settings.voices),
+                                            cubicInterpolation: settings.linear_interpolation == 0, effects: settings.effects != 0,
                                             songGainDecibels: settings.gain_db)
     configuration.threadCount = batch ? 1 : settings.threads == 0 ? RenderConfiguration.everyCoreThreadCount : Int(settings.threads)
     let log = settings.log.map { LogTarget(callback: $0, userData: settings.log_user_data) }
@@ -402,10 +403,8 @@ private struct BatchReport: @unchecked Sendable {
             if let output = render.output {
                 output.withCString { callback(userData, index, nil, nil, $0) }
             } else {
-                let audio = AudioHandle(samples: render.samples)
-                withExtendedLifetime(audio) {
-                    callback(userData, index, nil, OpaquePointer(Unmanaged.passUnretained(audio).toOpaque()), nil)
-                }
+                // Handed over: the callback frees it (staccato_audio_free) when it is done with it.
+                callback(userData, index, nil, retained(AudioHandle(samples: render.samples)), nil)
             }
         }
     }

@@ -158,7 +158,7 @@ def _instrument(instrument: Union[None, PathLike, Instrument], rate: int) -> Ins
 
 
 def _options(rate: int, threads: Optional[int], effects: bool, program: Optional[int], gain_db: Optional[float],
-             log: _LogLines) -> _native.RenderOptions:
+             interpolation: str, log: _LogLines) -> _native.RenderOptions:
     options = _native.RenderOptions()
     lib.staccato_render_options_init(ctypes.byref(options))
     options.sample_rate = float(rate)
@@ -167,28 +167,44 @@ def _options(rate: int, threads: Optional[int], effects: bool, program: Optional
     options.program = -1 if program is None else int(program)
     if gain_db is not None:
         options.gain_db = float(gain_db)
+    if interpolation not in ("cubic", "linear"):
+        raise ValueError(f"interpolation: must be 'cubic' or 'linear', not {interpolation!r}")
+    options.linear_interpolation = 1 if interpolation == "linear" else 0
     options.log = log.callback
     return options
 
 
+class _RenderedFrames:
+    """A rendered song's frames where the library put them, lent to NumPy without a copy: the
+    array's base, freeing them (staccato_audio_free) when the array goes."""
+
+    __slots__ = ("_audio", "__array_interface__")
+
+    def __init__(self, audio: int, frames: int):
+        self._audio = audio
+        address = ctypes.cast(lib.staccato_audio_samples(audio), ctypes.c_void_p).value
+        self.__array_interface__ = {"shape": (frames, 2), "typestr": "<f4", "data": (address, False), "version": 3}
+
+    def __del__(self) -> None:
+        lib.staccato_audio_free(self._audio)
+
+
 def _array(audio: int) -> np.ndarray:
-    """A rendered song's frames as a (frames, 2) float32 array of its own; frees `audio`."""
-    try:
-        frames = lib.staccato_audio_frame_count(audio)
-        array = np.empty((frames, 2), dtype=np.float32)
-        if frames:
-            ctypes.memmove(array.ctypes.data, lib.staccato_audio_samples(audio), frames * 8)
-        return array
-    finally:
+    """A rendered song's frames as a (frames, 2) float32 array, owning `audio` from here."""
+    frames = lib.staccato_audio_frame_count(audio)
+    if frames == 0:
         lib.staccato_audio_free(audio)
+        return np.zeros((0, 2), dtype=np.float32)
+    return np.asarray(_RenderedFrames(audio, frames))
 
 
 def render(midi: Union[PathLike, bytes], instrument: Union[None, PathLike, Instrument] = None, *, rate: int = DEFAULT_RATE,
            threads: Optional[int] = None, effects: bool = True, program: Optional[int] = None,
-           gain_db: Optional[float] = None) -> np.ndarray:
+           gain_db: Optional[float] = None, interpolation: str = "cubic") -> np.ndarray:
     """Renders a MIDI file (a path, or the file's bytes) to audio: float32, shape (frames, 2),
     C-contiguous, at `rate`. The samples are those `staccato render SONG --out FILE.wav` writes
-    with the same options (`--rate`, `--threads`, `--no-effects`, `--program`, `--gain`).
+    with the same options (`--rate`, `--threads`, `--no-effects`, `--program`, `--gain`,
+    `--interpolation`).
 
     `instrument` is a path or an `Instrument`; None is the system's default font. A path is
     loaded once per process. `threads` render the song's voices (None: every core; the samples do
@@ -200,7 +216,7 @@ def render(midi: Union[PathLike, bytes], instrument: Union[None, PathLike, Instr
     """
     loaded = _instrument(instrument, rate)
     log = _LogLines()
-    options = _options(rate, threads, effects, program, gain_db, log)
+    options = _options(rate, threads, effects, program, gain_db, interpolation, log)
     if isinstance(midi, (bytes, bytearray, memoryview)):
         data = bytes(midi)
         audio = lib.staccato_render_song_bytes(data, len(data), b"song", loaded._handle(rate), ctypes.byref(options))
@@ -216,13 +232,13 @@ def render(midi: Union[PathLike, bytes], instrument: Union[None, PathLike, Instr
 
 def render_file(midi: PathLike, out: PathLike, instrument: Union[None, PathLike, Instrument] = None, *,
                 rate: int = DEFAULT_RATE, threads: Optional[int] = None, effects: bool = True, program: Optional[int] = None,
-                gain_db: Optional[float] = None) -> str:
+                gain_db: Optional[float] = None, interpolation: str = "cubic") -> str:
     """Renders a MIDI file to `out` (.wav as 32-bit float, .flac, .ogg or .mp3), as
     `staccato render SONG --out OUT` does, and returns `out`. Options and errors as `render`'s;
     a song with notes that renders silent writes the file and raises."""
     loaded = _instrument(instrument, rate)
     log = _LogLines()
-    options = _options(rate, threads, effects, program, gain_db, log)
+    options = _options(rate, threads, effects, program, gain_db, interpolation, log)
     path, target = os.fspath(midi), os.fspath(out)
     status = lib.staccato_render_song_to_file(path.encode(), loaded._handle(rate), ctypes.byref(options), target.encode())
     log.warn()
@@ -234,7 +250,7 @@ def render_file(midi: PathLike, out: PathLike, instrument: Union[None, PathLike,
 def render_many(paths: Sequence[PathLike], instrument: Union[None, PathLike, Instrument] = None, *,
                 out_dir: Optional[PathLike] = None, format: str = "wav", workers: Optional[int] = None,
                 rate: int = DEFAULT_RATE, effects: bool = True, program: Optional[int] = None,
-                gain_db: Optional[float] = None) -> Iterator[Union[np.ndarray, str, Error]]:
+                gain_db: Optional[float] = None, interpolation: str = "cubic") -> Iterator[Union[np.ndarray, str, Error]]:
     """Renders many MIDI files through one instrument on every core (`workers` threads inside the
     library, None: every core), each song on a thread of its own, as `staccato render --out-dir`
     does: no processes, no pickling, one copy of the instrument in memory.
@@ -249,7 +265,7 @@ def render_many(paths: Sequence[PathLike], instrument: Union[None, PathLike, Ins
     loaded = _instrument(instrument, rate)
     handle = loaded._handle(rate)
     log = _LogLines()
-    options = _options(rate, None, effects, program, gain_db, log)
+    options = _options(rate, None, effects, program, gain_db, interpolation, log)
     results: "queue.SimpleQueue[tuple[int, object]]" = queue.SimpleQueue()
 
     def finished(_user, index, error, audio, output):
@@ -260,11 +276,7 @@ def render_many(paths: Sequence[PathLike], instrument: Union[None, PathLike, Ins
         elif output is not None:
             results.put((index, output.decode()))
         else:
-            frames = lib.staccato_audio_frame_count(audio)
-            array = np.empty((frames, 2), dtype=np.float32)
-            if frames:
-                ctypes.memmove(array.ctypes.data, lib.staccato_audio_samples(audio), frames * 8)
-            results.put((index, array))
+            results.put((index, _array(audio)))
 
     callback = _native.BATCH_CALLBACK(finished)
     encoded = (ctypes.c_char_p * max(1, len(songs)))(*[song.encode() for song in songs])
@@ -309,7 +321,8 @@ def render_many(paths: Sequence[PathLike], instrument: Union[None, PathLike, Ins
 class Synth:
     """A synthesizer played live: MIDI messages in, audio out, one block at a time.
 
-    Messages take effect `frame` frames into the next block `render` renders, sample-accurately.
+    Messages take effect `frame` frames into the next block `render` renders, sample-accurately
+    when blocks are multiples of 64 frames (otherwise, at worst, at the next 64-frame boundary).
     `render` allocates nothing inside the library and never waits for loading.
     """
 

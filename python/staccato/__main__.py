@@ -15,7 +15,8 @@ import staccato
 
 
 def _render(arguments: argparse.Namespace) -> int:
-    options = dict(rate=arguments.rate, effects=not arguments.no_effects, program=arguments.program, gain_db=arguments.gain)
+    options = dict(rate=arguments.rate, effects=not arguments.no_effects, program=arguments.program, gain_db=arguments.gain,
+                   interpolation=arguments.interpolation)
     started = time.monotonic()
     instrument = staccato.Instrument(arguments.soundfont, rate=arguments.rate)
     if arguments.out:
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     render.add_argument("--program", type=int, default=None, metavar="N", help="play every melodic channel with program N")
     render.add_argument("--gain", type=float, default=None, metavar="DB", help="the song's gain in dB (default -14)")
     render.add_argument("--no-effects", action="store_true", help="no reverb or chorus")
+    render.add_argument("--interpolation", default="cubic", choices=["cubic", "linear"], help="how samples are read between frames")
     render.set_defaults(run=_render)
     presets = commands.add_parser("presets", help="list an instrument's presets")
     presets.add_argument("instrument", metavar="FONT")

@@ -42,6 +42,7 @@ class RenderOptions(ctypes.Structure):
         ("program", ctypes.c_int),
         ("gain_db", ctypes.c_float),
         ("voices", ctypes.c_int),
+        ("linear_interpolation", ctypes.c_int),
         ("log", LOG_CALLBACK),
         ("log_user_data", ctypes.c_void_p),
     ]

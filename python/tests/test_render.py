@@ -25,8 +25,8 @@ def test_render_equals_the_command_bit_for_bit(cli, tmp_path, song):
 def test_render_with_options_equals_the_command_with_the_same_flags(cli, tmp_path):
     song = FIXTURES[0]
     expected = cli_render(cli, song, tmp_path / "cli.wav", "--soundfont", str(SHIPPED_FONT), "--rate", "44100",
-                          "--no-effects", "--program", "13", "--gain", "-6")
-    audio = staccato.render(song, SHIPPED_FONT, rate=44_100, effects=False, program=13, gain_db=-6)
+                          "--no-effects", "--program", "13", "--gain", "-6", "--interpolation", "linear")
+    audio = staccato.render(song, SHIPPED_FONT, rate=44_100, effects=False, program=13, gain_db=-6, interpolation="linear")
     assert np.array_equal(audio, expected)
 
 

@@ -114,7 +114,10 @@ int staccato_synth_use(staccato_synth *synth, const staccato_instrument *instrum
 
 /* One MIDI message (a channel message: status byte and data, no running status; or a SysEx,
  * F0 ... F7, of those Staccato knows: GM/GS/XG reset, master volume), taking effect at frame
- * `frame_offset` of the next block staccato_synth_render renders.
+ * `frame_offset` of the next block staccato_synth_render renders. Exactly at that frame when the
+ * blocks rendered so far add up to a multiple of 64 frames (every block a multiple of 64: any
+ * power of two from 64 up); otherwise a message that falls in the part of a 64-frame quantum the
+ * previous call already rendered takes effect at the next quantum's first frame.
  * Returns 0, or -1 for bytes that are no such message or a full queue (render to drain it; a
  * note-off is never refused).
  * - Thread: control. */
@@ -161,6 +164,7 @@ typedef struct staccato_render_options {
     int program;                    /* -1: the file's programs; 0...127: every melodic channel plays it */
     float gain_db;                  /* the song's gain, -40...20; default -14 */
     int voices;                     /* voice pool, 1...16384; default 256 */
+    int linear_interpolation;       /* 0: four-point cubic, the default; 1: two-point linear, faster */
     staccato_log_callback log;      /* warnings; NULL: dropped */
     void *log_user_data;
 } staccato_render_options;
@@ -205,16 +209,17 @@ const float *staccato_audio_samples(const staccato_audio *audio);
 void staccato_audio_free(staccato_audio *audio);
 
 /* Told of each song of a batch as it ends, on the batch's threads, in the order they end:
- * `index` into the paths given; `error` NULL and either `audio` (a render into memory, valid
- * during the call only) or `output_path` (the file written) for a song rendered, else `error`,
- * one line naming the song and what is wrong. */
+ * `index` into the paths given; `error` NULL and either `audio` (a render into memory, handed
+ * over: the callback owns it and frees it with staccato_audio_free, now or later) or
+ * `output_path` (the file written) for a song rendered, else `error`, one line naming the song
+ * and what is wrong. */
 typedef void (*staccato_batch_callback)(void *user_data, size_t index, const char *error,
                                         const staccato_audio *audio, const char *output_path);
 
 /* Renders `count` MIDI files through one `instrument`, `workers` at a time (0: every core), each
  * song on one thread with an engine of its own: into `out_dir` (made when missing) as NAME.FORMAT,
  * `format` one of "wav", "flac", "ogg", "mp3" (NULL: "wav"); or, with `out_dir` NULL, into memory,
- * each song's audio handed to `callback` and then freed. A song that fails (missing, not MIDI,
+ * each song's audio handed to `callback` (with NULL `callback`, freed). A song that fails (missing, not MIDI,
  * silent, unwritable) is an error for that song only. Returns the number of songs that failed, or
  * -1 when the batch could not start (the folder, the format, the options).
  * - Thread: control. Blocks until the last song is done. */
