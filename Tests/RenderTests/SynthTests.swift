@@ -1,5 +1,7 @@
+import CAllocationCounter
 import DeviceCore
 import Engine
+import Foundation
 import MIDI
 import Render
 import TestSupport
@@ -58,6 +60,55 @@ final class SynthTests: XCTestCase {
         }
     }
 
+    /// A host's render calls (what `staccato_synth_render` runs), in block sizes a host might use,
+    /// make no heap call while the control thread sends notes, controllers and a new instrument.
+    func testTheHostsRenderCallMakesNoHeapCalls() throws {
+        try XCTSkipIf(staccato_allocation_counting_available() == 0, "allocation counting is off under sanitizers")
+        let synth = try Synth(sampleRate: rate, maxBlockFrameCount: 256)
+        try synth.load(path: CommandRunner.shippedSoundFont)
+        let bank = try XCTUnwrap(synth.instrument?.bank)
+        let cycle = synth.cycle
+        let counts = RenderThreadAllocationTests.Outcome()
+        let warmedUp = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        let blockCount = 3_000
+        Thread {
+            let left = UnsafeMutablePointer<Float>.allocate(capacity: 1_000), right = UnsafeMutablePointer<Float>.allocate(capacity: 1_000)
+            // A host's sizes: its period, an odd one, and more than the synth's block (split).
+            let sizes = [256, 100, 1_000]
+            for _ in 0..<50 { cycle.render(left: left, right: right, frameCount: 256) }
+            warmedUp.signal()
+            staccato_allocation_counting_begin_every_thread()
+            for block in 0..<blockCount {
+                cycle.render(left: left, right: right, frameCount: sizes[block % 3])
+                usleep(100)
+            }
+            staccato_allocation_counting_end()
+            counts.allocations = staccato_allocation_count()
+            counts.frees = staccato_free_count()
+            left.deallocate()
+            right.deallocate()
+            finished.signal()
+        }.start()
+        warmedUp.wait()
+        staccato_allocation_counting_ignore_this_thread(1)
+        defer { staccato_allocation_counting_ignore_this_thread(0) }
+        var sent = 0
+        while finished.wait(timeout: .now()) == .timedOut {
+            let key = UInt8(40 + sent % 40)
+            try? synth.send(.noteOn(channel: UInt8(sent % 2 == 0 ? 0 : 9), key: key, velocity: 100), frameOffset: sent % 256)
+            try? synth.send(.noteOff(channel: 0, key: UInt8(40 + (sent + 20) % 40), velocity: 0), frameOffset: 17)
+            try? synth.send(.controlChange(channel: 0, controller: 1, value: UInt8(sent % 128)))
+            if sent % 400 == 0 { synth.use(bank, from: CommandRunner.shippedSoundFont) }
+            synth.volume = Float(sent % 10) / 10
+            sent += 1
+            usleep(200)
+        }
+        synth.processEvents()
+        XCTAssertGreaterThan(sent, 100, "the control thread kept the render calls busy")
+        XCTAssertEqual(counts.allocations, 0, "heap allocations in the host's render calls")
+        XCTAssertEqual(counts.frees, 0, "heap frees in the host's render calls")
+    }
+
     func testBadBytesAndRatesAreRefusedWithALine() throws {
         XCTAssertThrowsError(try Synth(sampleRate: 1_000, maxBlockFrameCount: 512)) { error in
             XCTAssertEqual("\(error)", "sample rate 1000.0: must be from 8000 to 384000 Hz")
@@ -71,5 +122,15 @@ final class SynthTests: XCTestCase {
             XCTAssertEqual("\(error)", "/nonexistent.sf2: no such file or folder")
         }
         XCTAssertNil(synth.instrument, "a failed load leaves the synth as it was")
+        // With an instrument playing, a failed load leaves it playing.
+        try synth.load(path: CommandRunner.shippedSoundFont)
+        try synth.send(.noteOn(channel: 0, key: 60, velocity: 100))
+        XCTAssertThrowsError(try synth.load(path: "/nonexistent.sf2"))
+        XCTAssertEqual(synth.instrument?.path, CommandRunner.shippedSoundFont)
+        var left = [Float](repeating: 0, count: 4_096), right = left
+        left.withUnsafeMutableBufferPointer { left in
+            right.withUnsafeMutableBufferPointer { right in synth.cycle.render(left: left.baseAddress!, right: right.baseAddress!, frameCount: 4_096) }
+        }
+        XCTAssertGreaterThan(left.map(abs).max() ?? 0, 0.01, "the note sounds on the old instrument")
     }
 }
