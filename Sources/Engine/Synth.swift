@@ -22,12 +22,22 @@ import Render
 /// - Thread: control. Every member but the readers marked any, one control thread at a time;
 ///   `cycle`'s render is the audio thread's.
 public final class Synth {
-    /// The range of sample rates a synth renders at.
+    /// The range of sample rates a synth, a song render and the CLI's `--rate` take.
     /// - Thread: any.
     public static let sampleRateRange: ClosedRange<Double> = 8_000...384_000
     /// The range of the largest block a host asks `render` for at once (longer asks are split).
     /// - Thread: any.
     public static let blockFrameRange: ClosedRange<Int> = 1...65_536
+
+    /// Refuses a rate outside `sampleRateRange`, in one line: what every front that takes a rate
+    /// from a caller checks (a synth, a song render, an instrument load).
+    /// - Throws: `RenderFailure`.
+    /// - Thread: any.
+    public static func checkSampleRate(_ sampleRate: Double) throws(RenderFailure) {
+        guard sampleRateRange.contains(sampleRate) else {
+            throw RenderFailure("sample rate \(sampleRate): must be from \(Int(sampleRateRange.lowerBound)) to \(Int(sampleRateRange.upperBound)) Hz")
+        }
+    }
 
     /// - Thread: control.
     public let engine: Engine
@@ -48,9 +58,7 @@ public final class Synth {
     /// - Thread: control. Not real-time safe: allocates.
     public init(sampleRate: Double, maxBlockFrameCount: Int, configuration: RenderConfiguration = RenderConfiguration(),
                 warning: @escaping (String) -> Void = { _ in }) throws(RenderFailure) {
-        guard Self.sampleRateRange.contains(sampleRate) else {
-            throw RenderFailure("sample rate \(sampleRate): must be from \(Int(Self.sampleRateRange.lowerBound)) to \(Int(Self.sampleRateRange.upperBound)) Hz")
-        }
+        try Self.checkSampleRate(sampleRate)
         guard Self.blockFrameRange.contains(maxBlockFrameCount) else {
             throw RenderFailure("block of \(maxBlockFrameCount) frames: must be from 1 to \(Self.blockFrameRange.upperBound)")
         }

@@ -42,7 +42,7 @@ public func exported_last_error() -> UnsafePointer<CChar> { LastError.current }
 @_cdecl("staccato_instrument_load")
 public func exported_instrument_load(_ path: UnsafePointer<CChar>?, _ sampleRate: Double) -> OpaquePointer? {
     LastError.catching(nil) {
-        try checkSampleRate(sampleRate)
+        try Synth.checkSampleRate(sampleRate)
         let path = path.map { String(cString: $0) } ?? InstrumentLoader.chooseSoundFont().path
         let bank = try InstrumentLoader.load(path: path, sampleRate: sampleRate)
         return retained(InstrumentHandle(bank: bank, path: path, sampleRate: sampleRate))
@@ -228,19 +228,13 @@ public func exported_render_options_init(_ options: UnsafeMutablePointer<staccat
                                                linear_interpolation: defaults.cubicInterpolation ? 0 : 1, log: nil, log_user_data: nil)
 }
 
-private func checkSampleRate(_ sampleRate: Double) throws {
-    guard Synth.sampleRateRange.contains(sampleRate) else {
-        throw RenderFailure("sample rate \(sampleRate): must be from \(Int(Synth.sampleRateRange.lowerBound)) to \(Int(Synth.sampleRateRange.upperBound)) Hz")
-    }
-}
-
 /// The song renderer `options` describe, over `instrument`; `batch` renders each song on one thread.
 private func songRenderer(_ options: UnsafePointer<staccato_render_options>?, instrument: InstrumentHandle,
                           batch: Bool) throws -> SongRenderer {
     var settings = staccato_render_options()
     exported_render_options_init(&settings)
     if let options { settings = options.pointee }
-    try checkSampleRate(settings.sample_rate)
+    try Synth.checkSampleRate(settings.sample_rate)
     guard settings.sample_rate == instrument.sampleRate else {
         throw RenderFailure("\(instrument.path): loaded at \(instrument.sampleRate) Hz, and the render asks for \(settings.sample_rate) Hz")
     }
@@ -270,7 +264,7 @@ public func exported_render_file(_ midiPath: UnsafePointer<CChar>?, _ instrument
     LastError.catching(-1) {
         let songPath = try string(midiPath, naming: "midi_path")
         let output = try string(outPath, naming: "out_path")
-        try checkSampleRate(sampleRate)
+        try Synth.checkSampleRate(sampleRate)
         // As `staccato render --out` does it: the song first, then only the samples it plays.
         let song = try SongPreparation.readSong(path: songPath, warning: { _ in })
         let path = instrumentPath.map { String(cString: $0) } ?? InstrumentLoader.chooseSoundFont().path

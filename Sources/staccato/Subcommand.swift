@@ -117,7 +117,7 @@ enum DeviceOptions {
         ]
     }
 
-    static let rate = OptionSpec(name: "rate", valueName: "HZ", help: "sample rate", default: .number(defaults.sampleRate), range: 8_000...384_000)
+    static let rate = OptionSpec(name: "rate", valueName: "HZ", help: "sample rate", default: .number(defaults.sampleRate), range: Synth.sampleRateRange)
 
     /// How a song plays, for every command that plays MIDI: `readSongOptions` reads them.
     static let songSpecs = [minimumNoteLength, songGain, noEffects]
