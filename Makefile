@@ -2,7 +2,7 @@
 # packages first (Debian/Ubuntu, as root or through sudo).
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast build release library install uninstall tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
+.PHONY: all deps demo test test-fast build release library lv2 install uninstall tsan asan soak realtime-gate fuzz bench devices-start devices-stop piano clean
 
 all: build
 
@@ -26,7 +26,13 @@ release: deps piano
 library: deps
 	RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/build-library
 
-## Installs `staccato` and `staccato-bench` in PREFIX/bin; the C library (libstaccato.so, its
+## The LV2 plug-in bundle, .build/release/lv2/staccato.lv2 (the Swift runtime inside its one shared
+## object, which exports lv2_descriptor alone): see scripts/build-lv2. LV2_PATH=.build/release/lv2
+## lets a host find it without installing.
+lv2: deps
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/build-lv2
+
+## Installs `staccato` and `staccato-bench` in PREFIX/bin; the LV2 plug-in in PREFIX/lib/lv2; the C library (libstaccato.so, its
 ## header and its pkg-config file) in PREFIX/lib and PREFIX/include; and what they ship with (the
 ## piano and xylophone font, the drum kit, the multi-layer piano, the demo song, each with its
 ## licence) in PREFIX/share/staccato, where the installed binaries and the library look for them
@@ -36,18 +42,21 @@ library: deps
 PREFIX ?= /usr/local
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 LIBDIR = $(DESTDIR)$(PREFIX)/lib
+LV2DIR = $(LIBDIR)/lv2/staccato.lv2
 INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 DATADIR = $(DESTDIR)$(PREFIX)/share/staccato
 SHIPPED = soundfonts samples/drums samples/midi samples/piano samples/README.md
 VERSION = $(shell sed -n 's/^public let staccatoVersion = "\(.*\)"$$/\1/p' Sources/Engine/Version.swift)
 SONAME = libstaccato.so.$(firstword $(subst ., ,$(VERSION)))
-install: release library
-	install -d $(BINDIR) $(DATADIR)/samples $(LIBDIR)/pkgconfig $(INCLUDEDIR)
+install: release library lv2
+	install -d $(BINDIR) $(DATADIR)/samples $(LIBDIR)/pkgconfig $(INCLUDEDIR) $(LV2DIR)
 	install -m 755 .build/release/staccato .build/release/staccato-bench $(BINDIR)/
 	install -m 755 .build/release/$(SONAME) $(LIBDIR)/libstaccato.so.$(VERSION)
 	ln -sf libstaccato.so.$(VERSION) $(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(LIBDIR)/libstaccato.so
 	install -m 644 Sources/CStaccato/include/staccato.h $(INCLUDEDIR)/
+	install -m 755 .build/release/lv2/staccato.lv2/staccato.so $(LV2DIR)/
+	install -m 644 .build/release/lv2/staccato.lv2/manifest.ttl .build/release/lv2/staccato.lv2/staccato.ttl $(LV2DIR)/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	    'Name: staccato' 'Description: Real-time sampler (SoundFont 2/3, SFZ) and MIDI renderer' 'Version: $(VERSION)' \
 	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lstaccato' 'Cflags: -I$${includedir}' > $(LIBDIR)/pkgconfig/staccato.pc
@@ -58,6 +67,7 @@ uninstall:
 	rm -f $(BINDIR)/staccato $(BINDIR)/staccato-bench
 	rm -f $(LIBDIR)/libstaccato.so $(LIBDIR)/$(SONAME) $(LIBDIR)/libstaccato.so.$(VERSION) $(LIBDIR)/pkgconfig/staccato.pc
 	rm -f $(INCLUDEDIR)/staccato.h
+	rm -rf $(LV2DIR)
 	rm -rf $(DATADIR)
 
 ## Plays the demo through the default ALSA device, or renders it to demo.wav when nothing can play.

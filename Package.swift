@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CLV2", pkgConfig: "lv2", providers: [.apt(["lv2-dev"])]),
 
         .target(name: "Lockfree", swiftSettings: realtimeSettings),
         .target(name: "DSP", swiftSettings: realtimeSettings),
@@ -91,6 +92,11 @@ let package = Package(
         // runtime inside it: SwiftPM's own link of a dynamic library leaves the runtime outside.
         .target(name: "CStaccato"),
         .target(name: "StaccatoC", dependencies: ["CStaccato", "Engine", "DeviceCore", "Render", "MIDI"], swiftSettings: realtimeSettings),
+        // The LV2 plug-in: its audio-thread half (run, work_response: real-time code, proved so) and
+        // its control half (instantiate, the worker's loads, state). staccato.lv2/staccato.so is
+        // linked from their objects by scripts/build-lv2, exporting lv2_descriptor alone.
+        .target(name: "LV2Cycle", dependencies: ["CLV2", "DeviceCore", "Render", "DSP", "Lockfree", "MIDIVocabulary"], swiftSettings: realtimeSettings),
+        .target(name: "StaccatoLV2", dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
         .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet", "VoiceProcessing"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.

@@ -184,8 +184,8 @@ public enum InstrumentLoader {
 
     /// A file shipped in the repository (`soundfonts/…`, `samples/…`), looked up from the binary
     /// that holds this code (the running executable, or `libstaccato.so` in an application): in
-    /// the tree `make install` wrote (`PREFIX/bin/staccato` and `PREFIX/lib/libstaccato.so` find
-    /// `PREFIX/share/staccato/<relativePath>`, as the Python package's library finds its own
+    /// the tree `make install` wrote (`PREFIX/bin/staccato`, `PREFIX/lib/libstaccato.so` and
+    /// `PREFIX/lib/lv2/staccato.lv2/staccato.so` find `PREFIX/share/staccato/<relativePath>`, as the Python package's library finds its own
     /// copy), then in its package (`.build/<triple>/<configuration>/staccato` is three folders
     /// below it), then in the working directory.
     /// - Thread: control.
@@ -216,9 +216,14 @@ public enum InstrumentLoader {
     /// - Thread: control.
     public static func shippedFile(_ relativePath: String, executable: String) -> String {
         let binFolder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        let installed = binFolder.deletingLastPathComponent().appendingPathComponent(installedDataFolder)
-            .appendingPathComponent(relativePath).path
-        if FileManager.default.fileExists(atPath: installed) { return installed }
+        // PREFIX/bin and PREFIX/lib are one folder below the prefix; the LV2 bundle,
+        // PREFIX/lib/lv2/staccato.lv2, three.
+        var prefix = binFolder
+        for _ in 0..<3 {
+            prefix.deleteLastPathComponent()
+            let installed = prefix.appendingPathComponent(installedDataFolder).appendingPathComponent(relativePath).path
+            if FileManager.default.fileExists(atPath: installed) { return installed }
+        }
         var folder = binFolder
         for _ in 0..<5 {
             let candidate = folder.appendingPathComponent(relativePath).path

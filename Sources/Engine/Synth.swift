@@ -2,6 +2,7 @@ import DeviceCore
 import DrumKitLoader
 import MIDIVocabulary
 import Render
+import SampleStreaming
 
 /// A synthesizer for an application that owns the audio thread: it loads instruments and takes
 /// MIDI on its control thread, and renders when the host's audio callback asks, through `cycle`
@@ -51,6 +52,8 @@ public final class Synth {
     /// - Thread: control.
     public var warning: (String) -> Void
     private let kits: DrumKitShelf
+    /// The playing instrument's samples still decoding in the background (`open`), if any.
+    private var decoding: BackgroundDecoding?
 
     /// A synth at `sampleRate` for host calls of up to `maxBlockFrameCount` frames, with the
     /// engine's defaults otherwise (effects on, the song gain, 256 voices).
@@ -73,6 +76,16 @@ public final class Synth {
         self.warning = warning
     }
 
+    deinit { stopBackgroundWork() }
+
+    /// Stops the playing instrument's background decoding and waits for its threads to end: what a
+    /// plug-in does before the host may unload its code. The instrument plays on with what it holds.
+    /// - Thread: control.
+    public func stopBackgroundWork() {
+        decoding?.cancel()
+        decoding?.wait()
+    }
+
     /// Frames per second.
     /// - Thread: control.
     public var sampleRate: Double { engine.sampleRate }
@@ -87,11 +100,40 @@ public final class Synth {
         use(bank, from: path)
     }
 
+    /// The sample memory an instrument opened for live play keeps by default (`open`): every
+    /// sample's first half second stays, the rest comes from the file as notes play it. What
+    /// `staccato play`'s `--sample-cache` defaults to.
+    /// - Thread: any.
+    public static let defaultSampleCacheBytes = 256 << 20
+
+    /// Opens the instrument at `path` for playing at once, as the CLI's live commands do, and swaps
+    /// it in: a SoundFont's or SFZ's structure is read and the starting presets' samples (program 0
+    /// on every channel, and the drum kit) decoded before this returns; the rest decodes in the
+    /// background while it plays, within `sampleCacheBytes` (nil: all of it, kept). A folder of
+    /// recordings loads whole. A large General MIDI font is playable in about a second where a
+    /// whole load takes several.
+    /// - Parameter backgroundWarning: told, from the decoding thread, of a sample that fails later.
+    /// - Throws: `InstrumentLoadError` naming the file and what is wrong; the old instrument plays on.
+    /// - Thread: control.
+    public func open(path: String, sampleCacheBytes: Int? = Synth.defaultSampleCacheBytes,
+                     backgroundWarning: (@Sendable (String) -> Void)? = nil) throws(InstrumentLoadError) {
+        let opening = try InstrumentLoader.open(path: path, sampleRate: sampleRate,
+                                                first: PlayedNotes.startingPresets(kitPlaysPercussion: false),
+                                                sampleCacheBytes: sampleCacheBytes, warning: backgroundWarning)
+        for line in opening.bank.loadWarnings { warning("\(path): \(line)") }
+        use(opening.bank, from: path)
+        decoding = opening.decoding
+    }
+
     /// Swaps in `bank`, already loaded at this synth's rate (one bank may serve any number of synths
     /// and renders at once).
     /// - Thread: control.
     public func use(_ bank: SampleBank, from path: String) {
         processEvents()
+        // The old instrument's background decoding stops (its notes ring out on what it holds), its
+        // threads ended here, so none outlives the synth.
+        stopBackgroundWork()
+        decoding = nil
         let now = engine.renderedFrameTime
         engine.install(bank, at: now)
         let hasKit = bank.presets.contains { $0.bank == SampleBank.Preset.percussionBank }

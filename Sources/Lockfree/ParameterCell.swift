@@ -34,8 +34,10 @@ public final class ParameterCell: @unchecked Sendable {
     /// - Thread: any.
     public var reader: ParameterReader { ParameterReader(storage: storage) }
 
-    /// Stores `newValue`, clamped to `range`; NaN is refused and leaves the value unchanged.
-    /// - Thread: control.
+    /// Stores `newValue`, clamped to `range`; NaN is refused and leaves the value unchanged. An
+    /// atomic store: a plug-in's audio thread sets its gain port's value with it.
+    /// - Thread: any.
+    @_noAllocation @_noLocks
     public func set(_ newValue: Float) {
         guard !newValue.isNaN else { return }
         storage.pointee.store(newValue.clamped(to: range).bitPattern, ordering: .relaxed)
