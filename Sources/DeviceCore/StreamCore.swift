@@ -243,6 +243,13 @@ public final class StreamCore: @unchecked Sendable {
         rendererReference._withUnsafeGuaranteedRef { $0.report(.xrun(frameTime: $0.renderedFrameTime)) }
     }
 
+    /// Limits the voices notes may start on (`Renderer.setVoiceLimit`): a plug-in's polyphony.
+    /// - Thread: audio.
+    @_noAllocation @_noLocks
+    public func setVoiceLimit(_ count: Int) {
+        rendererReference._withUnsafeGuaranteedRef { $0.setVoiceLimit(count) }
+    }
+
     /// Hands the renderer a MIDI message that arrived on the audio thread, `frameOffset` frames
     /// into the next period (`Renderer.receive`).
     /// - Thread: audio.

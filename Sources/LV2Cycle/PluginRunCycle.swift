@@ -35,8 +35,11 @@ public final class PluginRunCycle: @unchecked Sendable {
     private var rightPort: UnsafeMutablePointer<Float>?
     private var gainPort: UnsafePointer<Float>?
     private var latencyPort: UnsafeMutablePointer<Float>?
+    private var polyphonyPort: UnsafePointer<Float>?
 
     private var appliedGain = Float.nan
+    private var appliedPolyphony = -1
+    private let voiceCount: Int
     private var defaultRequested = false
     private var framesSinceTidy = 0
     /// A message to the worker, built here: the kind, then the text.
@@ -58,6 +61,12 @@ public final class PluginRunCycle: @unchecked Sendable {
     /// - Thread: control.
     public var owner: UnsafeMutableRawPointer?
 
+    /// The polyphony port's range: from 8 voices (below that, a note of several voices takes over
+    /// its own first ones, which have not sounded yet) to the synth's whole pool.
+    /// - Thread: any.
+    public var polyphonyRange: ClosedRange<Int> { minimumPolyphony...voiceCount }
+    private let minimumPolyphony = 8
+
     /// The gain port's range in decibels; its lowest value is silence.
     /// - Thread: any.
     public static let gainRange: ClosedRange<Float> = -60...0
@@ -76,6 +85,7 @@ public final class PluginRunCycle: @unchecked Sendable {
         self.uris = uris
         self.schedule = schedule
         self.sampleRate = Int(sampleRate)
+        voiceCount = render.core.renderer.configuration.voiceCount
         latencyFrameCount = blocksOnGrid ? 0 : RenderQuantum.frameCount - 1
         let textCapacity = WorkMessage.maxTextByteCount
         outgoing = .allocate(byteCount: 4 + textCapacity, alignment: 8)
@@ -105,6 +115,7 @@ public final class PluginRunCycle: @unchecked Sendable {
         case PluginPort.right: rightPort = data?.assumingMemoryBound(to: Float.self)
         case PluginPort.gain: gainPort = data.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
         case PluginPort.latency: latencyPort = data?.assumingMemoryBound(to: Float.self)
+        case PluginPort.polyphony: polyphonyPort = data.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
         default: break
         }
     }
@@ -147,6 +158,13 @@ public final class PluginRunCycle: @unchecked Sendable {
             }
         }
         // After the block's messages: a patch:Set in the first block is no reason to load the default.
+        if let polyphonyPort, polyphonyPort.pointee.isFinite {
+            let voices = Int(min(max(Float(minimumPolyphony), polyphonyPort.pointee), Float(voiceCount)) + 0.5)
+            if voices != appliedPolyphony {
+                appliedPolyphony = voices
+                core._withUnsafeGuaranteedRef { $0.setVoiceLimit(voices) }
+            }
+        }
         if !defaultRequested {
             defaultRequested = true
             if !instrumentRequested.load(ordering: .acquiring) { post(WorkMessage.loadDefault, text: nil) }

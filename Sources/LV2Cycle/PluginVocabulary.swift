@@ -74,6 +74,9 @@ public enum PluginPort {
     /// Output control: the latency the plug-in adds, in frames (`lv2:reportsLatency`).
     /// - Thread: any.
     public static var latency: UInt32 { @_noAllocation @_noLocks get { 5 } }
+    /// Input control: the most voices that sound at once (`PluginRunCycle.polyphonyRange`).
+    /// - Thread: any.
+    public static var polyphony: UInt32 { @_noAllocation @_noLocks get { 6 } }
 }
 
 /// What the worker is asked to do, and what it answers: a 32-bit kind, then UTF-8 text (a path, an

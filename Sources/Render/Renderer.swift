@@ -334,6 +334,14 @@ public final class Renderer: @unchecked Sendable {
         workerPriority?.pointee.store(max(0, priority), ordering: .relaxed)
     }
 
+    /// Lets notes start on `count` of the sampler's voices at most (1 ... `RenderConfiguration.voiceCount`):
+    /// a note past the limit steals, as in a full pool. Notes on voices past a lowered limit ring out.
+    /// - Thread: audio. Between blocks.
+    @_noAllocation @_noLocks
+    public func setVoiceLimit(_ count: Int) {
+        sampler.pool.setVoiceLimit(count)
+    }
+
     /// Tells the voice workers whether `render` is called once a period of a device's clock
     /// (live), a period being the last block's frames, or back to back (offline, the default).
     /// Paced, between periods each sleeps once, to just before the next period's work, rather than

@@ -194,7 +194,7 @@ struct Host {
     float *audio[2];
     uint32_t audio_ports[2];
     int audio_count;
-    int gain_port, latency_port;
+    int gain_port, latency_port, polyphony_port;
     int control_port, notify_port;
     uint64_t control_buffer[MESSAGE_BYTES * 4 / 8];
     uint64_t notify_buffer[MESSAGE_BYTES * 4 / 8];
@@ -318,7 +318,7 @@ static Host *host_new(LilvWorld *world, const char *uri, uint32_t block, int on_
     host->port_count = lilv_plugin_get_num_ports(host->plugin);
     host->controls = calloc(host->port_count, sizeof(float));
     lilv_plugin_get_port_ranges_float(host->plugin, NULL, NULL, host->controls);
-    host->gain_port = host->latency_port = host->control_port = host->notify_port = -1;
+    host->gain_port = host->latency_port = host->polyphony_port = host->control_port = host->notify_port = -1;
     for (uint32_t index = 0; index < host->port_count; index++) {
         const LilvPort *port = lilv_plugin_get_port_by_index(host->plugin, index);
         const char *symbol = lilv_node_as_string(lilv_port_get_symbol(host->plugin, port));
@@ -347,6 +347,7 @@ static Host *host_new(LilvWorld *world, const char *uri, uint32_t block, int on_
             if (isnan(host->controls[index])) host->controls[index] = 0;
             if (strcmp(symbol, "gain") == 0) host->gain_port = (int)index;
             if (strcmp(symbol, "latency") == 0) host->latency_port = (int)index;
+            if (strcmp(symbol, "polyphony") == 0) host->polyphony_port = (int)index;
             lilv_instance_connect_port(host->instance, index, &host->controls[index]);
         } else {
             lilv_instance_connect_port(host->instance, index, NULL);
@@ -662,7 +663,8 @@ static int run_check(LilvWorld *world, uint32_t block, const char *font, const c
     run_until_answer(host, &recording, host->loaded_count + host->error_count, 10);
     check(host->loaded_count == answers + 1 && strcmp(host->loaded, font) == 0, "%s: patch:Get answered with %s", label, host->loaded);
 
-    // Save, then restore into a fresh instance: the same instrument and gain, the same samples.
+    // Save, then restore into a fresh instance: the same instrument, gain and polyphony, the same samples.
+    host->controls[host->polyphony_port] = 200;
     // As jalv saves: files the state names are linked from the state's folder (lilv 0.24, given no
     // link folder, removes the file at the path it names before linking it to itself).
     LilvState *state = lilv_state_new_from_instance(host->plugin, host->instance, &map, NULL, state_dir, state_dir, state_dir,
@@ -680,8 +682,10 @@ static int run_check(LilvWorld *world, uint32_t block, const char *font, const c
     lilv_state_free(restored);
     answered = run_until_answer(fresh, &fresh_recording, 0, 120);
     char *restored_real = realpath(fresh->loaded, NULL), *font_real = realpath(font, NULL);
-    check(answered && restored_real && font_real && strcmp(restored_real, font_real) == 0 && fresh->controls[fresh->gain_port] == -6,
-          "%s: a fresh instance restored from the state plays %s at gain %.1f dB", label, fresh->loaded, fresh->controls[fresh->gain_port]);
+    check(answered && restored_real && font_real && strcmp(restored_real, font_real) == 0 && fresh->controls[fresh->gain_port] == -6
+              && fresh->controls[fresh->polyphony_port] == 200,
+          "%s: a fresh instance restored from the state plays %s at gain %.1f dB, polyphony %.0f", label, fresh->loaded,
+          fresh->controls[fresh->gain_port], fresh->controls[fresh->polyphony_port]);
 
     free(restored_real);
     free(font_real);
@@ -718,6 +722,33 @@ static int run_check(LilvWorld *world, uint32_t block, const char *font, const c
     }
     check(largest > 1e-3f && difference <= 1e-6f * largest,
           "%s: the restored instance renders the chord as the saved one does (peak %.3f, largest difference %.1e)", label, largest, difference);
+
+    // Polyphony: sixteen notes held one after another, 0.1 s apart (a FluidR3 piano note takes two
+    // voices, one a side), with the whole pool and then with 16 voices. Each note's power at its
+    // fundamental once the last has begun, both sides: limited, the first notes have been taken
+    // over and the last sound as with the whole pool.
+    double powers[2][16];
+    for (int limited = 0; limited <= 1; limited++) {
+        host->controls[host->polyphony_port] = limited ? 16 : 256;
+        int64_t first = host->frame + 2 * block;
+        TimedMessage notes[32];
+        for (int index = 0; index < 16; index++) {
+            notes[2 * index] = (TimedMessage){first + index * 4800, 0x90, (uint8_t)(48 + 2 * index), 100};
+            notes[2 * index + 1] = (TimedMessage){first + 96000, 0x80, (uint8_t)(48 + 2 * index), 0};
+        }
+        play(host, &recording, notes, 32, first + 144000);
+        int64_t start = first + 15 * 4800 + latency + 2400;
+        float *both = malloc(16384 * sizeof(float));
+        for (int frame = 0; frame < 16384; frame++) both[frame] = recording.left[start + frame] + recording.right[start + frame];
+        for (int index = 0; index < 16; index++) powers[limited][index] = goertzel_power(both, 16384, note_hertz(48 + 2 * index));
+        free(both);
+    }
+    double first_kept = 0, last_kept = INFINITY;
+    for (int index = 0; index < 4; index++) first_kept = fmax(first_kept, powers[1][index] / powers[0][index]);
+    for (int index = 14; index < 16; index++) last_kept = fmin(last_kept, powers[1][index] / powers[0][index]);
+    check(first_kept < 1e-2 && last_kept > 0.5,
+          "%s: polyphony 16 against 256, sixteen held two-voice notes: the first four keep at most %.1e of their power, "
+          "the last two at least %.2f", label, first_kept, last_kept);
 
     // The session moved without the file beside it: the saved absolute path finds the instrument.
     char link_path[4096];
@@ -769,8 +800,11 @@ static int run_switch(LilvWorld *world, const char *font, const char *big_font) 
     const uint32_t block = 256;
     Host *host = host_new(world, STACCATO, block, 1);
     Recording recording = {0};
+    // With no instrument chosen, the system's General MIDI font loads by itself.
+    check(run_until_answer(host, &recording, 0, 120) && strncmp(host->loaded, "/usr/share/sound", 16) == 0,
+          "switch: with no instrument chosen it played the system's General MIDI font: %s", host->loaded);
     send_patch(host, urid.instrument, font);
-    check(run_until_answer(host, &recording, 0, 120) && strcmp(host->loaded, font) == 0, "switch: %s loaded first", font);
+    check(run_until_answer(host, &recording, 1, 120) && strcmp(host->loaded, font) == 0, "switch: %s loaded next", font);
 
     make_real_time();
     double period = block / RATE;

@@ -72,6 +72,10 @@ struct VoicePool {
 
     // Counters, read by the renderer for its published statistics.
     var stolenCount = 0
+    /// The voices a note may start on: the first `voiceLimit` (1 ... `capacity`; all of them unless
+    /// a player lowers it, a plug-in's polyphony control). The rest score below every victim, so
+    /// the tournament never picks them: notes already sounding there ring out, and none starts.
+    private(set) var voiceLimit: Int
     /// Steals that found every fade slot busy and had to cut an audible fading voice.
     var hardCutCount = 0
 
@@ -89,6 +93,7 @@ struct VoicePool {
 
     init(capacity: Int, fadeCapacity: Int) {
         self.capacity = max(1, capacity)
+        voiceLimit = self.capacity
         self.fadeCapacity = max(1, fadeCapacity)
         voices = Self.allocateVoices(self.capacity)
         fading = Self.allocateVoices(self.fadeCapacity)
@@ -203,6 +208,18 @@ struct VoicePool {
         return acquired
     }
 
+    /// Lets notes start on the first `count` voices only (clamped to 1 ... `capacity`): past the
+    /// limit, a new note steals as a full pool does. Rescores every voice when the limit changes.
+    /// - Thread: audio.
+    @_noAllocation @_noLocks
+    mutating func setVoiceLimit(_ count: Int) {
+        let limit = min(max(1, count), capacity)
+        guard limit != voiceLimit else { return }
+        voiceLimit = limit
+        for index in 0..<capacity { updateKey(index) }
+        rebuildTournament()
+    }
+
     /// The index of the highest steal score, the first of equals (as a scan of every voice chose).
     /// - Thread: audio.
     @_noAllocation @_noLocks
@@ -247,11 +264,13 @@ struct VoicePool {
     mutating func updateKey(_ index: Int) {
         let voice = voices + index
         var chain = -1
+        let allowed = index < voiceLimit
         if voice.pointee.isActive {
-            tournament[leafCount + index] = Self.entry(score: stealScore(voice, ageReference: ageReference, newestSerial: nextSerial), voice: index)
+            let score = allowed ? stealScore(voice, ageReference: ageReference, newestSerial: nextSerial) : -Float.infinity
+            tournament[leafCount + index] = Self.entry(score: score, voice: index)
             if !voice.pointee.isReleased { chain = Self.chainIndex(channel: voice.pointee.channel, key: voice.pointee.key) }
         } else {
-            tournament[leafCount + index] = Self.entry(score: .infinity, voice: index)
+            tournament[leafCount + index] = Self.entry(score: allowed ? .infinity : -Float.infinity, voice: index)
         }
         guard chain != Int(chainOfVoice[index]) else { return }
         unlink(index)
