@@ -29,7 +29,7 @@ extension Commands {
             OptionSpec(name: "seconds", valueName: "S", help: "stop after S seconds", range: 0.01...86_400),
             OptionSpec(name: "sample-cache", valueName: "MB",
                        help: "sample memory a SoundFont may keep: every sample's first half second stays, the rest comes from the file as notes play it, the least recently played dropped first",
-                       default: .number(256), range: 16...1_048_576),
+                       default: .number(Synth.defaultSampleCacheBytes >> 20), range: 16...1_048_576),
         ] + DeviceOptions.songSpecs + [DeviceOptions.liveThreads],
         exclusiveGroups: [["midi-in", "midi"]],
         playsLive: true
