@@ -606,6 +606,19 @@ static int64_t same_phase(int64_t frame, int64_t reference) {
     return frame + phase;
 }
 
+// A fresh instance with the state saved at `state_path` restored into it, the worker passed to
+// restore (state:threadSafeRestore), run until it reports its instrument (`answered`) or 120 s pass.
+static Host *restore_into_new_instance(LilvWorld *world, const char *state_path, uint32_t block, int on_grid,
+                                       Recording *recording, int *answered) {
+    LilvState *state = lilv_state_new_from_file(world, &map, NULL, state_path);
+    Host *host = host_new(world, STACCATO, block, on_grid);
+    const LV2_Feature *features[] = {&host->map_feature, &host->schedule_feature, NULL};
+    lilv_state_restore(state, host->instance, set_port_value, host, 0, features);
+    lilv_state_free(state);
+    *answered = run_until_answer(host, recording, 0, 120);
+    return host;
+}
+
 // MARK: check
 
 static int run_check(LilvWorld *world, uint32_t block, const char *font, const char *bad_path, const char *state_dir) {
@@ -674,13 +687,8 @@ static int run_check(LilvWorld *world, uint32_t block, const char *font, const c
     lilv_state_free(state);
     char state_path[4096];
     snprintf(state_path, sizeof state_path, "%s/state.ttl", state_dir);
-    LilvState *restored = lilv_state_new_from_file(world, &map, NULL, state_path);
-    Host *fresh = host_new(world, STACCATO, block, on_grid);
     Recording fresh_recording = {0};
-    const LV2_Feature *restore_features[] = {&fresh->map_feature, &fresh->schedule_feature, NULL};
-    lilv_state_restore(restored, fresh->instance, set_port_value, fresh, 0, restore_features);
-    lilv_state_free(restored);
-    answered = run_until_answer(fresh, &fresh_recording, 0, 120);
+    Host *fresh = restore_into_new_instance(world, state_path, block, on_grid, &fresh_recording, &answered);
     char *restored_real = realpath(fresh->loaded, NULL), *font_real = realpath(font, NULL);
     check(answered && restored_real && font_real && strcmp(restored_real, font_real) == 0 && fresh->controls[fresh->gain_port] == -6
               && fresh->controls[fresh->polyphony_port] == 200,
@@ -754,13 +762,8 @@ static int run_check(LilvWorld *world, uint32_t block, const char *font, const c
     char link_path[4096];
     snprintf(link_path, sizeof link_path, "%s/%s", state_dir, strrchr(font, '/') + 1);
     int unlinked = unlink(link_path) == 0;
-    restored = lilv_state_new_from_file(world, &map, NULL, state_path);
-    Host *moved = host_new(world, STACCATO, block, on_grid);
     Recording moved_recording = {0};
-    const LV2_Feature *moved_features[] = {&moved->map_feature, &moved->schedule_feature, NULL};
-    lilv_state_restore(restored, moved->instance, set_port_value, moved, 0, moved_features);
-    lilv_state_free(restored);
-    answered = run_until_answer(moved, &moved_recording, 0, 120);
+    Host *moved = restore_into_new_instance(world, state_path, block, on_grid, &moved_recording, &answered);
     check(unlinked && answered && strcmp(moved->loaded, font) == 0,
           "%s: with the state's own link to the file gone, restore finds it by its absolute path: %s", label, moved->loaded);
     free(moved_recording.left);
