@@ -46,7 +46,7 @@ LV2DIR = $(LIBDIR)/lv2/staccato.lv2
 INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 DATADIR = $(DESTDIR)$(PREFIX)/share/staccato
 SHIPPED = soundfonts samples/drums samples/midi samples/piano samples/README.md
-VERSION = $(shell sed -n 's/^public let staccatoVersion = "\(.*\)"$$/\1/p' Sources/Engine/Version.swift)
+VERSION = $(shell sed -n 's/^public let staccatoVersion = "\(.*\)"$$/\1/p' Sources/Library/Engine/Version.swift)
 SONAME = libstaccato.so.$(firstword $(subst ., ,$(VERSION)))
 install: release library lv2
 	install -d $(BINDIR) $(DATADIR)/samples $(LIBDIR)/pkgconfig $(INCLUDEDIR) $(LV2DIR)
@@ -54,7 +54,7 @@ install: release library lv2
 	install -m 755 .build/release/$(SONAME) $(LIBDIR)/libstaccato.so.$(VERSION)
 	ln -sf libstaccato.so.$(VERSION) $(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(LIBDIR)/libstaccato.so
-	install -m 644 Sources/CStaccato/include/staccato.h $(INCLUDEDIR)/
+	install -m 644 Sources/Fronts/CStaccato/include/staccato.h $(INCLUDEDIR)/
 	install -m 755 .build/release/lv2/staccato.lv2/staccato.so $(LV2DIR)/
 	install -m 644 .build/release/lv2/staccato.lv2/manifest.ttl .build/release/lv2/staccato.lv2/staccato.ttl $(LV2DIR)/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \

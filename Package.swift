@@ -1,8 +1,38 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The real-time boundary is a module boundary: `Lockfree`, `DSP`, `MIDIVocabulary` and `Render` import
-// no Foundation and hold everything the audio thread runs. `Engine`, `AudioFile` and `AudioIO` are control-thread code.
+// The layers of Sources/, defined here once, each a folder: a target's layer gives its path and
+// its settings, and scripts/layers reads them back from `swift package dump-package` for the
+// real-time gate (scripts/check-realtime-gate) and the thread-tag check (scripts/check-thread-tags).
+enum Layer: String {
+    /// What the audio thread runs. It imports no Foundation; the render entry points and their
+    /// callees carry `@_noAllocation` and `@_noLocks`, and the gate proves the build rejects an
+    /// allocation planted in each of them.
+    case realtime = "Realtime"
+    /// The boundary: the device backends (ALSA, JACK, null), where a device thread starts, runs the
+    /// real-time layer's stream cycle between calls into C libraries the build cannot prove, and
+    /// ends. Built with the real-time settings; everything else in them is control-thread code.
+    case devices = "Devices"
+    /// What the control thread runs: readers and loaders, the engine and its façade, live
+    /// sessions, analysis. Allocates, locks and reads files freely.
+    case library = "Library"
+    /// The fronts: the CLI, staccato-bench, the C ABI and the LV2 plug-in's control half. They
+    /// translate arguments, call the library and print.
+    case fronts = "Fronts"
+    /// C: the system libraries' module maps and the few C shims Swift cannot express.
+    case system = "System"
+
+    var folder: String { "Sources/\(rawValue)" }
+
+    /// What the layer's Swift is compiled with.
+    var swiftSettings: [SwiftSetting] {
+        switch self {
+        case .realtime, .devices: realtimeSettings
+        case .library, .fronts, .system: []
+        }
+    }
+}
+
 let realtimeSettings: [SwiftSetting] = [
     // Dynamic exclusivity checks are not allocations, but they are code with a worst case we do not
     // want on the audio thread; the render modules are written so static checking suffices.
@@ -12,16 +42,37 @@ let realtimeSettings: [SwiftSetting] = [
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 
+/// Optimised in debug builds too: for control-thread code whose loops run over whole files or
+/// songs (decoding, resampling, spectra), which an unoptimised test would wait minutes for.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 // The sampler's per-frame loops, compiled a second time for AVX2 with fused multiply-add (one source
-// file, linked into Sources/SamplerKernelsAVX2); the renderer picks that build at start on CPUs that
-// run it. Only x86-64 has it: elsewhere the second build is the generic one again.
+// file, linked into SamplerKernelsAVX2); the renderer picks that build at start on CPUs that run
+// it. Only x86-64 has it: elsewhere the second build is the generic one again.
 let avx2Settings: [SwiftSetting] = {
     #if arch(x86_64)
-    return realtimeSettings + [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]), .define("FUSED_MULTIPLY_ADD"), .define("WIDE_VECTORS")]
+    return [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]), .define("FUSED_MULTIPLY_ADD"), .define("WIDE_VECTORS")]
     #else
-    return realtimeSettings
+    return []
     #endif
 }()
+
+/// A Swift or C module of `layer`.
+func module(_ name: String, _ layer: Layer, dependencies: [Target.Dependency] = [], exclude: [String] = [],
+            swiftSettings: [SwiftSetting] = []) -> Target {
+    .target(name: name, dependencies: dependencies, path: "\(layer.folder)/\(name)", exclude: exclude,
+            swiftSettings: layer.swiftSettings + swiftSettings)
+}
+
+/// A system library (its module map in Sources/System).
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "\(Layer.system.folder)/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+/// An executable of the fronts.
+func front(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "\(Layer.fronts.folder)/\(name)")
+}
 
 let package = Package(
     name: "Staccato",
@@ -31,77 +82,84 @@ let package = Package(
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
     targets: [
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
-        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
-        .systemLibrary(name: "CLV2", pkgConfig: "lv2", providers: [.apt(["lv2-dev"])]),
-
-        .target(name: "Lockfree", swiftSettings: realtimeSettings),
-        .target(name: "DSP", swiftSettings: realtimeSettings),
-        .target(name: "CPUFeatures"),
-        .target(name: "SamplerKernels", dependencies: ["DSP"], swiftSettings: realtimeSettings),
-        .target(name: "SamplerKernelsAVX2", dependencies: ["DSP"], swiftSettings: avx2Settings),
-        // What MIDI says (messages, controller numbers, note names), one vocabulary for the readers
-        // that make messages and the renderer that acts on them; both re-export it.
-        .target(name: "MIDIVocabulary", swiftSettings: realtimeSettings),
-        // The microphone's voice processing (noise suppression, automatic gain, echo cancellation)
-        // through libspeexdsp: real-time code, its states allocated at build.
-        .target(name: "VoiceProcessing", dependencies: ["CSpeexDSP", "DSP"], swiftSettings: realtimeSettings),
+        // System: C.
+        systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
+        systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
+        systemLibrary("CLV2", pkgConfig: "lv2", apt: "lv2-dev"),
+        // Which vector instructions the CPU runs (the sampler kernels' choice at start).
+        module("CPUFeatures", .system),
         // Names threads (pthread_setname_np, which Swift's Glibc module leaves out): the voice workers.
-        .target(name: "CThreadName"),
+        module("CThreadName", .system),
         // Maps a real-time thread's stack before its first deadline (the renderer's first block, a
         // voice worker's start).
-        .target(name: "CStackPrefault"),
-        .target(name: "Render", dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "CStackPrefault", "SamplerKernels", "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"],
-                swiftSettings: realtimeSettings),
+        module("CStackPrefault", .system),
+
+        // Realtime: what the audio thread runs.
+        module("Lockfree", .realtime),
+        module("DSP", .realtime),
+        module("SamplerKernels", .realtime, dependencies: ["DSP"]),
+        module("SamplerKernelsAVX2", .realtime, dependencies: ["DSP"], swiftSettings: avx2Settings),
+        // What MIDI says (messages, controller numbers, note names), one vocabulary for the readers
+        // that make messages and the renderer that acts on them; both re-export it.
+        module("MIDIVocabulary", .realtime),
+        // The microphone's voice processing (noise suppression, automatic gain, echo cancellation)
+        // through libspeexdsp, its states allocated at build.
+        module("VoiceProcessing", .realtime, dependencies: ["CSpeexDSP", "DSP"]),
+        module("Render", .realtime, dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "CStackPrefault", "SamplerKernels",
+                                                   "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"]),
+        // The device layer's real-time half: the stream core every backend calls once a period, the
+        // drift corrector, and the JACK process cycle.
+        module("DeviceCore", .realtime, dependencies: ["CJack", "Render", "MIDIVocabulary"]),
+        // The LV2 plug-in's audio-thread half: run() and work_response.
+        module("LV2Cycle", .realtime, dependencies: ["CLV2", "DeviceCore", "Render", "DSP", "Lockfree", "MIDIVocabulary"]),
+
+        // Devices: the backends (ALSA, JACK, null) and the control API over them.
+        module("AudioIO", .devices, dependencies: ["CALSA", "CJack", "DeviceCore", "Render", "MIDIVocabulary", "FileChecks"]),
+
+        // Library: the control thread's.
         // Checks what a path names before a loader opens it (a FIFO would block the open).
-        .target(name: "FileChecks"),
-        // Converting a decoded SF3's frames to words is a loop over every sample of the font:
-        // optimised in debug builds too, or a General MIDI SF3 takes 20 s to load in a debug test.
-        .target(name: "AudioFile", dependencies: ["CSndFile", "FileChecks"],
-                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .target(name: "MIDI", dependencies: ["MIDIVocabulary", "FileChecks"]),
+        module("FileChecks", .library),
+        // Sound files through libsndfile. Converting a decoded SF3's frames to words is a loop over
+        // every sample of the font: a General MIDI SF3 would take 20 s to load in a debug test.
+        module("AudioFile", .library, dependencies: ["CSndFile", "FileChecks"], swiftSettings: optimisedInDebug),
+        module("MIDI", .library, dependencies: ["MIDIVocabulary", "FileChecks"]),
         // Spectrograms and level measures for comparing renders (staccato-bench compare, the
-        // FluidSynth reference tests); optimised in debug builds too, or a test's FFTs of whole
-        // songs take minutes.
-        .target(name: "AudioAnalysis", dependencies: ["DSP"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        // AudioFile decodes SF3's Ogg Vorbis samples at load (libsndfile): control-thread code,
-        // like the rest of the loader.
+        // FluidSynth reference tests).
+        module("AudioAnalysis", .library, dependencies: ["DSP"], swiftSettings: optimisedInDebug),
         // Writes a bank's samples in the background while it plays (heads, bodies, a cache of
         // them): what the SoundFont and SFZ loaders hand their decoders to.
-        .target(name: "SampleStreaming", dependencies: ["Render"]),
-        .target(name: "SoundFont", dependencies: ["Render", "DSP", "FileChecks", "AudioFile", "SampleStreaming"]),
-        .target(name: "ManifestSupport", dependencies: ["FileChecks"]),
-        // Resampling at load is heavy arithmetic: optimised in debug builds too, or loading a kit
-        // in a debug test takes seconds.
-        .target(name: "SampleSet", dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
-                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .target(name: "DrumKitLoader", dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
-        .target(name: "Engine", dependencies: ["Render", "DeviceCore", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet", "DrumKitLoader", "SampleStreaming"]),
-        // The device layer's real-time half: the stream core every backend calls once a period, the
-        // drift corrector, and the JACK process cycle. Real-time code like Render, and proved so.
-        .target(name: "DeviceCore", dependencies: ["CJack", "Render", "MIDIVocabulary"], swiftSettings: realtimeSettings),
-        // The backends (ALSA, JACK, null) and the control API over them.
-        .target(name: "AudioIO", dependencies: ["CALSA", "CJack", "DeviceCore", "Render", "MIDIVocabulary", "FileChecks"], swiftSettings: realtimeSettings),
+        module("SampleStreaming", .library, dependencies: ["Render"]),
+        module("SoundFont", .library, dependencies: ["Render", "DSP", "FileChecks", "AudioFile", "SampleStreaming"]),
+        module("ManifestSupport", .library, dependencies: ["FileChecks"]),
+        // Sample sets and SFZ. Resampling at load is heavy arithmetic.
+        module("SampleSet", .library, dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
+               swiftSettings: optimisedInDebug),
+        module("DrumKitLoader", .library, dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
+        module("Engine", .library, dependencies: ["Render", "DeviceCore", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet",
+                                                  "DrumKitLoader", "SampleStreaming"]),
         // One live session (a control loop over a started stream: signal fade, input end, a song's
         // lookahead and end, the outcome) for every live command and for library users.
-        .target(name: "Live", dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
+        module("Live", .library, dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
+
+        // Fronts.
         // The C ABI: its header (CStaccato/include/staccato.h) and its Swift definitions. libstaccato.so
         // is linked from their objects and their dependencies' by scripts/build-library, with the Swift
-        // runtime inside it: SwiftPM's own link of a dynamic library leaves the runtime outside.
-        .target(name: "CStaccato"),
-        .target(name: "StaccatoC", dependencies: ["CStaccato", "Engine", "DeviceCore", "Render", "MIDI"], swiftSettings: realtimeSettings),
-        // The LV2 plug-in: its audio-thread half (run, work_response: real-time code, proved so) and
-        // its control half (instantiate, the worker's loads, state). staccato.lv2/staccato.so is
-        // linked from their objects by scripts/build-lv2, exporting lv2_descriptor alone.
-        .target(name: "LV2Cycle", dependencies: ["CLV2", "DeviceCore", "Render", "DSP", "Lockfree", "MIDIVocabulary"], swiftSettings: realtimeSettings),
-        .target(name: "StaccatoLV2", dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
-        .executableTarget(name: "staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet", "VoiceProcessing"]),
+        // runtime inside it: SwiftPM's own link of a dynamic library leaves the runtime outside. Its
+        // render export is an audio-thread entry point, built and proved as the real-time layer is.
+        module("CStaccato", .fronts),
+        module("StaccatoC", .fronts, dependencies: ["CStaccato", "Engine", "DeviceCore", "Render", "MIDI"], swiftSettings: realtimeSettings),
+        // The LV2 plug-in's control half (instantiate, the worker's loads, state); staccato.lv2/staccato.so
+        // is linked from its objects and LV2Cycle's by scripts/build-lv2, exporting lv2_descriptor alone.
+        module("StaccatoLV2", .fronts, dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
+        front("staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
+                                         "VoiceProcessing"]),
+        front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
+                                               "DSP", "SampleSet"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
-        .executableTarget(name: "staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis", "DSP", "SampleSet"], path: "bench/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),

@@ -8,7 +8,7 @@ after it. Voice allocations FluidSynth gives up on are counted from its warnings
 allocate a synthesis process"). Prints one JSON line.
 
 usage: fluidsynth_burst.py FONT.sf2 NOTES BLOCKS KEY,KEY,... [RATE]
-Reverb and chorus are off; notes are those of bench/Sources/HeldNotes.swift (the melodic channels in
+Reverb and chorus are off; notes are those of Sources/Fronts/staccato-bench/HeldNotes.swift (the melodic channels in
 turn, then the next of KEYS), velocity 100, no pedal.
 """
 import ctypes, json, sys, time

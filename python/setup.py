@@ -29,7 +29,7 @@ SHIPPED = ["samples/drums", "soundfonts/FluidR3_GM_piano_xylo.sf2", "soundfonts/
 
 
 def staccato_version() -> str:
-    text = (ROOT / "Sources/Engine/Version.swift").read_text()
+    text = (ROOT / "Sources/Library/Engine/Version.swift").read_text()
     return re.search(r'public let staccatoVersion = "([^"]+)"', text).group(1)
 
 

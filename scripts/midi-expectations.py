@@ -16,7 +16,7 @@ Conventions, chosen to match what the tests compare:
 - duration is MidiFile.length: seconds to the last event of any track, end-of-track included;
 - note-on times are seconds from the start through the tempo map, as mido plays the file.
 
-On the six fixtures mido and Sources/MIDI agree on every value. They differ, by design, only on
+On the six fixtures mido and Sources/Library/MIDI agree on every value. They differ, by design, only on
 input the fixtures do not contain (each covered by a hand-built file in Tests/MIDITests):
 - SMPTE division (top bit of the division set): mido reads the field as a signed tick count
   (0xE728 gives ticks_per_beat -6360 and a negative length); the SMF spec makes it -frames per

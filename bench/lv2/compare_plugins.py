@@ -66,7 +66,7 @@ def build(work: str) -> tuple[str, str, str]:
                     *lilv, "-lpthread", "-lm", "-rdynamic"], check=True)
     library_dir = os.path.dirname(library)
     subprocess.run(["gcc", "-O2", "-o", offline, os.path.join(ROOT, "bench/lv2/offline_render.c"),
-                    "-I", os.path.join(ROOT, "Sources/CStaccato/include"), "-L", library_dir, "-lstaccato",
+                    "-I", os.path.join(ROOT, "Sources/Fronts/CStaccato/include"), "-L", library_dir, "-lstaccato",
                     f"-Wl,-rpath,{library_dir}"], check=True)
     return os.path.dirname(bundle), host, offline
 

@@ -1,4 +1,4 @@
-"""The C ABI (libstaccato.so, declared in Sources/CStaccato/include/staccato.h) through ctypes.
+"""The C ABI (libstaccato.so, declared in Sources/Fronts/CStaccato/include/staccato.h) through ctypes.
 
 ctypes releases the GIL for the length of every call into the library, and takes it again for
 each callback the library makes from its own threads.

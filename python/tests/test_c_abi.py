@@ -76,7 +76,7 @@ def test_the_library_needs_only_the_runtimes_and_the_audio_libraries(library):
 
 
 def test_the_library_exports_exactly_the_headers_functions(library):
-    header = (ROOT / "Sources/CStaccato/include/staccato.h").read_text()
+    header = (ROOT / "Sources/Fronts/CStaccato/include/staccato.h").read_text()
     declared = set(re.findall(r"\b(staccato_[a-z_0-9]+)\(", header))
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], check=True, capture_output=True, text=True).stdout
     exported = {fields[2] for fields in (line.split() for line in symbols.splitlines()) if len(fields) == 3 and fields[1].isupper()}

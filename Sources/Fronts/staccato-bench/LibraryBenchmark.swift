@@ -82,7 +82,7 @@ enum LibraryBenchmark {
         // Ready to play: the time from launch to `play`'s "playing MIDI" line (it comes once the
         // instrument can sound), live input from an empty file; peak RSS from wait4.
         let empty = folder + "/empty.mid"
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let ready = timedLine("playing MIDI from", [staccato, "play", "--midi-in", empty, "--audio", "null", "--soundfont", path, "--seconds", "1"])
         print("  play, ready: \(ready.seconds.map { String(format: "%.3f s", $0) } ?? "-") after launch, peak RSS "
               + "\(String(format: "%.1f", Double(ready.peakBytes) / Double(1 << 20))) MB, exit \(ready.status)"
