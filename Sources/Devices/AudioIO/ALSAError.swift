@@ -3,7 +3,6 @@ import Glibc
 
 /// An error code from alsa-lib: the positive `errno` value behind the negative number it returned.
 public struct ALSAError: Error, RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// - Thread: any.
     public let rawValue: Int32
     /// - Thread: any.
     public init(rawValue: Int32) { self.rawValue = rawValue }
@@ -12,34 +11,24 @@ public struct ALSAError: Error, RawRepresentable, Hashable, Sendable, CustomStri
     init(returned code: some BinaryInteger) { rawValue = Int32(truncatingIfNeeded: 0 - Int(code)) }
 
     /// `EPIPE`: an xrun (playback ran dry, or capture overflowed).
-    /// - Thread: any.
     public static let xrun = ALSAError(rawValue: EPIPE)
     /// `ESTRPIPE`: the device was suspended (system sleep).
-    /// - Thread: any.
     public static let suspended = ALSAError(rawValue: ESTRPIPE)
     /// `EAGAIN`: a non-blocking call found nothing to do yet.
-    /// - Thread: any.
     public static let wouldBlock = ALSAError(rawValue: EAGAIN)
     /// `EINTR`: a signal interrupted a wait.
-    /// - Thread: any.
     public static let interrupted = ALSAError(rawValue: EINTR)
     /// `ENODEV`: the device went away (unplugged, server gone).
-    /// - Thread: any.
     public static let noDevice = ALSAError(rawValue: ENODEV)
     /// `EBADFD`: the PCM is in a state where the call makes no sense, typically after a disconnect.
-    /// - Thread: any.
     public static let badState = ALSAError(rawValue: EBADFD)
     /// `EIO`: an I/O error from the driver or plugin.
-    /// - Thread: any.
     public static let io = ALSAError(rawValue: EIO)
     /// `EBUSY`: another program holds the device.
-    /// - Thread: any.
     public static let busy = ALSAError(rawValue: EBUSY)
     /// `ENOENT`: no such device (or, for the jack plugin, no JACK server running).
-    /// - Thread: any.
     public static let notFound = ALSAError(rawValue: ENOENT)
     /// `EINVAL`: the device refused a value (a format, rate or size it does not support).
-    /// - Thread: any.
     public static let invalid = ALSAError(rawValue: EINVAL)
 
     /// alsa-lib's own text for the code (`snd_strerror`).
@@ -53,16 +42,12 @@ public struct ALSAError: Error, RawRepresentable, Hashable, Sendable, CustomStri
 
 /// Something wrong with a named device, as one line a user can act on.
 public struct DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
-    /// - Thread: any.
     public let device: String
-    /// - Thread: any.
     public let message: String
     /// The alsa-lib code behind it, when there was one.
-    /// - Thread: any.
     public let code: ALSAError?
 
     /// What the line names first: `device 'NAME'` for an ALSA device, the server or client for JACK.
-    /// - Thread: any.
     public let subject: String
 
     /// - Thread: any.

@@ -3,14 +3,10 @@ import Glibc
 
 /// One PCM that alsa-lib's name hints advertise (`snd_device_name_hint`).
 public struct DeviceDescription: Sendable, Equatable {
-    /// - Thread: any.
     public var name: String
     /// The hint's description, first line only.
-    /// - Thread: any.
     public var summary: String
-    /// - Thread: any.
     public var canPlay: Bool
-    /// - Thread: any.
     public var canCapture: Bool
 }
 

@@ -3,15 +3,12 @@ import Glibc
 
 /// Which way a PCM moves audio (`snd_pcm_stream_t`).
 public struct PCMDirection: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// - Thread: any.
     public let rawValue: snd_pcm_stream_t
     /// - Thread: any.
     public init(rawValue: snd_pcm_stream_t) { self.rawValue = rawValue }
     /// `SND_PCM_STREAM_PLAYBACK`
-    /// - Thread: any.
     public static let playback = PCMDirection(rawValue: SND_PCM_STREAM_PLAYBACK)
     /// `SND_PCM_STREAM_CAPTURE`
-    /// - Thread: any.
     public static let capture = PCMDirection(rawValue: SND_PCM_STREAM_CAPTURE)
     /// - Thread: any.
     public var description: String { self == .playback ? "playback" : "capture" }

@@ -104,16 +104,12 @@ public final class PlaybackStream: @unchecked Sendable {
             /// As fast as it renders.
             case freeRunning
         }
-        /// - Thread: any.
         public var pacing = Pacing.realtime
         /// Channels of `input`; 0 for a stream with no capture.
-        /// - Thread: any.
         public var inputChannelCount = 0
         /// The captured signal, interleaved, looped; empty is silence.
-        /// - Thread: any.
         public var input: [Float] = []
         /// Output frames to keep for `recordedOutput`.
-        /// - Thread: any.
         public var outputRecordingFrameCount = 0
 
         /// - Thread: any.

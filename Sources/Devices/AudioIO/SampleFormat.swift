@@ -2,23 +2,18 @@ import CALSA
 
 /// A device sample encoding (`snd_pcm_format_t`).
 public struct SampleFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// - Thread: any.
     public let rawValue: snd_pcm_format_t
     /// - Thread: any.
     public init(rawValue: snd_pcm_format_t) { self.rawValue = rawValue }
 
     /// 32-bit float, little-endian (`SND_PCM_FORMAT_FLOAT_LE`): the engine's own, no conversion.
-    /// - Thread: any.
     public static let float32 = SampleFormat(rawValue: SND_PCM_FORMAT_FLOAT_LE)
     /// 32-bit signed integer, little-endian (`SND_PCM_FORMAT_S32_LE`).
-    /// - Thread: any.
     public static let int32 = SampleFormat(rawValue: SND_PCM_FORMAT_S32_LE)
     /// 16-bit signed integer, little-endian (`SND_PCM_FORMAT_S16_LE`).
-    /// - Thread: any.
     public static let int16 = SampleFormat(rawValue: SND_PCM_FORMAT_S16_LE)
 
     /// Preference order: float first, then integers, widest first.
-    /// - Thread: any.
     public static let preferred: [SampleFormat] = [.float32, .int32, .int16]
 
     /// Bytes per sample.

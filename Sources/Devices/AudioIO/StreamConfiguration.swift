@@ -1,28 +1,20 @@
 /// What a stream asks a device for. Every field has a default, so adding one breaks no caller.
 public struct StreamConfiguration: Sendable, Equatable {
-    /// - Thread: any.
     public var sampleRate = 48_000
-    /// - Thread: any.
     public var channelCount = 2
     /// Frames per period: one wake-up of the device thread, one render block.
-    /// - Thread: any.
     public var periodFrameCount = 64
     /// Periods in the device buffer; with `periodFrameCount`, this sets the output latency.
-    /// - Thread: any.
     public var periodCount = 3
     /// Formats to try, best first; the engine converts from float at the boundary.
-    /// - Thread: any.
     public var formats: [SampleFormat] = SampleFormat.preferred
     /// Try to run the device thread with SCHED_FIFO at this priority (1...99); 0 skips the attempt.
-    /// - Thread: any.
     public var realtimePriority: Int32 = 70
     /// Periods whose timing the device thread records (`PlaybackStream.periodTimings`); 0 records
     /// nothing. The record is allocated up front so measuring cannot disturb what it measures.
-    /// - Thread: any.
     public var timingCapacity = 0
     /// Duplex: captured frames the device thread keeps, as float, for reading after the stream
     /// ends (`PlaybackStream.capturedFrames`); 0 keeps none. Allocated up front, like the timing.
-    /// - Thread: any.
     public var captureRecordingFrameCount = 0
 
     /// - Thread: any.
@@ -42,18 +34,12 @@ public struct StreamConfiguration: Sendable, Equatable {
 
 /// What the device actually granted, which is what sets latency and what a user needs to see.
 public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible {
-    /// - Thread: any.
     public var format: SampleFormat
-    /// - Thread: any.
     public var sampleRate: Int
-    /// - Thread: any.
     public var channelCount: Int
-    /// - Thread: any.
     public var periodFrameCount: Int
-    /// - Thread: any.
     public var bufferFrameCount: Int
     /// The period asked for: a device may only offer others, and then grants the nearest it has.
-    /// - Thread: any.
     public var requestedPeriodFrameCount: Int
     /// - Thread: any.
     public var periodCount: Int { bufferFrameCount / max(1, periodFrameCount) }

@@ -12,9 +12,7 @@ import Foundation
 ///
 /// - Thread: control.
 public final class AcousticLoop {
-    /// - Thread: any.
     public static let blockFrameCount = 64
-    /// - Thread: any.
     public static let latencyFrameCount = 128
     let transform = FourierTransform(size: 2 * AcousticLoop.blockFrameCount)
     let binCount = AcousticLoop.blockFrameCount + 1

@@ -3,7 +3,6 @@ import Foundation
 /// A deterministic pseudo-random generator (SplitMix64), so every room and voice is the same on
 /// every run and machine.
 public struct DeterministicRandom: RandomNumberGenerator {
-    /// - Thread: any.
     public var state: UInt64
     /// - Thread: any.
     public init(seed: UInt64) { state = seed }

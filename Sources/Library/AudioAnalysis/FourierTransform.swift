@@ -10,7 +10,6 @@ import Darwin
 /// - Thread: any. Immutable after `init`; `powerSpectrum` allocates (control-thread analysis only).
 public struct FourierTransform: Sendable {
     /// Points per transform: a power of two, at least 2.
-    /// - Thread: any.
     public let size: Int
     private let cosines: [Double]
     private let sines: [Double]

@@ -22,7 +22,6 @@ public struct LoopStability: Sendable {
     /// The room's spectrum, behind the latency, on `gridSize` points around the circle (the
     /// lower half and Nyquist: a real response's spectrum is conjugate-symmetric).
     let roomReal: [Double], roomImaginary: [Double]
-    /// - Thread: any.
     public let sampleRate: Double
     let gridSize: Int
 
@@ -53,10 +52,8 @@ public struct LoopStability: Sendable {
     public struct Margin: Sendable {
         /// How far the chain's gain could rise before the loop howls, in dB: negative past that
         /// edge, where the loop grows however slowly. +∞ when L never crosses zero phase.
-        /// - Thread: any.
         public var decibels: Float
         /// The frequency of that crossing, in hertz (0 with no crossing).
-        /// - Thread: any.
         public var hertz: Double
         /// True when the loop does not grow.
         /// - Thread: any.
@@ -65,9 +62,7 @@ public struct LoopStability: Sendable {
 
     /// A chain as the criterion sees it: a gain and a cascade of biquad sections.
     public struct Chain: Sendable {
-        /// - Thread: any.
         public var gain: Double
-        /// - Thread: any.
         public var sections: [BiquadCoefficients]
         /// - Thread: any.
         public init(gain: Double, sections: [BiquadCoefficients] = []) {
@@ -89,9 +84,7 @@ public struct LoopStability: Sendable {
 
     /// A frequency where the loop's phase is a whole number of turns, and |L| there.
     public struct Crossing: Sendable {
-        /// - Thread: any.
         public var hertz: Double
-        /// - Thread: any.
         public var gain: Double
     }
 

@@ -39,47 +39,32 @@ public protocol FeedbackLoopChain: AnyObject {
 public enum MaximumStableGain {
     /// One run at one gain.
     public struct Run: Sendable {
-        /// - Thread: any.
         public var gainDecibels: Float
         /// Output level (RMS dBFS) over the last second, and the same gain's open-loop level.
-        /// - Thread: any.
         public var closedDecibels: Float, openDecibels: Float
-        /// - Thread: any.
         public var limiterSeconds: Double
-        /// - Thread: any.
         public var ducks: Int
         /// Notches in place at the run's end, and the deepest one's gain in dB.
-        /// - Thread: any.
         public var notches: (count: Int, deepestDecibels: Float)
         /// The linear loop's margin with the chain as it stands at the run's end.
-        /// - Thread: any.
         public var margin: LoopStability.Margin
-        /// - Thread: any.
         public var stable: Bool
-        /// - Thread: any.
         public var output: [Float]
     }
 
     /// The result of a sweep.
     public struct Result: Sendable {
         /// The highest stable gain, dB.
-        /// - Thread: any.
         public var decibels: Float
         /// Normalised cross-correlation of the output with the dry voice at the best lag (0-10 ms),
         /// over the last 4 s of the run at the highest stable gain.
-        /// - Thread: any.
         public var correlation: Double
-        /// - Thread: any.
         public var lastStable: Run?
-        /// - Thread: any.
         public var runs: [Run]
     }
 
-    /// - Thread: any.
     public static let runSeconds = 6.0
-    /// - Thread: any.
     public static let allowedRiseDecibels: Float = 6
-    /// - Thread: any.
     public static let allowedLimiterSeconds = 0.25
 
     /// Runs the loop once at `gainDecibels` around `chain`; `stability` is the same response's

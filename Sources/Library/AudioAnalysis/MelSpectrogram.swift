@@ -9,14 +9,10 @@ import Darwin
 ///
 /// - Thread: any. Immutable after `init`.
 public struct MelFilterbank: Sendable {
-    /// - Thread: any.
     public let bandCount: Int
-    /// - Thread: any.
     public let fftSize: Int
-    /// - Thread: any.
     public let sampleRate: Double
     /// `bandCount + 2` frequencies: band b rises from edge b, peaks at edge b+1, falls to edge b+2.
-    /// - Thread: any.
     public let edgeHertz: [Double]
     /// Per band: the first FFT bin it weights and the weights from there on.
     private let filters: [(firstBin: Int, weights: [Double])]
@@ -89,26 +85,18 @@ public struct LogMelSpectrogram: Sendable {
     /// The analysis the comparisons use: 2048-point frames every 512 samples, 64 bands from 30 Hz
     /// to 16 kHz, cells floored 100 dB below the peak.
     public struct Settings: Sendable {
-        /// - Thread: any.
         public var fftSize = 2048
-        /// - Thread: any.
         public var hop = 512
-        /// - Thread: any.
         public var bandCount = 64
-        /// - Thread: any.
         public var lowHertz = 30.0
-        /// - Thread: any.
         public var highHertz = 16_000.0
-        /// - Thread: any.
         public var floorBelowPeakDecibels = 100.0
         /// - Thread: any.
         public init() {}
     }
 
     /// `frames[t][b]`: band b of frame t, in dB (10 log10 of power).
-    /// - Thread: any.
     public let frames: [[Double]]
-    /// - Thread: any.
     public let filterbank: MelFilterbank
 
     /// The spectrogram of `samples` at `sampleRate`; frame t covers samples t*hop ..< t*hop+fftSize

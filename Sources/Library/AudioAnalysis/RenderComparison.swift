@@ -10,7 +10,6 @@ import Darwin
 /// - Thread: any. For every member; they allocate: control-thread analysis only.
 public enum RenderComparison {
     /// The lowest level reported: digital silence has no finite dB value, and JSON has no -inf.
-    /// - Thread: any.
     public static let silenceDecibels = -200.0
 
     /// The average of the channels of `interleaved`.
@@ -70,10 +69,8 @@ public enum RenderComparison {
     }
 
     /// Samples per envelope frame when aligning: 2.7 ms at 48 kHz, finer than a spectrogram hop.
-    /// - Thread: any.
     public static let alignmentFrameLength = 128
     /// The largest lag looked for, in seconds either way.
-    /// - Thread: any.
     public static let maximumLagSeconds = 1.0
 
     /// How many samples later `b` starts than `a` (negative: earlier), from the peak of the
@@ -99,10 +96,8 @@ public enum RenderComparison {
     public struct Result: Sendable {
         /// Pearson correlation over every time-frequency cell of the two log-mel spectrograms,
         /// after alignment; `nil` when either render is silent (a constant spectrogram).
-        /// - Thread: any.
         public var logMelCorrelation: Double?
         /// Samples `b` was found to start later than `a` (and was shifted back by).
-        /// - Thread: any.
         public var lagFrames: Int
     }
 

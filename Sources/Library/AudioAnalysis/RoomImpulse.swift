@@ -18,10 +18,8 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
     /// Exponentially decaying noise (RT60 400 ms) after the direct path: no modes.
     case diffuse
 
-    /// - Thread: any.
     public static let sampleRate = 48_000.0
     /// 0.5 s: the tails are 50 dB down or more by then.
-    /// - Thread: any.
     public static let frameCount = 24_000
 
     /// The impulse response, normalised to a 0 dB magnitude peak.

@@ -3,12 +3,9 @@ import Glibc
 /// A failure to read or write an audio file, with the path and what went wrong, ready to print as
 /// one line.
 public struct AudioFileError: Error, CustomStringConvertible, Equatable {
-    /// - Thread: any.
     public let path: String
-    /// - Thread: any.
     public let reason: String
     /// The system's `errno` when the failure came from the file system (a full disk: `ENOSPC`).
-    /// - Thread: any.
     public let systemErrorCode: Int32?
 
     /// - Thread: any.

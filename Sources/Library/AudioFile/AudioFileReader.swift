@@ -4,12 +4,9 @@ import Glibc
 
 /// A whole sound file decoded to interleaved float frames.
 public struct DecodedAudio: Sendable {
-    /// - Thread: any.
     public var sampleRate: Int
-    /// - Thread: any.
     public var channelCount: Int
     /// Interleaved samples, `frameCount * channelCount` of them.
-    /// - Thread: any.
     public var samples: [Float]
     /// - Thread: any.
     public var frameCount: Int { channelCount == 0 ? 0 : samples.count / channelCount }
@@ -31,14 +28,10 @@ public struct DecodedAudio: Sendable {
 /// A sound file's length, format and peak (`AudioFileReader.summary`).
 public struct AudioFileSummary: Sendable, Equatable {
     /// Frames read: every frame the file holds.
-    /// - Thread: any.
     public var frameCount: Int
-    /// - Thread: any.
     public var sampleRate: Int
-    /// - Thread: any.
     public var channelCount: Int
     /// The largest absolute sample (1 is full scale).
-    /// - Thread: any.
     public var peak: Float
     /// - Thread: any.
     public var seconds: Double { Double(frameCount) / Double(sampleRate) }

@@ -7,19 +7,15 @@ import Foundation
 /// - Thread: any. A plain value.
 public struct SamplerChunk: Sendable, Equatable {
     /// The key at which the sample sounds at its recorded pitch (0-127).
-    /// - Thread: any.
     public let unityNote: UInt8
     /// The first loop, when the chunk has one.
-    /// - Thread: any.
     public let loop: Loop?
 
     /// A loop, in the file's frames.
     public struct Loop: Sendable, Equatable {
         /// The loop's first frame.
-        /// - Thread: any.
         public let start: Int
         /// The loop's last frame (inclusive, as `smpl` and SFZ's `loop_end` count).
-        /// - Thread: any.
         public let end: Int
         /// - Thread: any.
         public init(start: Int, end: Int) {

@@ -28,14 +28,11 @@ import SampleSet
 public enum DrumKitLoader {
     /// Voices per pad when the manifest gives none: enough for a fast roll on one pad to ring on
     /// while the next hits start.
-    /// - Thread: any.
     public static let defaultVoiceCount = 4
     /// The voice counts a manifest may give: voice storage is allocated for every one at load.
-    /// - Thread: any.
     public static let voiceCountRange = 1...64
     /// The pad gains a manifest may give, in dB: below -60 dB a pad is inaudible, and more than
     /// +12 dB on a full-scale one-shot only clips.
-    /// - Thread: any.
     public static let gainRange = -60.0...12.0
 
     /// Checks a manifest's JSON (every field, as `load` does) without reading its pads' files;
@@ -177,29 +174,20 @@ public enum DrumKitLoader {
 public struct DrumKitContents: Sendable {
     /// One pad, every default filled in.
     public struct Pad: Sendable {
-        /// - Thread: any.
         public let name: String
         /// As the manifest gives it.
-        /// - Thread: any.
         public let file: String
         /// `file` resolved against the manifest's folder.
-        /// - Thread: any.
         public let path: String
         /// Its own note first, then its `alsoNotes`.
-        /// - Thread: any.
         public let notes: [UInt8]
-        /// - Thread: any.
         public let gainDecibels: Double
-        /// - Thread: any.
         public let voiceCount: Int
         /// 0 for none, else the group's number in the order the names first appear.
-        /// - Thread: any.
         public let chokeGroup: UInt16
     }
 
-    /// - Thread: any.
     public let name: String
     /// In manifest order.
-    /// - Thread: any.
     public let pads: [Pad]
 }

@@ -13,13 +13,10 @@ public struct BatchRender: Sendable {
     /// - Thread: any. A plain value.
     public struct Job: Sendable {
         /// Where the song is among those given, from 0.
-        /// - Thread: any.
         public let index: Int
         /// The MIDI file, as given.
-        /// - Thread: any.
         public let song: String
         /// The file the song renders to; nil renders it into memory (`SongRender.samples`).
-        /// - Thread: any.
         public let output: String?
 
         /// - Thread: any.
@@ -31,10 +28,8 @@ public struct BatchRender: Sendable {
     }
 
     /// Every song, in the order given.
-    /// - Thread: any.
     public let jobs: [Job]
     /// Jobs refused before anything renders, by index: their output is an earlier song's.
-    /// - Thread: any.
     public let refusals: [Int: BatchFailure]
 
     /// The jobs for `songs` into `folder`, in `format`. Two songs with the same name (`a/A.mid`,
@@ -157,10 +152,8 @@ public enum BatchOutcome: Sendable {
 /// - Thread: any. A plain value.
 public struct BatchFailure: Sendable {
     /// The MIDI file, as given.
-    /// - Thread: any.
     public let song: String
     /// One line, without the song's name.
-    /// - Thread: any.
     public let reason: String
 
     /// - Thread: any.

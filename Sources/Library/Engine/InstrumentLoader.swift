@@ -120,7 +120,6 @@ public enum InstrumentLoader {
 
     /// Where Debian and other distributions install a General MIDI SoundFont, in the order tried
     /// when no `--soundfont` is given (after `$STACCATO_SOUNDFONT`, before the shipped font).
-    /// - Thread: any.
     public static let systemSoundFontPaths = [
         "/usr/share/sounds/sf3/default-GM.sf3",
         "/usr/share/sounds/sf2/default-GM.sf2",
@@ -132,12 +131,9 @@ public enum InstrumentLoader {
     /// - Thread: any. A plain value.
     public struct SoundFontChoice: Sendable, Equatable {
         public enum Source: Sendable, Equatable { case environment, system, shipped }
-        /// - Thread: any.
         public let path: String
-        /// - Thread: any.
         public let source: Source
         /// Candidates passed over, each with the reason (a file that is no SoundFont).
-        /// - Thread: any.
         public let skipped: [String]
 
         /// One line for stdout: `soundfont: PATH [-> TARGET] (system default; --soundfont to choose)`.

@@ -6,7 +6,6 @@ import Render
 /// How `Engine.render(_:options:)` plays a MIDI file offline. Every field has a default.
 public struct MIDIRenderOptions: Sendable {
     /// Plays every melodic channel with this program, ignoring the file's program changes.
-    /// - Thread: any.
     public var program: UInt8? = nil
     /// Frames per render call, as a device with this period would ask for them. The output is the
     /// same whatever the value (`RenderQuantum`); it sets how much is handed over at a time, how
@@ -14,19 +13,15 @@ public struct MIDIRenderOptions: Sendable {
     /// together (`VoiceWorkItems.maximumQuantumCount`, 1,024 frames), and how often the calling
     /// thread hands a block over while the voice threads render the segment past it
     /// (`Renderer.advanceInstruments`). 4,096 is the most a default `RenderConfiguration` takes.
-    /// - Thread: any.
     public var blockFrameCount = 4_096
     /// After the song's end (`MIDISequencer.endFrame`), render on until every voice (the drum
     /// kit's too) has ended and the effects' tails have died below `tailFloor`, but at most this
     /// long: long enough for a crash cymbal (8.5 s in the shipped kit), short enough that a note
     /// the file never releases does not run on for ever.
-    /// - Thread: any.
     public var maximumTailSeconds = MIDIRenderOptions.defaultMaximumTailSeconds
     /// The default `maximumTailSeconds`.
-    /// - Thread: any.
     public static let defaultMaximumTailSeconds = 30.0
     /// −80 dBFS: where a reverb tail is taken to have ended.
-    /// - Thread: any.
     public static let tailFloor: Float = 1e-4
 
     /// - Thread: any.
@@ -39,18 +34,12 @@ public struct MIDIRenderOptions: Sendable {
 
 /// What an offline MIDI render did.
 public struct MIDIRenderSummary: Sendable {
-    /// - Thread: any.
     public var frameCount: Int
-    /// - Thread: any.
     public var seconds: Double
-    /// - Thread: any.
     public var messageCount: Int
-    /// - Thread: any.
     public var statistics: RenderStatistics
-    /// - Thread: any.
     public var refusedCommands: Int
     /// The largest absolute sample rendered: 0 means the render is silence.
-    /// - Thread: any.
     public var peak: Float
 }
 

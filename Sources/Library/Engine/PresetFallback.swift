@@ -8,9 +8,7 @@ import Render
 public struct PresetSubstitution: Sendable, Equatable {
     /// A bank:program pair.
     public struct Number: Sendable, Hashable {
-        /// - Thread: any.
         public var bank: UInt16
-        /// - Thread: any.
         public var program: UInt8
         /// - Thread: any.
         public init(bank: UInt16, program: UInt8) {

@@ -3,7 +3,6 @@
 /// in A.wav (...)`), as a front end shows it.
 /// - Thread: any. A plain value.
 public struct RenderFailure: Error, CustomStringConvertible, Sendable {
-    /// - Thread: any.
     public let description: String
 
     /// - Thread: any.

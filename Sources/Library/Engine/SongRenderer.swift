@@ -15,23 +15,16 @@ import Render
 ///   of threads may call it at once.
 public struct SongRenderer: Sendable {
     /// What each song's engine is built with, `threadCount` included.
-    /// - Thread: any.
     public var configuration: RenderConfiguration
-    /// - Thread: any.
     public var options: MIDIRenderOptions
-    /// - Thread: any.
     public let bank: SampleBank
     /// The kit that plays every song's drum channel; without one `SongPreparation.drumKit` decides per song.
-    /// - Thread: any.
     public let kitPath: String?
-    /// - Thread: any.
     public let kits: DrumKitShelf
     /// Whether a song's warnings begin with its path: among many songs' lines they must say whose.
-    /// - Thread: any.
     public var namesSongInWarnings: Bool
     /// Where a song's warnings go (one line each, without the program's name): a front end prints
     /// them, a library caller keeps them. Called on the rendering thread.
-    /// - Thread: any.
     public var warning: @Sendable (String) -> Void
 
     /// - Thread: any.
@@ -100,23 +93,16 @@ public struct SongRenderer: Sendable {
 /// What rendering one song did.
 /// - Thread: any. A plain value.
 public struct SongRender: Sendable {
-    /// - Thread: any.
     public let song: String
     /// The file written; nil for a render into memory.
-    /// - Thread: any.
     public let output: String?
     /// The frames of a render into memory, interleaved (empty for a render to a file).
-    /// - Thread: any.
     public internal(set) var samples: [Float] = []
-    /// - Thread: any.
     public let summary: MIDIRenderSummary
     /// Wall-clock seconds the render took, loading not included.
-    /// - Thread: any.
     public let renderSeconds: Double
     /// Whether a drum kit played the drum channel.
-    /// - Thread: any.
     public let playsKit: Bool
     /// Set when the song has notes and the render is silence: the file was written, but the song failed.
-    /// - Thread: any.
     public let silence: RenderFailure?
 }

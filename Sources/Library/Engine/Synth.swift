@@ -24,10 +24,8 @@ import SampleStreaming
 ///   `cycle`'s render is the audio thread's.
 public final class Synth {
     /// The range of sample rates a synth, a song render and the CLI's `--rate` take.
-    /// - Thread: any.
     public static let sampleRateRange: ClosedRange<Double> = 8_000...384_000
     /// The range of the largest block a host asks `render` for at once (longer asks are split).
-    /// - Thread: any.
     public static let blockFrameRange: ClosedRange<Int> = 1...65_536
 
     /// Refuses a rate outside `sampleRateRange`, in one line: what every front that takes a rate
@@ -43,7 +41,6 @@ public final class Synth {
     /// - Thread: control.
     public let engine: Engine
     /// The audio thread's half: the host's callback calls its `render(left:right:frameCount:)`.
-    /// - Thread: any.
     public let cycle: PlanarRenderCycle
     /// The instrument playing (nil: none loaded yet, every note silent) and where it was read from.
     /// - Thread: control.
@@ -103,7 +100,6 @@ public final class Synth {
     /// The sample memory an instrument opened for live play keeps by default (`open`): every
     /// sample's first half second stays, the rest comes from the file as notes play it. What
     /// `staccato play`'s `--sample-cache` defaults to.
-    /// - Thread: any.
     public static let defaultSampleCacheBytes = 256 << 20
 
     /// Opens the instrument at `path` for playing at once, as the CLI's live commands do, and swaps

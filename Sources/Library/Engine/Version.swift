@@ -3,7 +3,6 @@ import Render
 
 /// Staccato's version, MAJOR.MINOR.PATCH: what `staccato --version`, `staccato_version()` and the
 /// Python package say. The Makefile reads it from here for `staccato.pc`.
-/// - Thread: any.
 public let staccatoVersion = "0.5.0"
 
 extension RenderConfiguration {

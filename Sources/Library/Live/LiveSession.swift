@@ -123,10 +123,8 @@ public final class LiveSession {
     /// Where a song stands, for a progress line.
     public struct SongProgress: Sendable {
         /// Seconds of the song played, and its length.
-        /// - Thread: any.
         public var position: Double, length: Double
         /// Sampler and drum voices sounding.
-        /// - Thread: any.
         public var voices: Int
     }
 

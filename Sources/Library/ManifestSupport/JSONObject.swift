@@ -25,9 +25,7 @@ public struct JSONObject {
     }
 
     /// The object's own path, `pads[2]`, or empty at the top level.
-    /// - Thread: any.
     public let path: String
-    /// - Thread: any.
     public let wording: Wording
     private let fields: [String: JSONValue]
 

@@ -7,9 +7,7 @@
 ///
 /// - Thread: any.
 public struct LoadError: Error, CustomStringConvertible, Equatable {
-    /// - Thread: any.
     public let path: String
-    /// - Thread: any.
     public let reason: String
 
     /// Line breaks in `reason` (libsndfile and Foundation messages sometimes carry them) become

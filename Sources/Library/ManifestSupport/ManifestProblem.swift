@@ -5,9 +5,7 @@
 /// - Thread: any.
 public struct ManifestProblem: Error, Equatable {
     /// `pads[2].note`; empty for the manifest as a whole.
-    /// - Thread: any.
     public var field: String
-    /// - Thread: any.
     public var problem: String
 
     /// - Thread: any.

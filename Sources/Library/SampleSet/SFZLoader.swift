@@ -132,31 +132,20 @@ public enum SFZLoader {
 public struct SFZContents: Sendable {
     /// One region as it plays.
     public struct Region: Sendable {
-        /// - Thread: any.
         public let sample: String
-        /// - Thread: any.
         public let keys: ClosedRange<UInt8>
-        /// - Thread: any.
         public let velocities: ClosedRange<UInt8>
-        /// - Thread: any.
         public let rootKey: Double
         /// The line of its `<region>` header.
-        /// - Thread: any.
         public let line: Int
     }
-    /// - Thread: any.
     public let name: String
-    /// - Thread: any.
     public let regions: [Region]
     /// The keys that switch articulations (`sw_lokey`…`sw_hikey`), when there are any.
-    /// - Thread: any.
     public let keyswitches: ClosedRange<UInt8>?
     /// `label_ccN` and `label_keyN`, by number.
-    /// - Thread: any.
     public let controllerLabels: [Int: String]
-    /// - Thread: any.
     public let keyLabels: [Int: String]
     /// What the loader says of the file: opcodes it does not play, what it chose instead.
-    /// - Thread: any.
     public let warnings: [String]
 }

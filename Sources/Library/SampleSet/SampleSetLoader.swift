@@ -23,10 +23,8 @@ import Render
 public enum SampleSetLoader {
     /// Volume-envelope attack, in seconds: just long enough that a sample starting off zero does
     /// not click, short enough to keep the recorded attack.
-    /// - Thread: any.
     public static let attack = 0.002
     /// Volume-envelope release, in seconds, when the manifest gives none.
-    /// - Thread: any.
     public static let defaultRelease = 0.25
 
     /// Loads every audio file in `directory` (WAV, FLAC, Ogg; any rate, mono or stereo), resampled
@@ -238,25 +236,18 @@ public enum SampleSetLoader {
 public struct SampleSetContents: Sendable {
     /// One file as a note: what it plays and where.
     public struct Note: Sendable {
-        /// - Thread: any.
         public let path: String
-        /// - Thread: any.
         public let root: UInt8
         /// Lowest and highest key; low above high when a manifest's one bound empties the range
         /// (which `load` refuses).
-        /// - Thread: any.
         public let keys: (low: UInt8, high: UInt8)
-        /// - Thread: any.
         public let velocities: ClosedRange<UInt8>
     }
 
     /// The preset's name: the manifest's `name`, else the folder's.
-    /// - Thread: any.
     public let name: String
     /// `samples.json`'s path, when the folder has one.
-    /// - Thread: any.
     public let manifest: String?
     /// By root key, as the loader orders them.
-    /// - Thread: any.
     public let notes: [Note]
 }

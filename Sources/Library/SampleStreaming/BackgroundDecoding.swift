@@ -73,9 +73,7 @@ extension StreamedSamples {
 
 /// A sample that did not decode: the file it lives in, and the one line to say.
 public struct StreamedSampleFailure: Error, Sendable, CustomStringConvertible {
-    /// - Thread: any.
     public let file: String
-    /// - Thread: any.
     public let description: String
     /// - Thread: any.
     public init(file: String, description: String) {
@@ -90,7 +88,6 @@ public enum SampleStreaming {
     /// voice plays while the rest is decoded behind it. A requested body is decoded next
     /// (`SampleResidency.requests`), in tens of milliseconds for a General MIDI font's longest
     /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
-    /// - Thread: any.
     public static let headSeconds = 0.5
 
     /// The frames of a head (`headSeconds`) of a sample at `rate` frames a second, a kilobyte-frame at least.

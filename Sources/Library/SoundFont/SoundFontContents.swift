@@ -5,40 +5,28 @@
 public struct SoundFontContents: Sendable {
     /// One preset, as `bank:program name`.
     public struct Preset: Sendable, Equatable {
-        /// - Thread: any.
         public let bank: Int
-        /// - Thread: any.
         public let program: Int
-        /// - Thread: any.
         public let name: String
     }
 
-    /// - Thread: any.
     public let info: SoundFontInfo
     /// Sorted by bank, then program (the order the loader installs them).
-    /// - Thread: any.
     public let presets: [Preset]
-    /// - Thread: any.
     public let instrumentCount: Int
-    /// - Thread: any.
     public let sampleCount: Int
     /// How many samples are Ogg Vorbis streams (SF3).
-    /// - Thread: any.
     public let compressedSampleCount: Int
     /// The smpl chunk's size (plus sm24's when it is used), in bytes.
-    /// - Thread: any.
     public let sampleDataBytes: Int
 
     /// "SF3" for a version 3 file, else "SF2".
     /// Regions the presets resolve to (every preset zone × every instrument zone whose key and
     /// velocity ranges overlap).
-    /// - Thread: any.
     public let regionCount: Int
     /// Frames of the samples the regions play, decoded (an SF3 stream measured, not decoded), and
     /// the bytes each takes in memory: 2 for 16-bit samples, 4 when sm24 makes them 24-bit.
-    /// - Thread: any.
     public let decodedFrames: Int
-    /// - Thread: any.
     public let bytesPerDecodedFrame: Int
 
     /// Bits a decoded sample frame carries: 16, or 24 (held as a float).

@@ -6,16 +6,12 @@
 /// - Thread: any. A plain value.
 public struct SoundFontError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file's name (last path component), or the name given to `load(bytes:name:sampleRate:)`.
-    /// - Thread: any.
     public let file: String
     /// The chunk path the problem was found in, e.g. `RIFF`, `INFO/ifil`, `sdta/smpl`, `pdta/shdr`.
-    /// - Thread: any.
     public let chunk: String
     /// Byte offset from the start of the file of the header, record or field at fault.
-    /// - Thread: any.
     public let offset: Int
     /// What is wrong, in words.
-    /// - Thread: any.
     public let reason: String
 
     /// - Thread: any.

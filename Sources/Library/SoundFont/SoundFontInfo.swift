@@ -6,9 +6,7 @@
 public struct SoundFontInfo: Sendable, Equatable {
     /// A version tag (ifil, iver): `major.minor`, e.g. 2.04 is `major 2, minor 4`.
     public struct Version: Sendable, Equatable, CustomStringConvertible {
-        /// - Thread: any.
         public var major: Int
-        /// - Thread: any.
         public var minor: Int
         /// - Thread: any.
         public init(major: Int, minor: Int) {
@@ -20,36 +18,25 @@ public struct SoundFontInfo: Sendable, Equatable {
     }
 
     /// ifil: the SoundFont specification version the file follows.
-    /// - Thread: any.
     public var version: Version
     /// isng: the sound engine the bank was made for (usually "EMU8000").
-    /// - Thread: any.
     public var soundEngine: String?
     /// INAM: the bank's name.
-    /// - Thread: any.
     public var name: String?
     /// irom / iver: the sound ROM the bank refers to, and its version.
-    /// - Thread: any.
     public var romName: String?
-    /// - Thread: any.
     public var romVersion: Version?
     /// ICRD: creation date, free text.
-    /// - Thread: any.
     public var creationDate: String?
     /// IENG: sound designers and engineers.
-    /// - Thread: any.
     public var engineers: String?
     /// IPRD: the product the bank was made for.
-    /// - Thread: any.
     public var product: String?
     /// ICOP: copyright.
-    /// - Thread: any.
     public var copyright: String?
     /// ICMT: comments.
-    /// - Thread: any.
     public var comments: String?
     /// ISFT: tools that created and edited the file.
-    /// - Thread: any.
     public var software: String?
 
     /// - Thread: any.

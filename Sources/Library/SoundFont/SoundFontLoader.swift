@@ -42,7 +42,6 @@ public enum SoundFontLoader {
         /// What initialAttenuation is multiplied by. FluidSynth multiplies it by 0.4, as the EMU8000
         /// and EMU10K1 hardware did, and General MIDI fonts are voiced for that: 100 cB of
         /// initialAttenuation then lowers a note by 4 dB, not the 10 dB the specification says.
-        /// - Thread: any.
         public var attenuationScale: AttenuationScale = .emu
 
         public enum AttenuationScale: Sendable, Equatable {
@@ -64,11 +63,9 @@ public enum SoundFontLoader {
         /// Told the share of the font's sample data decoded so far, 0…1, after each sample (and 1
         /// at the end), one call at a time, on the loading thread or one of the threads decoding an
         /// SF3 with it: for a progress line while a large font loads.
-        /// - Thread: any.
         public var progress: (@Sendable (Double) -> Void)?
 
         /// Which samples `load` decodes (`.all`, the default: every sample a region plays).
-        /// - Thread: any.
         public var selection: SampleSelection = .all
 
         /// Bytes of sample memory a bank `open` returns may keep: every sample's head stays, and
@@ -76,18 +73,15 @@ public enum SoundFontLoader {
         /// bank is over (a body a voice is playing stays: the budget bounds what is kept, not what
         /// plays). Nil: every sample decoded whole, once. A budget the heads alone exceed is
         /// refused before anything is decoded.
-        /// - Thread: any.
         public var sampleCacheBytes: Int?
 
         /// A pause before each sample the background decoding writes (`open`): a slow disk, made
         /// on purpose, for the tests and benchmarks that show the audio thread never waits for it.
-        /// - Thread: any.
         public var backgroundDelay: Duration?
 
         /// Told, a line each, what goes wrong while samples decode in the background (`open`): a
         /// sample that does not decode, named with the file and the reason. Called on a decoding
         /// thread.
-        /// - Thread: any.
         public var warning: (@Sendable (String) -> Void)?
 
         /// - Thread: any.

@@ -1,11 +1,9 @@
 /// Biquad coefficients from Robert Bristow-Johnson's Audio EQ Cookbook, normalised so a0 = 1.
 /// Control-thread or audio-thread: computing them costs two sines and a few divisions.
 public struct BiquadCoefficients: Sendable, Equatable {
-    /// - Thread: any.
     public var b0: Float, b1: Float, b2: Float, a1: Float, a2: Float
 
     /// Passes everything unchanged.
-    /// - Thread: any.
     public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
 
     /// - Thread: any.

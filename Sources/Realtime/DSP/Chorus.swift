@@ -29,7 +29,6 @@ public struct Chorus: @unchecked Sendable {  // raw storage, used by one thread 
     /// - Thread: any.
     public static var minimumDelayFrames: Double { @inlinable @_noAllocation @_noLocks get { 2 } }
 
-    /// - Thread: any.
     public let sampleRate: Double
     @usableFromInline let line: UnsafeMutablePointer<Float>
     /// A power of two, longer than the deepest delay.

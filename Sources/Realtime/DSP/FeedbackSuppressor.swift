@@ -398,7 +398,6 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         @inlinable init() {}
     }
 
-    /// - Thread: any.
     public let sampleRate: Double
     @usableFromInline let ceiling: Float
     /// The last `analysisFrameCount` frames of the mono input, oldest at `writeIndex`.

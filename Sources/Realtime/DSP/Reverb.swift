@@ -19,9 +19,7 @@ public struct Reverb: @unchecked Sendable {  // raw storage, used by one thread 
     /// −360 dB: far below anything audible, far above the denormal range).
     @usableFromInline static let antiDenormal: Float = 1e-18
 
-    /// - Thread: any.
     public let sampleRate: Double
-    /// - Thread: any.
     public let maxFrameCount: Int
     /// The rooms' tank (FreeverbTank.swift), behind a pointer so that copies share it.
     @usableFromInline let freeverb: UnsafeMutablePointer<FreeverbTank>

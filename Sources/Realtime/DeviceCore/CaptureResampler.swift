@@ -13,10 +13,8 @@
 ///
 /// - Thread: audio. The device thread's own; `init` and `deallocate` are the control thread's.
 public struct CaptureResampler {
-    /// - Thread: any.
     public let channelCount: Int
     /// The most input frames one `resample` call takes.
-    /// - Thread: any.
     public let maxInputFrameCount: Int
     private let capacity: Int  // frames
     private let frames: UnsafeMutablePointer<Float>

@@ -27,18 +27,14 @@ public struct DriftCorrector: Sendable {
     static var proportionalGain: Double { 0.5 }
     static var integralGain: Double { 0.1 }
 
-    /// - Thread: any.
     public let periodFrameCount: Int
     /// Periods averaged into one latency figure.
-    /// - Thread: any.
     public let windowPeriods: Int
     /// Input frames per output frame for `CaptureResampler`: 1 until a baseline is known; above
     /// 1 when the latency is too high (the playback clock is the slower), below when too low.
-    /// - Thread: any.
     public private(set) var ratio: Double = 1
     /// The latest window's average latency, in frames; nil until the first window after the
     /// settling one.
-    /// - Thread: any.
     public private(set) var averageLatency: Double?
     private var baseline: Double?
     private var integral = 0.0

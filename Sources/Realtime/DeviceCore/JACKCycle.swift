@@ -20,7 +20,6 @@ import Synchronization
 /// - Thread: any. `process` is the audio thread's (the server's process thread), as marked; the
 ///   readers are any thread's.
 public final class JACKCycle: @unchecked Sendable {
-    /// - Thread: any.
     public let core: StreamCore
     /// The same core, for the audio thread: a guaranteed reference costs no reference counting.
     private let coreReference: Unmanaged<StreamCore>

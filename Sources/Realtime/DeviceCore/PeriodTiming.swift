@@ -3,11 +3,8 @@
 public struct PeriodTiming: Sendable, Equatable {
     /// When the period's work could begin: the device thread's wake-up from its wait (ALSA), the
     /// entry of the server's process callback (JACK), the pacing clock's tick (null).
-    /// - Thread: any.
     public var wakeup: UInt64
-    /// - Thread: any.
     public var renderStart: UInt64
-    /// - Thread: any.
     public var renderEnd: UInt64
 
     /// - Thread: any.

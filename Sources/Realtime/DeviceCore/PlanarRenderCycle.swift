@@ -13,7 +13,6 @@ import Render
 ///
 /// - Thread: any. `render` is the audio thread's (one at a time); the rest is as marked.
 public final class PlanarRenderCycle: @unchecked Sendable {
-    /// - Thread: any.
     public let core: StreamCore
     /// The same core, for the audio thread: a guaranteed reference costs no reference counting.
     private let coreReference: Unmanaged<StreamCore>

@@ -30,18 +30,14 @@ public final class StreamCore: @unchecked Sendable {
         case stopRequested
     }
 
-    /// - Thread: any.
     public let renderer: Renderer
     /// The same renderer, for the audio thread: a guaranteed reference costs no reference counting.
     private let rendererReference: Unmanaged<Renderer>
     /// Output channels, interleaved: the renderer's.
-    /// - Thread: any.
     public let channelCount: Int
     /// Channels of the input `process` takes; 0 for a stream with no capture.
-    /// - Thread: any.
     public let inputChannelCount: Int
     /// Periods whose timing `process` records (`periodTimings`).
-    /// - Thread: any.
     public let timingCapacity: Int
     private let timings: UnsafeMutablePointer<PeriodTiming>
     private var timingCount = 0
@@ -91,7 +87,6 @@ public final class StreamCore: @unchecked Sendable {
     }
 
     /// The longest period `process` takes: the renderer's block.
-    /// - Thread: any.
     public let maxFrameCount: Int
 
     /// Sets the frame limit (nil: none). Called once, before the backend starts calling `process`.

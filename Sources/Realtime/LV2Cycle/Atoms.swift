@@ -7,11 +7,8 @@
 
 /// One atom: where its body is, how long, of what type.
 public struct Atom {
-    /// - Thread: any.
     public let type: UInt32
-    /// - Thread: any.
     public let size: Int
-    /// - Thread: any.
     public let body: UnsafeRawPointer
 
     /// The atom whose header is at `header`.
@@ -72,7 +69,6 @@ public struct AtomSequenceEvents {
 
 /// The properties of an `atom:Object` body.
 public struct AtomObject {
-    /// - Thread: any.
     public let objectType: UInt32
     private let first: UnsafeRawPointer
     private let end: UnsafeRawPointer

@@ -26,7 +26,6 @@ public final class PluginRunCycle: @unchecked Sendable {
     private let uris: PluginURIDs
     private let schedule: UnsafePointer<LV2_Worker_Schedule>
     private let sampleRate: Int
-    /// - Thread: any.
     public let latencyFrameCount: Int
 
     private var controlPort: UnsafeRawPointer?
@@ -53,7 +52,6 @@ public final class PluginRunCycle: @unchecked Sendable {
 
     /// Set once any instrument has been asked for (a `patch:Set`, restored state), so that the
     /// first `run` asks for the default font only when nothing else is coming.
-    /// - Thread: any.
     public let instrumentRequested = Atomic<Bool>(false)
 
     /// The control half that owns this cycle (the plug-in instance, retained), for the host's
@@ -68,7 +66,6 @@ public final class PluginRunCycle: @unchecked Sendable {
     private let minimumPolyphony = 8
 
     /// The gain port's range in decibels; its lowest value is silence.
-    /// - Thread: any.
     public static let gainRange: ClosedRange<Float> = -60...0
 
     /// - Parameters:

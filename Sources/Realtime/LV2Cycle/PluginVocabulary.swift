@@ -1,21 +1,16 @@
 /// The URIs the plug-in speaks: its own (the plug-in, its parameters) and the LV2 ones it reads
 /// and writes. `lv2/staccato.lv2/staccato.ttl` names the same ones.
 public enum PluginURI {
-    /// - Thread: any.
     public static let plugin = "urn:staccato:lv2:sampler"
     /// The instrument file, a `patch:writable` parameter whose values are `atom:Path`s.
-    /// - Thread: any.
     public static let instrument = plugin + "#instrument"
     /// Why the last instrument asked for did not load, an `atom:String` sent on the notify port.
-    /// - Thread: any.
     public static let error = plugin + "#error"
     /// The instrument's path as given, beside its mapped (session-relative) path, in saved state.
-    /// - Thread: any.
     public static let absoluteInstrument = plugin + "#absoluteInstrument"
 
     static let atom = "http://lv2plug.in/ns/ext/atom#"
     static let patch = "http://lv2plug.in/ns/ext/patch#"
-    /// - Thread: any.
     public static let atomPath = atom + "Path"
     static let atomSequence = atom + "Sequence"
     static let atomObject = atom + "Object"

@@ -11,7 +11,6 @@ import Synchronization
 public final class ParameterCell: @unchecked Sendable {
     @usableFromInline let storage: UnsafeMutablePointer<Atomic<UInt32>>
     /// Values outside this range are clamped on write.
-    /// - Thread: any.
     public let range: ClosedRange<Float>
 
     /// - Thread: control. Not real-time safe: allocates.

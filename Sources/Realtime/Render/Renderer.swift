@@ -10,10 +10,8 @@ import Synchronization
 /// control thread reaches it only through the command ring, the parameter cells and the published
 /// counters below.
 public final class Renderer: @unchecked Sendable {
-    /// - Thread: any.
     public let configuration: RenderConfiguration
     /// The effects graph's knobs (EQ, boost, reverb, master volume), read once per block.
-    /// - Thread: any.
     public let effects: EffectsControls
     /// Master volume, 0...1, read once per block and smoothed per frame.
     /// - Thread: any.
@@ -307,7 +305,6 @@ public final class Renderer: @unchecked Sendable {
 
     /// Threads that render the sampler's voices: the audio thread and the voice workers started
     /// (`RenderConfiguration.threadCount`, or 1 when the system would not start the workers).
-    /// - Thread: any.
     public let voiceThreadCount: Int
     /// The workers' item counter (nil without workers), read from any thread.
     let workerItemCounter: UnsafeMutablePointer<Atomic<Int>>?

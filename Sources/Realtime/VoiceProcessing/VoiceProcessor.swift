@@ -60,11 +60,9 @@ public struct VoiceProcessor {
     public static func latencyFrameCount(sampleRate: Double) -> Int { 2 * frameCount(sampleRate: sampleRate) }
 
     /// Frames per processing frame.
-    /// - Thread: any.
     public let frameCount: Int
     /// True when the stage was built with an echo canceller (it cannot be added later: its filter
     /// is allocated at build).
-    /// - Thread: any.
     public let cancelsEcho: Bool
 
     private let preprocessor: OpaquePointer

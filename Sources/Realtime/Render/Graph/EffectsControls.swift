@@ -9,30 +9,22 @@ import VoiceProcessing
 ///   thread (not real-time safe: allocates).
 public final class EffectsControls: @unchecked Sendable {
     /// Bass: a low shelf at 150 Hz, −12…+12 dB (microphone input).
-    /// - Thread: any.
     public let bassDecibels = ParameterCell(0, range: -12...12)
     /// Treble: a high shelf at 6 kHz, −12…+12 dB (microphone input).
-    /// - Thread: any.
     public let trebleDecibels = ParameterCell(0, range: -12...12)
     /// Boost: gain on the microphone input after the EQ, −24…+24 dB.
-    /// - Thread: any.
     public let boostDecibels = ParameterCell(0, range: -24...24)
     /// Reverb wet/dry mix, 0 (dry) … 100 % (wet), over everything (microphone and instruments).
-    /// - Thread: any.
     public let reverbPercent = ParameterCell(0, range: 0...100)
     /// Master volume, 0…1, before the safety limiter.
-    /// - Thread: any.
     public let volume: ParameterCell
     /// Noise suppression on the microphone, −60…0 dB; 0 is off. Heard only when the renderer was
     /// built with voice processing (`RenderConfiguration.voiceProcessing`).
-    /// - Thread: any.
     public let noiseSuppressionDecibels = ParameterCell(0, range: VoiceProcessor.noiseSuppressionRange)
     /// Automatic gain control on the microphone: on above 0.5, off below. Heard only with voice
     /// processing, like `noiseSuppressionDecibels`.
-    /// - Thread: any.
     public let automaticGain = ParameterCell(0, range: 0...1)
     /// The level the automatic gain control aims the microphone's speech at, in dBFS.
-    /// - Thread: any.
     public let gainTargetDecibels = ParameterCell(VoiceProcessor.defaultGainTargetDecibels, range: VoiceProcessor.gainTargetRange)
 
     /// - Thread: control.

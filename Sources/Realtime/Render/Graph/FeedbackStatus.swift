@@ -2,16 +2,12 @@
 /// (`Renderer.feedback`).
 public struct FeedbackStatus: Sendable, Equatable {
     /// Times a new feedback frequency was found and notched.
-    /// - Thread: any.
     public var notchedFrequencies = 0
     /// The frequency of the last one, in hertz (0 before the first).
-    /// - Thread: any.
     public var lastNotchedHertz: Float = 0
     /// Times the whole output was ducked, the last resort.
-    /// - Thread: any.
     public var ducks = 0
     /// The notches in place now, in slot order.
-    /// - Thread: any.
     public var notches: [FeedbackNotch] = []
     /// Notches in place now.
     /// - Thread: any.
@@ -31,9 +27,7 @@ public struct FeedbackStatus: Sendable, Equatable {
 
 /// One notch of the feedback suppressor: its centre, and its gain there (0 dB or below).
 public struct FeedbackNotch: Sendable, Equatable {
-    /// - Thread: any.
     public var hertz: Float
-    /// - Thread: any.
     public var depthDecibels: Float
 
     /// - Thread: any.

@@ -6,10 +6,8 @@ import DSP
 /// criterion with it).
 public struct MicrophonePath: Sendable {
     /// Boost × master volume.
-    /// - Thread: any.
     public var gain: Double
     /// The input's DC blocker, the bass and treble shelves, and the feedback suppressor's notches.
-    /// - Thread: any.
     public var sections: [BiquadCoefficients]
 }
 

@@ -11,10 +11,8 @@ import Synchronization
 /// - Thread: audio | control. Built on the control thread (allocates). `write` is the audio thread's; `read` is the
 ///   writer thread's; the counters are for anyone.
 public final class OutputTap: @unchecked Sendable {
-    /// - Thread: any.
     public let channelCount: Int
     /// False for the placeholder tap of a renderer nobody records (capacity 0).
-    /// - Thread: any.
     public let isEnabled: Bool
     private var producer: SPSCRing<Float>.Producer
     private var consumer: SPSCRing<Float>.Consumer

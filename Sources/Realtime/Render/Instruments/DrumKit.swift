@@ -11,22 +11,16 @@ public final class DrumKit: @unchecked Sendable {
     /// One pad: what a note plays.
     public struct Pad: Sendable, BitwiseCopyable, Equatable {
         /// First frame of the pad's sample in `samples` (stereo frames: two floats each).
-        /// - Thread: any.
         public var start: Int
         /// Frames in the sample.
-        /// - Thread: any.
         public var frameCount: Int
         /// Linear gain at full velocity.
-        /// - Thread: any.
         public var gain: Float
         /// Voices that may ring at once; the next hit after that recycles the oldest (round robin).
-        /// - Thread: any.
         public var voiceCount: Int
         /// Pads in the same non-zero group silence each other (a closed hi-hat chokes the open one).
-        /// - Thread: any.
         public var chokeGroup: UInt16
         /// First of this pad's voices in a playback's voice storage (set by `DrumKit.init`).
-        /// - Thread: any.
         public var firstVoice: Int = 0
 
         /// - Thread: any.
@@ -39,25 +33,20 @@ public final class DrumKit: @unchecked Sendable {
         }
     }
 
-    /// - Thread: any.
     public let name: String
     /// Stereo interleaved samples of every pad, each followed by `guardFrameCount` silent frames.
-    /// - Thread: any.
     public let samples: UnsafeBufferPointer<Float>
-    /// - Thread: any.
     public let pads: UnsafeBufferPointer<Pad>
     /// The pad each MIDI note plays, or -1.
-    /// - Thread: any.
     public let padForNote: UnsafeBufferPointer<Int16>
-    /// Names of the pads, parallel to `pads` (control thread only).
-    /// - Thread: any.
+    /// Names of the pads, parallel to `pads`: the audio thread never reads them.
+    /// - Thread: control.
     public let padNames: [String]
-    /// Each pad's own note (the first of its note set), parallel to `pads` (control thread only).
-    /// - Thread: any.
+    /// Each pad's own note (the first of its note set), parallel to `pads`: the audio thread never reads them.
+    /// - Thread: control.
     public let padNotes: [UInt8]
     /// Voice storage for all pads; the audio thread's while the kit is installed.
     /// Voices of every pad together: the storage a `DrumKitPlayback` of this kit allocates.
-    /// - Thread: any.
     public let voiceCount: Int
 
     /// - Parameters:

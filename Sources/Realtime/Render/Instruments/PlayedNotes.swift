@@ -8,11 +8,8 @@ public struct PlayedNotes: Sendable, Equatable {
     /// What a channel asks a bank for: a bank and program, on a melodic or a drum channel (which
     /// asks the percussion bank, `SampleBank.Preset.index`).
     public struct Request: Hashable, Sendable {
-        /// - Thread: any.
         public var bank: UInt16
-        /// - Thread: any.
         public var program: UInt8
-        /// - Thread: any.
         public var percussion: Bool
         /// - Thread: any.
         public init(bank: UInt16, program: UInt8, percussion: Bool) {
@@ -24,11 +21,8 @@ public struct PlayedNotes: Sendable, Equatable {
 
     /// One key at one velocity under one request.
     public struct Note: Hashable, Sendable {
-        /// - Thread: any.
         public var request: Request
-        /// - Thread: any.
         public var key: UInt8
-        /// - Thread: any.
         public var velocity: UInt8
     }
 

@@ -11,26 +11,16 @@ extension SamplerRegion {
     /// square root of the straight line, so two layers crossing keep their summed power; the gain
     /// curve keeps their summed amplitude.
     public struct Crossfade: Sendable, BitwiseCopyable, Equatable {
-        /// - Thread: any.
         public var inLowKey: UInt8 = 0
-        /// - Thread: any.
         public var inHighKey: UInt8 = 0
-        /// - Thread: any.
         public var outLowKey: UInt8 = 127
-        /// - Thread: any.
         public var outHighKey: UInt8 = 127
-        /// - Thread: any.
         public var inLowVelocity: UInt8 = 0
-        /// - Thread: any.
         public var inHighVelocity: UInt8 = 0
-        /// - Thread: any.
         public var outLowVelocity: UInt8 = 127
-        /// - Thread: any.
         public var outHighVelocity: UInt8 = 127
         /// Whether the key crossfade follows the power curve (else the gain curve).
-        /// - Thread: any.
         public var keyPowerCurve = true
-        /// - Thread: any.
         public var velocityPowerCurve = true
 
         /// - Thread: any.

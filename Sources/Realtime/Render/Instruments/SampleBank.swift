@@ -18,25 +18,18 @@ public final class SampleBank: @unchecked Sendable {
     /// A preset: what a bank-select/program-change pair picks.
     public struct Preset: Sendable, BitwiseCopyable, Equatable {
         /// MIDI bank (SF2 bank; 128 is the percussion bank).
-        /// - Thread: any.
         public var bank: UInt16
-        /// - Thread: any.
         public var program: UInt8
         /// First region in `regions`, and how many belong to this preset.
-        /// - Thread: any.
         public var firstRegion: Int
-        /// - Thread: any.
         public var regionCount: Int
         /// The keys that switch articulations (SFZ `sw_lokey`...`sw_hikey`): a note-on there sets the
         /// channel's keyswitch, which regions with a `SamplerRegion.keyswitch` answer to. Empty
         /// (low above high) when the preset has none.
-        /// - Thread: any.
         public var lowKeyswitch: UInt8 = 1
-        /// - Thread: any.
         public var highKeyswitch: UInt8 = 0
         /// The keyswitch a channel starts with when it selects the preset (SFZ `sw_default`);
         /// `SamplerRegion.anyKeyswitch` when none is given.
-        /// - Thread: any.
         public var defaultKeyswitch: UInt8 = SamplerRegion.anyKeyswitch
         /// - Thread: any.
         public init(bank: UInt16, program: UInt8, firstRegion: Int, regionCount: Int) {
@@ -85,18 +78,14 @@ public final class SampleBank: @unchecked Sendable {
     }
 
     /// Where the bank came from, for messages.
-    /// - Thread: any.
     public let name: String
     /// What its loader said of the file while building it and did not refuse (an SFZ's opcodes
     /// that do not play, what it chose instead): one line each, for the command to print.
     /// - Thread: control.
     public var loadWarnings: [String] = []
     /// Mono samples, every sample surrounded by `guardFrameCount` zero frames.
-    /// - Thread: any.
     public let samples: SamplePool
-    /// - Thread: any.
     public let regions: UnsafeBufferPointer<SamplerRegion>
-    /// - Thread: any.
     public let presets: UnsafeBufferPointer<Preset>
     /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
     /// of `keyRegions` are the preset's regions whose key range holds `k` (ascending): a note-on
@@ -105,77 +94,53 @@ public final class SampleBank: @unchecked Sendable {
     /// `keyRegions[2 * e]` the region's index and `keyRegions[2 * e + 1]` its velocity range
     /// (`Layout.velocityRange(low:high:)`), so that of a key's velocity layers (18 regions a key in the
     /// shipped piano) only those the note plays are read.
-    /// - Thread: any.
     public let keyRegionStarts: UnsafeBufferPointer<Int32>
-    /// - Thread: any.
     public let keyRegions: UnsafeBufferPointer<Int32>
     /// Every region's resolved modulators, each region holding a range of it; the table begins with
     /// `SamplerModulator.defaults`, the range a region has by default.
-    /// - Thread: any.
     public let modulators: UnsafeBufferPointer<SamplerModulator>
     /// Curves, `Layout.curveLength` values each (for 0…127), that regions name by index: velocity
     /// curves, gains 0…1 (`SamplerRegion.velocityCurve`), and controller curves, -1…1
     /// (`SamplerModulator.curve`); empty when no region has one.
-    /// - Thread: any.
     public let curves: UnsafeBufferPointer<Float>
     /// Controller values the bank sets on every channel when it is installed (SFZ `set_ccN`): each
     /// entry the controller number in its high byte and the value in its low one.
-    /// - Thread: any.
     public let initialControllers: UnsafeBufferPointer<UInt16>
     /// Which samples are in memory, for a bank installed before its loader has decoded them all
     /// (`SampleResidency`); nil when every region's frames were written before the bank was built.
-    /// - Thread: any.
     public let residency: SampleResidency?
     /// SFZ 2's flex envelopes, LFOs and routes (`SamplerFlex`), which regions name ranges of; one
     /// empty slot each when no region has any.
-    /// - Thread: any.
     public let flexPoints: UnsafeBufferPointer<SamplerFlex.Point>
-    /// - Thread: any.
     public let flexEnvelopes: UnsafeBufferPointer<SamplerFlex.Envelope>
-    /// - Thread: any.
     public let flexLFOs: UnsafeBufferPointer<SamplerFlex.LFO>
-    /// - Thread: any.
     public let flexRoutes: UnsafeBufferPointer<SamplerFlex.Route>
     /// The four tables as plain pointers, whose address each region with flex modulation holds.
-    /// - Thread: any.
     public let flexLayout: UnsafePointer<SamplerFlex.Layout>
-    /// Names of the presets, parallel to `presets` (control thread only).
-    /// - Thread: any.
+    /// Names of the presets, parallel to `presets`: the audio thread never reads them.
+    /// - Thread: control.
     public let presetNames: [String]
     /// The buffers above as plain data, for the audio thread, which must not touch the class
     /// itself (that would mean metadata and reference counting). Lives as long as the bank.
-    /// - Thread: any.
     public let layout: UnsafePointer<Layout>
 
     /// Where a bank's data is, as trivially copyable pointers.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
-        /// - Thread: any.
         public let samples: SampleFrames
-        /// - Thread: any.
         public let regions: UnsafeBufferPointer<SamplerRegion>
-        /// - Thread: any.
         public let presets: UnsafeBufferPointer<Preset>
-        /// - Thread: any.
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
-        /// - Thread: any.
         public let keyRegions: UnsafeBufferPointer<Int32>
-        /// - Thread: any.
         public let modulators: UnsafeBufferPointer<SamplerModulator>
-        /// - Thread: any.
         public let curves: UnsafeBufferPointer<Float>
-        /// - Thread: any.
         public let initialControllers: UnsafeBufferPointer<UInt16>
         /// The controllers some region's `controllerTrigger` names, a bit each (controller n: bit
         /// n % 64 of word n / 64): a controller change looks for regions to start only when its bit is set.
-        /// - Thread: any.
         public let triggeringControllers: (UInt64, UInt64)
         /// `SampleResidency.cells`, nil when every sample is in memory.
-        /// - Thread: any.
         public let residentSamples: UnsafePointer<Atomic<Int>>?
         /// `SampleResidency.requests` and `.pendingRequests`, nil when every sample is in memory.
-        /// - Thread: any.
         public let sampleRequests: UnsafePointer<Atomic<Bool>>?
-        /// - Thread: any.
         public let pendingSampleRequests: UnsafePointer<Atomic<Int>>?
         /// Entries of one curve in `curves`: one per velocity.
         /// - Thread: any.

@@ -4,9 +4,7 @@ import DSP
 /// data (no reference counting on the audio thread). Valid while the bank that owns the pool lives.
 public struct SampleFrames: @unchecked Sendable, BitwiseCopyable {
     /// The first frame of the pool.
-    /// - Thread: any.
     public let base: UnsafeRawPointer
-    /// - Thread: any.
     public let encoding: SampleEncoding
 
     /// - Thread: any.
@@ -44,13 +42,10 @@ public struct SampleFrames: @unchecked Sendable, BitwiseCopyable {
 /// (`SampleEncoding`). A loader allocates and fills it on the control thread, then hands it to
 /// `SampleBank`, which owns it from then on and frees it with the bank.
 public struct SamplePool: @unchecked Sendable {
-    /// - Thread: any.
     public let encoding: SampleEncoding
-    /// - Thread: any.
     public let frameCount: Int
     /// The frames: `frameCount × encoding.bytesPerFrame` bytes (at least one byte is allocated, so
     /// the address is always valid to free).
-    /// - Thread: any.
     public let storage: UnsafeMutableRawPointer
 
     /// An uninitialized pool of `frameCount` frames: the caller writes every frame before a bank

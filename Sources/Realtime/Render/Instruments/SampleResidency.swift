@@ -21,12 +21,10 @@ import Synchronization
 /// hold the bank, so neither goes while they write.
 public final class SampleResidency: @unchecked Sendable {
     /// Samples in the bank's source (the loader's numbering, `SamplerRegion.sampleIndex`).
-    /// - Thread: any.
     public let sampleCount: Int
     /// Each sample's cells, `cellCount` a sample (`SampleBank.Layout.residentSamples`): its
     /// frontier, then how many voices play it, then the frame it was last started at, then the
     /// furthest pool frame a voice of it will read in its next block (its reach).
-    /// - Thread: any.
     public let cells: UnsafePointer<Atomic<Int>>
     /// Cells a sample: frontier, users, last use, reach (`SampleCells.count`).
     /// - Thread: any.
@@ -36,10 +34,8 @@ public final class SampleResidency: @unchecked Sendable {
     /// Per sample, whether a note started on its head alone and wants the rest of it soon: the
     /// audio thread's requests to the decoding threads (`takeRequest`), one flag a sample so a
     /// request is one atomic store and never fails for want of room.
-    /// - Thread: any.
     public let requests: UnsafePointer<Atomic<Bool>>
     /// How many flags of `requests` are set, so the decoding threads look through them only then.
-    /// - Thread: any.
     public let pendingRequests: UnsafePointer<Atomic<Int>>
     private let requestStorage: UnsafeMutablePointer<Atomic<Bool>>
     private let pendingStorage: UnsafeMutablePointer<Atomic<Int>>

@@ -5,30 +5,19 @@ public struct SamplerEqualizer: Sendable, BitwiseCopyable, Equatable {
     /// note sounds, by one controller each.
     public struct Band: Sendable, BitwiseCopyable, Equatable {
         /// Hertz.
-        /// - Thread: any.
         public var frequency: Float
         /// The band's width in octaves between its half-gain points.
-        /// - Thread: any.
         public var octaves: Float = 1
-        /// - Thread: any.
         public var gainDecibels: Float = 0
         /// `eqN_vel2gain`, `eqN_vel2freq`: added at velocity 127, in proportion below.
-        /// - Thread: any.
         public var gainAtFullVelocity: Float = 0
-        /// - Thread: any.
         public var frequencyAtFullVelocity: Float = 0
         /// `eqN_gain_onccN`, `eqN_freq_onccN`, `eqN_bw_onccN`: added at the controller's full value.
-        /// - Thread: any.
         public var gainController = SamplerFlex.noController
-        /// - Thread: any.
         public var gainAtFullController: Float = 0
-        /// - Thread: any.
         public var frequencyController = SamplerFlex.noController
-        /// - Thread: any.
         public var frequencyAtFullController: Float = 0
-        /// - Thread: any.
         public var octavesController = SamplerFlex.noController
-        /// - Thread: any.
         public var octavesAtFullController: Float = 0
         /// - Thread: any.
         public init(frequency: Float) { self.frequency = frequency }
@@ -41,14 +30,10 @@ public struct SamplerEqualizer: Sendable, BitwiseCopyable, Equatable {
     }
 
     /// SFZ's default bands: 50 Hz, 500 Hz and 5 kHz, an octave wide, flat.
-    /// - Thread: any.
     public var first = Band(frequency: 50)
-    /// - Thread: any.
     public var second = Band(frequency: 500)
-    /// - Thread: any.
     public var third = Band(frequency: 5_000)
     /// Whether any band can change the sound; a voice runs the equalizer only then.
-    /// - Thread: any.
     public var isActive = false
 
     /// - Thread: any.

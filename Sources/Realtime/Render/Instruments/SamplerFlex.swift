@@ -16,23 +16,16 @@ public enum SamplerFlex {
     /// A flex envelope's point (`egN_timeX`, `egN_levelX`, `egN_shapeX`): the envelope goes from
     /// where it is to `level` over `seconds`, along `shape`.
     public struct Point: Sendable, BitwiseCopyable, Hashable {
-        /// - Thread: any.
         public var seconds: Float = 0
         /// -1…1.
-        /// - Thread: any.
         public var level: Float = 0
         /// 0 a straight line; above 0 it starts slowly (x^(1 + shape)), below 0 quickly.
-        /// - Thread: any.
         public var shape: Float = 0
         /// `egN_timeX_onccY`: seconds added at a controller's full value, read as the point begins.
-        /// - Thread: any.
         public var timeController = SamplerFlex.noController
-        /// - Thread: any.
         public var secondsAtFullController: Float = 0
         /// `egN_levelX_onccY`: level added at a controller's full value.
-        /// - Thread: any.
         public var levelController = SamplerFlex.noController
-        /// - Thread: any.
         public var levelAtFullController: Float = 0
         /// - Thread: any.
         public init() {}
@@ -40,13 +33,10 @@ public enum SamplerFlex {
 
     /// A flex envelope: points `firstPoint ..< firstPoint + pointCount` of the bank's points.
     public struct Envelope: Sendable, BitwiseCopyable, Hashable {
-        /// - Thread: any.
         public var firstPoint: Int32 = 0
-        /// - Thread: any.
         public var pointCount: Int32 = 0
         /// The point it holds at while the key is down (`egN_sustain`, 0 by default as in ARIA);
         /// a release goes on to the point after it.
-        /// - Thread: any.
         public var sustainPoint: Int32 = 0
         /// - Thread: any.
         public init() {}
@@ -62,31 +52,20 @@ public enum SamplerFlex {
 
     /// A flex LFO (`lfoN_freq`, `_delay`, `_fade`, `_phase`, `_wave`).
     public struct LFO: Sendable, BitwiseCopyable, Hashable {
-        /// - Thread: any.
         public var frequency: Float = 0
         /// `lfoN_freq_onccN`: hertz added at the controller's full value, followed as it moves.
-        /// - Thread: any.
         public var frequencyController = SamplerFlex.noController
-        /// - Thread: any.
         public var frequencyAtFullController: Float = 0
-        /// - Thread: any.
         public var delaySeconds: Float = 0
         /// `lfoN_delay_onccN`: seconds added at the controller's full value, at the note-on.
-        /// - Thread: any.
         public var delayController = SamplerFlex.noController
-        /// - Thread: any.
         public var delayAtFullController: Float = 0
         /// Seconds over which its depth rises from 0 to full, after the delay.
-        /// - Thread: any.
         public var fadeSeconds: Float = 0
-        /// - Thread: any.
         public var fadeController = SamplerFlex.noController
-        /// - Thread: any.
         public var fadeAtFullController: Float = 0
         /// Where in its period it starts, 0 ..< 1.
-        /// - Thread: any.
         public var phase: Float = 0
-        /// - Thread: any.
         public var wave = Wave.triangle
         /// - Thread: any.
         public init() {}
@@ -151,18 +130,12 @@ public enum SamplerFlex {
     /// `depthAtFullController` × the controller's value (0…1), followed as it moves.
     public struct Route: Sendable, BitwiseCopyable, Hashable {
         /// The region's envelope `index` (0…`capacity` − 1), or its LFO `index − capacity`.
-        /// - Thread: any.
         public var source: UInt8 = 0
-        /// - Thread: any.
         public var target = Target.pitch { didSet { targetSlot = UInt8(target.slot) } }
         /// `target.slot`, kept beside it so that the audio thread reads a number.
-        /// - Thread: any.
         public private(set) var targetSlot: UInt8 = 0
-        /// - Thread: any.
         public var depth: Float = 0
-        /// - Thread: any.
         public var controller = SamplerFlex.noController
-        /// - Thread: any.
         public var depthAtFullController: Float = 0
         /// - Thread: any.
         public init(source: UInt8, target: Target, depth: Float) {
@@ -175,24 +148,16 @@ public enum SamplerFlex {
 
     /// A region's ranges of the bank's tables. All zero: no flex modulation.
     public struct Ranges: Sendable, BitwiseCopyable, Equatable {
-        /// - Thread: any.
         public var firstEnvelope: Int32 = 0
-        /// - Thread: any.
         public var envelopeCount: UInt8 = 0
-        /// - Thread: any.
         public var lfoCount: UInt8 = 0
         /// The envelope that takes the amplitude envelope's place (`egN_ampeg`), or -1: the voice
         /// is multiplied by it and ends when it ends.
-        /// - Thread: any.
         public var amplitudeEnvelope: Int8 = -1
-        /// - Thread: any.
         public var firstLFO: Int32 = 0
-        /// - Thread: any.
         public var firstRoute: Int32 = 0
-        /// - Thread: any.
         public var routeCount: Int32 = 0
         /// Where the bank's tables are (`Layout`), set by the bank; 0 for none.
-        /// - Thread: any.
         public var layoutAddress: UInt = 0
         /// - Thread: any.
         public init() {}
@@ -203,13 +168,9 @@ public enum SamplerFlex {
 
     /// A bank's flex tables as the loader builds them.
     public struct Tables: Sendable, Hashable {
-        /// - Thread: any.
         public var points: [Point] = []
-        /// - Thread: any.
         public var envelopes: [Envelope] = []
-        /// - Thread: any.
         public var lfos: [LFO] = []
-        /// - Thread: any.
         public var routes: [Route] = []
         /// - Thread: any.
         public init() {}
@@ -219,13 +180,9 @@ public enum SamplerFlex {
 
     /// The bank's tables as the audio thread reads them.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
-        /// - Thread: any.
         public let points: UnsafePointer<Point>
-        /// - Thread: any.
         public let envelopes: UnsafePointer<Envelope>
-        /// - Thread: any.
         public let lfos: UnsafePointer<LFO>
-        /// - Thread: any.
         public let routes: UnsafePointer<Route>
     }
 }

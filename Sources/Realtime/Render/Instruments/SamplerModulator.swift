@@ -7,22 +7,16 @@ import DSP
 /// built on the control thread; a voice evaluates its region's list at note-on and again only when
 /// a controller of its channel changes. Plain data, trivially copyable.
 public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
-    /// - Thread: any.
     public var source: ModulatorSource
-    /// - Thread: any.
     public var destination: ModulatorDestination
     /// The full-scale change of the destination, in its SF2 unit (cB, cents, 0.1 %, timecents).
-    /// - Thread: any.
     public var amount: Float
     /// Multiplies the amount (SF2 sfModAmtSrcOper); `.none` reads as 1.
-    /// - Thread: any.
     public var amountSource: ModulatorSource
     /// SF2 sfModTransOper 2: the output's absolute value. 0 (linear) is the only other transform.
-    /// - Thread: any.
     public var absoluteValue: Bool
     /// A curve of the region's bank (`SampleBank.curves`, SFZ's `<curve>` and `*_curveccN`) the
     /// primary source's 7-bit value is read through, in place of its SF2 curve; -1 for none.
-    /// - Thread: any.
     public var curve: Int32 = -1
 
     /// - Thread: any.
@@ -53,7 +47,6 @@ public struct SamplerModulator: Sendable, BitwiseCopyable, Hashable {
     /// the spec words it, soft notes of a sustained sound lose 8.6 dB above 6 kHz. Its sources are
     /// FluidSynth's (secondary source positive), the form fonts use to turn it off. Unlike FluidSynth,
     /// a font's own identical modulator does apply.
-    /// - Thread: any.
     public static let defaults: [SamplerModulator] = [
         // §8.4.1 velocity → attenuation: concave, negative, 960 cB.
         SamplerModulator(source: ModulatorSource(.velocity, curve: .concave, negative: true), destination: .initialAttenuation, amount: 960),
@@ -153,7 +146,6 @@ public struct ModulatorSourceValues {
 /// the CC flag, bit 8 the direction, bit 9 the polarity, bits 10–15 the curve type. Kept in that
 /// encoding, so a font's modulators compare with the defaults bit for bit.
 public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
-    /// - Thread: any.
     public let rawValue: UInt16
 
     /// The SF2 general controllers (index with the CC flag clear, §8.2.1).
@@ -168,7 +160,6 @@ public struct ModulatorSource: Sendable, BitwiseCopyable, Hashable {
     }
 
     /// The value "no controller": reads as 1 (SF2 §8.2.1), not as a switch-off.
-    /// - Thread: any.
     public static let none = ModulatorSource(rawValue: 0)
 
     /// The raw value as stored in a font.

@@ -14,9 +14,7 @@ import DSP
 ///
 /// - Thread: any. Made on the control thread, read on the audio thread.
 public struct RenderCommand: @unchecked Sendable, BitwiseCopyable, Equatable {
-    /// - Thread: any.
     public var frameTime: FrameTime
-    /// - Thread: any.
     public var action: Action
 
     /// - Thread: any.

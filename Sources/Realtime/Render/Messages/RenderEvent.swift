@@ -13,7 +13,6 @@ public enum RenderEvent: Sendable, BitwiseCopyable, Equatable {
 /// A retained object reference in a trivially copyable wrapper, so it can cross a ring: a bank
 /// going to the audio thread, or one coming back to be freed.
 public struct RetainedObject: @unchecked Sendable, BitwiseCopyable, Equatable {
-    /// - Thread: any.
     public let opaque: UnsafeMutableRawPointer
 
     /// Takes over one retain of `object`.

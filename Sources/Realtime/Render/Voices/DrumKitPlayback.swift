@@ -30,22 +30,15 @@ public final class DrumKitPlayback: @unchecked Sendable {
     /// What the audio thread reads: the kit's samples and pads, and this playback's voices, as plain
     /// data (it must not touch either class).
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
-        /// - Thread: any.
         public let samples: UnsafeBufferPointer<Float>
-        /// - Thread: any.
         public let pads: UnsafeBufferPointer<DrumKit.Pad>
-        /// - Thread: any.
         public let padForNote: UnsafeBufferPointer<Int16>
-        /// - Thread: any.
         public let voices: UnsafeMutableBufferPointer<Voice>
-        /// - Thread: any.
         public let nextVoice: UnsafeMutableBufferPointer<Int>
     }
 
     /// The kit played; held as long as the playback is.
-    /// - Thread: any.
     public let kit: DrumKit
-    /// - Thread: any.
     public let layout: UnsafePointer<Layout>
 
     /// A silent playback of `kit`, every voice free and every pad's round robin at its first voice.
