@@ -77,7 +77,7 @@ func front(_ name: String, dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "Lockfree", "SampleStreaming"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -107,8 +107,10 @@ let package = Package(
         // The microphone's voice processing (noise suppression, automatic gain, echo cancellation)
         // through libspeexdsp, its states allocated at build.
         module("VoiceProcessing", .realtime, dependencies: ["CSpeexDSP", "DSP"]),
+        // The microphone's feedback suppressor: detection, tracking, the notch bank, the last-resort duck.
+        module("FeedbackSuppression", .realtime, dependencies: ["DSP"]),
         module("Render", .realtime, dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "CStackPrefault", "SamplerKernels",
-                                                   "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing"]),
+                                                   "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing", "FeedbackSuppression"]),
         // The device layer's real-time half: the stream core every backend calls once a period, the
         // drift corrector, and the JACK process cycle.
         module("DeviceCore", .realtime, dependencies: ["CJack", "Render", "MIDIVocabulary"]),
@@ -154,9 +156,9 @@ let package = Package(
         // is linked from its objects and LV2Cycle's by scripts/build-lv2, exporting lv2_descriptor alone.
         module("StaccatoLV2", .fronts, dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
         front("staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
-                                         "VoiceProcessing"]),
+                                         "VoiceProcessing", "FeedbackSuppression"]),
         front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
-                                               "DSP", "SampleSet"]),
+                                               "DSP", "SampleSet", "FeedbackSuppression"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
@@ -164,7 +166,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP", "FeedbackSuppression", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
@@ -176,6 +178,6 @@ let package = Package(
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
+        .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "FeedbackSuppression", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+@testable import FeedbackSuppression
 @testable import DSP
 import AudioAnalysis
 import TestSupport

@@ -1,6 +1,7 @@
 import AudioAnalysis
 import AudioFile
 import DSP
+import FeedbackSuppression
 import Foundation
 import TestSupport
 import XCTest

@@ -1,6 +1,7 @@
 import AudioFile
 import AudioIO
 import DSP
+import FeedbackSuppression
 import DrumKitLoader
 import Engine
 import Live

@@ -1,5 +1,6 @@
 import CStackPrefault
 import DSP
+import FeedbackSuppression
 import Lockfree
 import Synchronization
 

@@ -1,4 +1,5 @@
 import DSP
+import FeedbackSuppression
 import Lockfree
 import VoiceProcessing
 

@@ -1,4 +1,5 @@
 import DSP
+import FeedbackSuppression
 
 /// The microphone's way to the speaker through the effects graph as one linear filter: a gain and
 /// a cascade of biquads, from the same coefficients the graph runs. An acoustic feedback loop's
