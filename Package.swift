@@ -77,7 +77,7 @@ func front(_ name: String, dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "SFZ", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -138,9 +138,13 @@ let package = Package(
         // Sample sets and SFZ. Resampling at load is heavy arithmetic.
         module("SampleSet", .library, dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
                swiftSettings: optimisedInDebug),
+        // The SFZ loader: its text reader (includes, defines, loose syntax), the opcode tables, the
+        // plan that turns regions into a bank, and the index a streamed load starts from.
+        module("SFZ", .library, dependencies: ["SampleSet", "Render", "DSP", "MIDIVocabulary", "AudioFile", "FileChecks", "SampleStreaming"],
+               swiftSettings: optimisedInDebug),
         module("DrumKitLoader", .library, dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         module("Engine", .library, dependencies: ["Render", "DeviceCore", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet",
-                                                  "DrumKitLoader", "SampleStreaming"]),
+                                                  "DrumKitLoader", "SampleStreaming", "SFZ"]),
         // One live session (a control loop over a started stream: signal fade, input end, a song's
         // lookahead and end, the outcome) for every live command and for library users.
         module("Live", .library, dependencies: ["Engine", "AudioIO", "Render", "MIDI"]),
@@ -156,25 +160,25 @@ let package = Package(
         // is linked from its objects and LV2Cycle's by scripts/build-lv2, exporting lv2_descriptor alone.
         module("StaccatoLV2", .fronts, dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
         front("staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
-                                         "VoiceProcessing", "FeedbackSuppression"]),
+                                         "VoiceProcessing", "FeedbackSuppression", "SFZ"]),
         front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
-                                               "DSP", "SampleSet", "FeedbackSuppression"]),
+                                               "DSP", "SampleSet", "FeedbackSuppression", "SFZ"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
-        .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet"], path: "fuzz/Sources"),
+        .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SFZ"], path: "fuzz/Sources"),
 
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "FeedbackSuppression", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis", "SFZ"]),
         .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "SampleStreaming", "TestSupport"],
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
-        .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
+        .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport", "SFZ"]),
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),

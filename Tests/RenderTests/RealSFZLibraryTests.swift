@@ -4,6 +4,7 @@ import Foundation
 import MIDI
 import Render
 @testable import SampleSet
+@testable import SFZ
 import TestSupport
 import XCTest
 

@@ -4,6 +4,7 @@ import Foundation
 import MIDI
 import Render
 import SampleSet
+import SFZ
 import TestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SampleSet
+@testable import SFZ
 import TestSupport
 import XCTest
 

@@ -3,6 +3,7 @@ import DrumKitLoader
 import Foundation
 import MIDI
 import SampleSet
+import SFZ
 import SoundFont
 
 /// What one fuzz input is fed to. Every target must turn any bytes into a value or a thrown,

@@ -5,6 +5,7 @@ import Glibc
 import MIDI
 import Render
 import SampleSet
+import SFZ
 
 /// A sample library larger than a player may hold, made on the spot (never committed): an SFZ
 /// instrument of 88 keys × 4 velocity layers, one 16-bit mono WAV file each, sized to the

@@ -6,6 +6,7 @@ import Foundation
 import MIDI
 import Render
 import SampleSet
+import SFZ
 import SoundFont
 
 extension Commands {

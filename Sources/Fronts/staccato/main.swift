@@ -2,6 +2,7 @@
 import Engine
 import Live
 import SampleSet
+import SFZ
 
 // Each line reaches a pipe or a log as it is printed, not when the buffer fills or the command
 // ends: a supervisor, a test or `tee` sees "playing ..." when it is true.

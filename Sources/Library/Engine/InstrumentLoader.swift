@@ -2,6 +2,7 @@ import FileChecks
 import Foundation
 import Render
 import SampleSet
+import SFZ
 import SampleStreaming
 import SoundFont
 

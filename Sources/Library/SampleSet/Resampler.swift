@@ -47,9 +47,9 @@ public enum Resampler {
 
     /// One rate pair's kernel table, built once and reused for every sample recorded at the same
     /// rate (building it costs about as much as converting a few seconds of audio).
-    struct Converter {
-        let from: Double
-        let to: Double
+    package struct Converter {
+        package let from: Double
+        package let to: Double
         /// Input frames either side of the output instant that the kernel reaches.
         private let reach: Int
         /// Taps per phase: `2 × reach`.
@@ -88,7 +88,7 @@ public enum Resampler {
 
         /// The converter for this rate pair, built once and shared by every thread (built under
         /// the lock: the threads that want a table at the same moment want the same one).
-        static func shared(from: Double, to: Double) -> Converter {
+        package static func shared(from: Double, to: Double) -> Converter {
             Resampler.converters.withLock { converters in
                 if let known = converters[[from, to]] { return known }
                 let made = Converter(from: from, to: to)
@@ -98,23 +98,23 @@ public enum Resampler {
             }
         }
 
-        func convert(_ samples: [Float]) -> [Float] {
+        package func convert(_ samples: [Float]) -> [Float] {
             guard from != to, !samples.isEmpty else { return samples }
             return convert(samples, startingAt: 0, of: samples.count, outputs: 0..<outputFrameCount(samples.count))
         }
 
         /// Frames `inputCount` input frames become: rounded to the nearest.
-        func outputFrameCount(_ inputCount: Int) -> Int { Self.outputFrameCount(inputCount, from: from, to: to) }
+        package func outputFrameCount(_ inputCount: Int) -> Int { Self.outputFrameCount(inputCount, from: from, to: to) }
 
         /// Frames `inputCount` input frames at `from` become at `to` (no table needed: a loader lays
         /// its pool out from this before it decodes).
-        static func outputFrameCount(_ inputCount: Int, from: Double, to: Double) -> Int {
+        package static func outputFrameCount(_ inputCount: Int, from: Double, to: Double) -> Int {
             from == to ? inputCount : Int((Double(inputCount) * to / from).rounded())
         }
 
         /// Input frames output frames `outputs` read: a head needs only the beginning of its file,
         /// a stretch of its body only the frames around it.
-        func inputFrames(for outputs: Range<Int>, of inputCount: Int) -> Range<Int> {
+        package func inputFrames(for outputs: Range<Int>, of inputCount: Int) -> Range<Int> {
             guard from != to else { return min(inputCount, outputs.lowerBound)..<min(inputCount, outputs.upperBound) }
             let first = max(0, Int(Double(outputs.lowerBound) * (from / to)) - reach - 1)
             return min(first, inputCount)..<min(inputCount, Int(Double(max(0, outputs.upperBound - 1)) * (from / to)) + reach + 2)
@@ -124,7 +124,7 @@ public enum Resampler {
         /// those from `inputStart` on (at least `inputFrames(for:of:)`): exactly those frames of
         /// `convert(_:)` of the whole input, each computed alike, so a sample's head and the
         /// stretches of its body written apart are the bits of the whole.
-        func convert(_ samples: [Float], startingAt inputStart: Int = 0, of inputCount: Int, outputs: Range<Int>) -> [Float] {
+        package func convert(_ samples: [Float], startingAt inputStart: Int = 0, of inputCount: Int, outputs: Range<Int>) -> [Float] {
             guard from != to else {
                 return Array(samples[(outputs.lowerBound - inputStart)..<(outputs.upperBound - inputStart)])
             }

@@ -105,16 +105,21 @@ enum SampleDecoding {
 /// A bank's one array of frames as it is filled: it starts with guard frames and every sample is
 /// followed by more, so every sample has silence on both sides (the interpolator reads past ends).
 /// - Thread: control.
-struct SamplePoolBuilder {
-    private(set) var frames = [Float](repeating: 0, count: SampleBank.guardFrameCount)
+package struct SamplePoolBuilder {
+    package private(set) var frames = [Float](repeating: 0, count: SampleBank.guardFrameCount)
 
     /// A decoded channel's place in the pool, and what it was before resampling.
-    struct Placed {
-        var start: Int
-        var frameCount: Int
-        var sourceFrameCount: Int
-        var sourceRate: Double
-        var samplerChunk: SamplerChunk?
+    package struct Placed {
+        package var start: Int
+        package var frameCount: Int
+        package var sourceFrameCount: Int
+        package var sourceRate: Double
+        package var samplerChunk: SamplerChunk?
+
+        package init(start: Int, frameCount: Int, sourceFrameCount: Int, sourceRate: Double, samplerChunk: SamplerChunk?) {
+            (self.start, self.frameCount, self.sourceFrameCount, self.sourceRate, self.samplerChunk)
+                = (start, frameCount, sourceFrameCount, sourceRate, samplerChunk)
+        }
     }
 
     /// Appends `channel` and the guard frames after it.

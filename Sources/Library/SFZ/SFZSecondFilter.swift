@@ -1,5 +1,6 @@
 import Foundation
 import Render
+import SampleSet
 
 /// SFZ's second filter (`fil2_type`, `cutoff2`, `resonance2`, `fil2_keytrack`, `fil2_keycenter`,
 /// `fil2_veltrack`, `cutoff2_onccN`, `resonance2_onccN`), read into `SamplerSecondFilter`: it runs

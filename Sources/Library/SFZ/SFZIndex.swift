@@ -2,6 +2,7 @@ import AudioFile
 import FileChecks
 import Foundation
 import Render
+import SampleSet
 import SampleStreaming
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Render
+import SampleSet
 
 /// SFZ's three-band equalizer (`eq1_` to `eq3_`): each band's frequency, width (octaves) and gain,
 /// the gain and frequency moved by velocity (`eqN_vel2gain`, `eqN_vel2freq`) and each of the three

@@ -1,4 +1,5 @@
 import Render
+import SampleSet
 
 /// SFZ 2's flex envelopes (`egN_*`) and LFOs (`lfoN_*`) read into a region's `SamplerFlex` tables,
 /// as sfizz reads them: an envelope's points `egN_timeX`/`levelX`/`shapeX` from point 0, held at

@@ -112,7 +112,7 @@ public enum SFZOpcodes {
     public static var markdown: String {
         var lines = [
             "# SFZ opcodes", "",
-            "Generated from the SFZ loader's own tables (`Sources/Library/SampleSet/SFZOpcodes.swift`, `SFZPlan`); a test keeps this",
+            "Generated from the SFZ loader's own tables (`Sources/Library/SFZ/SFZOpcodes.swift`, `SFZPlan`); a test keeps this",
             "page current. `N` stands for a number (`ampeg_attack_onccN`: `ampeg_attack_oncc7`). An opcode in no table is",
             "unknown: `staccato info` and the loader's warnings name it.", "",
             "## Played", "",

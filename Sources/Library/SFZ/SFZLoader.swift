@@ -4,6 +4,7 @@ import FileChecks
 import Foundation
 import MIDIVocabulary
 import Render
+import SampleSet
 import SampleStreaming
 import Synchronization
 
