@@ -77,8 +77,16 @@ public final class Renderer: @unchecked Sendable {
     /// A segment of the voices, rendered, not yet mixed: where it starts, and its mixes (which say
     /// how long it is).
     struct UnmixedSegment {
-        var start: FrameTime = 0
-        var mixes = VoiceSegmentMixes()
+        var start: FrameTime
+        var mixes: VoiceSegmentMixes
+
+        /// Real-time checked here: a debug build checks a file at a time, and the segment
+        /// pipeline (RendererSegments.swift) makes segments.
+        @_noAllocation @_noLocks
+        init(start: FrameTime, mixes: VoiceSegmentMixes) {
+            self.start = start
+            self.mixes = mixes
+        }
     }
     /// The MIDI instruments' own bus (sampler and drums), a quantum each: used while the song's
     /// volume is not exactly 1, to scale them and nothing else.
@@ -184,7 +192,7 @@ public final class Renderer: @unchecked Sendable {
         instrumentRight = .allocate(capacity: ringFrames)
         instrumentRight.initialize(repeating: 0, count: ringFrames)
         unmixed = .allocate(capacity: VoiceWorkItems.mixSetCount)
-        unmixed.initialize(repeating: UnmixedSegment(), count: VoiceWorkItems.mixSetCount)
+        unmixed.initialize(repeating: UnmixedSegment(start: 0, mixes: VoiceSegmentMixes()), count: VoiceWorkItems.mixSetCount)
         songGain = decibelsToAmplitude(configuration.songGainDecibels)
         songVolume = SmoothedValue(songGain, rampFrameCount: Int(ClickFreeFade.seconds * configuration.sampleRate))
         drums = DrumPlayer(sampleRate: configuration.sampleRate)
@@ -253,57 +261,6 @@ public final class Renderer: @unchecked Sendable {
         queuedCommandsEnd.store(frame, ordering: .releasing)
     }
 
-    /// Frames the voices have been rendered past the last block delivered: after
-    /// `declareCommandsQueued(before:)`, up to a segment (`VoiceWorkItems.maximumQuantumCount`
-    /// quanta) and the quantum a block ends in. A command for an earlier frame sent now takes
-    /// effect late.
-    /// - Thread: audio. The thread that calls `render`, between two calls.
-    public var framesRenderedAhead: Int {
-        let reached = voicesUntil + FrameTime(segmentInFlight ? begunSegmentFrameCount : 0)
-        return reached > frameTime ? Int(reached - frameTime) : 0
-    }
-
-    /// Sampler counters as last published by the audio thread.
-    /// - Thread: any.
-    public var statistics: RenderStatistics {
-        RenderStatistics(activeVoices: publishedActiveVoices.load(ordering: .relaxed),
-                         peakVoices: publishedPeakVoices.load(ordering: .relaxed),
-                         stolenVoices: publishedStolenVoices.load(ordering: .relaxed),
-                         hardCuts: publishedHardCuts.load(ordering: .relaxed),
-                         noteOns: publishedNoteOns.load(ordering: .relaxed),
-                         unmappedNotes: publishedUnmappedNotes.load(ordering: .relaxed),
-                         drumHits: publishedDrumHits.load(ordering: .relaxed),
-                         drumRecycles: publishedDrumRecycles.load(ordering: .relaxed),
-                         drumChokes: publishedDrumChokes.load(ordering: .relaxed),
-                         unmappedHits: publishedUnmappedHits.load(ordering: .relaxed),
-                         activeDrumVoices: publishedDrumVoices.load(ordering: .relaxed),
-                         limitedFrames: publishedLimitedFrames.load(ordering: .relaxed),
-                         deepestLimiterDecibels: -amplitudeToDecibels(
-                            Float(bitPattern: publishedDeepestLimiterGain.load(ordering: .relaxed))),
-                         sampleUnderruns: publishedSampleUnderruns.load(ordering: .relaxed))
-    }
-
-    /// The highest input and output sample magnitudes since the last call (for level meters).
-    /// - Thread: control. One reader: it resets the peaks.
-    public func takePeaks() -> (input: Float, output: Float) {
-        (Float(bitPattern: publishedInputPeak.exchange(0, ordering: .relaxed)),
-         Float(bitPattern: publishedOutputPeak.exchange(0, ordering: .relaxed)))
-    }
-
-    /// What the feedback suppressor has done, as last published.
-    /// - Thread: any.
-    public var feedback: FeedbackStatus {
-        FeedbackStatus(notchedFrequencies: publishedNotchedFrequencies.load(ordering: .acquiring),
-                       lastNotchedHertz: Float(bitPattern: publishedLastNotchedHertz.load(ordering: .relaxed)),
-                       ducks: publishedFeedbackDucks.load(ordering: .relaxed),
-                       notches: (0..<publishedNotches.count).compactMap { slot in
-                           let bits = publishedNotches[slot].load(ordering: .relaxed)
-                           guard bits != 0 else { return nil }
-                           return FeedbackNotch(hertz: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)),
-                                                depthDecibels: Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
-                       })
-    }
-
     /// Threads that render the sampler's voices: the audio thread and the voice workers started
     /// (`RenderConfiguration.threadCount`, or 1 when the system would not start the workers).
     public let voiceThreadCount: Int
@@ -349,14 +306,6 @@ public final class Renderer: @unchecked Sendable {
     public func setVoiceWorkersPaced(_ paced: Bool) {
         workersPaced?.pointee.store(paced, ordering: .relaxed)
     }
-
-    /// Events the audio thread could not send because the return ring was full.
-    /// - Thread: any.
-    public var droppedEventCount: Int { publishedDroppedEventCount.load(ordering: .relaxed) }
-
-    /// MIDI messages `receive(_:atFrameOffset:)` could not take because the pending store was full.
-    /// - Thread: any.
-    public var droppedInputMessageCount: Int { publishedDroppedInputMessages.load(ordering: .relaxed) }
 
     /// Renders `frameCount` interleaved frames into `output`, applying each queued command at its
     /// frame. `frameCount` may be any value up to `configuration.maxFrameCount`; the output does not
@@ -469,339 +418,6 @@ public final class Renderer: @unchecked Sendable {
         mixUnmixedSegments()
     }
 
-    /// Mixes the oldest waiting segment when every other set of mixes is taken, so that the next
-    /// segment has one to render into.
-    @_noAllocation @_noLocks
-    func freeMixSet() {
-        if unmixedCount == VoiceWorkItems.mixSetCount - 1 { mixOldestSegment() }
-    }
-
-    /// Whether a queued command takes effect at `frame` or before.
-    @_noAllocation @_noLocks
-    func commandIsDue(at frame: FrameTime) -> Bool {
-        takeQueuedCommands(arrivingAt: frame)
-        guard let command = pending.first else { return false }
-        return command.frameTime <= frame
-    }
-
-    /// Begins the voices' next segment at `voicesUntil`: applies the commands due there, and hands
-    /// the segment to the workers, or renders it on this thread when it is too small to share. It
-    /// runs to the next command or held release, within the quantum or for whole quanta, but not
-    /// past `limit` (a quantum boundary). `endSegment` ends it.
-    /// - Returns: whether the workers share it.
-    @_noAllocation @_noLocks
-    func beginSegment(reaching limit: FrameTime) -> Bool {
-        let quantum = FrameTime(RenderQuantum.frameCount)
-        let quantumBegin = voicesUntil / quantum * quantum
-        let offset = Int(voicesUntil - quantumBegin)
-        let frameCount = RenderQuantum.frameCount
-        sampler.now = voicesUntil
-        sampler.releaseHeldNotes()
-        var segmentEnd = applyCommands(dueBefore: frameCount, offset: offset, quantumStart: quantumBegin)
-        // A held note's release splits the quantum as a command does.
-        if sampler.nextHeldRelease - quantumBegin < FrameTime(segmentEnd) { segmentEnd = Int(sampler.nextHeldRelease - quantumBegin) }
-        let count = segmentEnd - offset
-        let quanta = offset == 0 && segmentEnd == frameCount ? stretchQuantumCount(from: quantumBegin, reaching: limit) : 1
-        // The drum player's voices are rendered with the sampler's, as work items of theirs.
-        drums.setChannelGain(sampler.percussionChannelGain())
-        drums.prepareSegment(&sampler.work.pointee.drums)
-        begunSegmentFrameCount = count * quanta
-        begunSegmentIsShared = sampler.beginVoices(frameCount: count, quantumCount: quanta)
-        return begunSegmentIsShared
-    }
-
-    /// Ends the segment `beginSegment` began: waits for the workers' items when they shared it,
-    /// and queues it for mixing.
-    @_noAllocation @_noLocks
-    func endSegment() {
-        segmentInFlight = false
-        let mixes = sampler.finishVoices(shared: begunSegmentIsShared)
-        drums.finishSegment(sampler.work.pointee.drums, frameCount: begunSegmentFrameCount)
-        unmixed[(unmixedFirst + unmixedCount) % VoiceWorkItems.mixSetCount] =
-            UnmixedSegment(start: voicesUntil, mixes: mixes)
-        unmixedCount += 1
-        voicesUntil += FrameTime(begunSegmentFrameCount)
-    }
-
-    /// Mixes every segment whose voices are rendered, oldest first.
-    @_noAllocation @_noLocks
-    func mixUnmixedSegments() {
-        while unmixedCount > 0 { mixOldestSegment() }
-    }
-
-    /// Mixes the oldest rendered segment into the instruments' ring: the tones, its item mixes and
-    /// their sends through the song's volume; each quantum it completes then gets its reverb and
-    /// chorus.
-    @_noAllocation @_noLocks
-    func mixOldestSegment() {
-        let segment = unmixed[unmixedFirst]
-        unmixedFirst = (unmixedFirst + 1) % VoiceWorkItems.mixSetCount
-        unmixedCount -= 1
-        let quantum = FrameTime(RenderQuantum.frameCount)
-        for index in 0..<segment.mixes.quantumCount {
-            let start = segment.start + FrameTime(index * RenderQuantum.frameCount)
-            let quantumBegin = start / quantum * quantum
-            let offset = Int(start - quantumBegin)
-            let quantumLeft = instrumentLeft + Int(quantumBegin % FrameTime(instrumentFrameCount))
-            let quantumRight = instrumentRight + Int(quantumBegin % FrameTime(instrumentFrameCount))
-            if offset == 0 {
-                quantumLeft.update(repeating: 0, count: RenderQuantum.frameCount)
-                quantumRight.update(repeating: 0, count: RenderQuantum.frameCount)
-                sends.clearInputs(frameCount: RenderQuantum.frameCount)
-                quantumSounded = false
-            }
-            let frames = segment.mixes.frameCount
-            let left = quantumLeft + offset, right = quantumRight + offset
-            tones.render(left: left, right: right, frameCount: frames)
-            // Written out: `||` takes its right side as a closure, which would retain `self`.
-            var songIsScaled = songVolume.isMoving
-            if !songIsScaled { songIsScaled = songVolume.current != 1 }
-            let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
-            if songIsScaled {
-                songLeft.update(repeating: 0, count: frames)
-                songRight.update(repeating: 0, count: frames)
-                sampler.addMixes(segment.mixes, quantum: index, left: songLeft, right: songRight, reverb: reverb, chorus: chorus)
-                for frame in 0..<frames {
-                    let gain = songVolume.next()
-                    left[frame] += songLeft[frame] * gain
-                    right[frame] += songRight[frame] * gain
-                    reverb[frame] *= gain
-                    chorus[frame] *= gain
-                }
-            } else {
-                sampler.addMixes(segment.mixes, quantum: index, left: left, right: right, reverb: reverb, chorus: chorus)
-            }
-            if index < segment.mixes.soundingQuantumCount { quantumSounded = true }
-            if offset + frames == RenderQuantum.frameCount {
-                sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: RenderQuantum.frameCount, frameTime: quantumBegin)
-                mixedUntil = quantumBegin + quantum
-                if quantumSounded { soundingUntil = mixedUntil }
-            }
-        }
-    }
-
-    /// How many quanta, from `quantumStart` on, the sampler's voices may be rendered for at once: up
-    /// to the first command still pending, the first held release, `VoiceWorkItems.maximumQuantumCount`,
-    /// and `limit`, a quantum boundary: the end of the quantum holding the block's end, or the end
-    /// of the commands declared queued (commands for later frames may not have been sent yet).
-    /// Nothing but the voices changes in between, so rendering them as one segment is the same
-    /// bits as quantum by quantum (`VoiceWorkItems`), and it is handed out to the workers once
-    /// instead of each quantum. Live, with a quantum per period, it is one.
-    @_noAllocation @_noLocks
-    func stretchQuantumCount(from quantumStart: FrameTime, reaching limit: FrameTime) -> Int {
-        let quantum = FrameTime(RenderQuantum.frameCount)
-        // Full, the pending store may not hold every command already sent.
-        guard !pending.isFull else { return 1 }
-        var end = quantumStart + quantum * FrameTime(VoiceWorkItems.maximumQuantumCount)
-        if limit < end { end = limit }
-        if let command = pending.first, command.frameTime / quantum * quantum < end { end = command.frameTime / quantum * quantum }
-        if sampler.nextHeldRelease / quantum * quantum < end { end = sampler.nextHeldRelease / quantum * quantum }
-        return end > quantumStart ? max(1, Int((end - quantumStart) / quantum)) : 1
-    }
-
-    /// Sends an event to the control thread; when the return ring is full it is counted as dropped.
-    /// - Thread: audio.
-    @_noAllocation @_noLocks
-    public func report(_ event: RenderEvent) {
-        if !events.tryPush(event) {
-            publishedDroppedEventCount.add(1, ordering: .relaxed)
-        }
-    }
-
-    /// Takes a MIDI message that arrived on the audio thread itself (a JACK MIDI port's event in the
-    /// current cycle), to take effect `frameOffset` frames into the next block `render` renders:
-    /// sample-accurate as a stamped command is, and ordered with the ring's commands by frame.
-    /// Returns false, and counts the message as dropped, when the pending store is full.
-    /// - Thread: audio. Before the `render` call of the block it belongs to.
-    @_noAllocation @_noLocks
-    @discardableResult
-    public func receive(_ message: MIDIMessage, atFrameOffset frameOffset: Int) -> Bool {
-        // What the ring holds was sent earlier: it keeps its place ahead of this message.
-        takeQueuedCommands(arrivingAt: frameTime)
-        let command = RenderCommand(at: frameTime + FrameTime(max(0, frameOffset)), .midi(message))
-        guard pending.insert(command, dueNoEarlierThan: frameTime) else {
-            publishedDroppedInputMessages.add(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    /// Applies every command due at `offset` in the quantum and returns where the quantum must next
-    /// be split: the offset of the first command still in the future, or `frameCount`.
-    ///
-    /// Commands take effect in the order of their frames (at the same frame, in the order sent),
-    /// whatever order they were sent in: each call first moves what the ring holds into `pending`,
-    /// so a command for now is never held behind one sent earlier for later. A command stamped in
-    /// the past is due at the frame it is read at, after the commands sent before it.
-    ///
-    /// A command that cannot be applied yet (a bank or kit install waiting for a free slot) keeps
-    /// its place and is retried at the next call, and is a barrier: every command due after it
-    /// waits too, so a note-on sent after an install never sounds on the old bank, nor a note-off
-    /// overtakes its note-on. Commands due before it are not held by it.
-    ///
-    /// When `pending` is full, the ring is read no further until a pending command has been
-    /// applied: what is still in the ring waits there, in the order sent, and senders find the ring
-    /// full (`Engine.send`).
-    ///
-    /// A command that changes what the mixing uses waits until every segment rendered before it
-    /// is mixed (`advanceInstruments`).
-    @_noAllocation @_noLocks
-    func applyCommands(dueBefore frameCount: Int, offset: Int, quantumStart: FrameTime) -> Int {
-        let now = quantumStart + FrameTime(offset)
-        while true {
-            takeQueuedCommands(arrivingAt: now)
-            guard let command = pending.first else { return frameCount }
-            if command.frameTime > now {
-                let distance = command.frameTime - quantumStart
-                return distance < FrameTime(frameCount) ? Int(distance) : frameCount
-            }
-            if command.action.touchesMix { mixUnmixedSegments() }
-            guard apply(command.action) else { return frameCount }
-            pending.removeFirst()
-        }
-    }
-
-    /// Moves commands from the ring into `pending` while it has room.
-    @_noAllocation @_noLocks
-    func takeQueuedCommands(arrivingAt now: FrameTime) {
-        while !pending.isFull, let command = commands.tryPop() {
-            _ = pending.insert(command, dueNoEarlierThan: now)
-        }
-    }
-
-    /// Gives back the retain an install command carries (one that was never applied).
-    /// - Thread: stopped. Not real-time safe: may free.
-    static func releaseObject(of command: RenderCommand) {
-        switch command.action {
-        case let .installBank(object, _), let .installKit(object, _): object.release()
-        default: break
-        }
-    }
-
-    /// Returns false when the action must wait for a later block.
-    @_noAllocation @_noLocks
-    func apply(_ action: RenderCommand.Action) -> Bool {
-        switch action {
-        case let .toneOn(slot, frequency, amplitude):
-            tones.start(slot: slot, frequency: frequency, amplitude: amplitude)
-        case let .toneOff(slot):
-            tones.stop(slot: slot)
-        case .allSoundOff:
-            tones.stopAll()
-            sampler.allSoundOff(channel: nil)
-            drums.fadeAll()
-            sends.fadeOut(from: sampler.now)
-        case let .midi(message):
-            apply(message)
-        case let .installBank(bank, layout):
-            return sampler.install(bank, layout: layout)
-        case let .installKit(kit, layout):
-            return drums.install(kit, layout: layout)
-        case let .reverbPreset(preset):
-            chain.setReverbPreset(preset)
-        case let .mute(muted):
-            chain.setMuted(muted)
-        }
-        return true
-    }
-
-    /// Acts on a MIDI message: the sampler's channels, the drum kit on channel 10, the song's volume.
-    @_noAllocation @_noLocks
-    func apply(_ message: MIDIMessage) {
-        switch message {
-        case let .noteOn(channel, key, velocity):
-            // With a kit installed, channel 10 is the kit's (one-shots: note-offs do not matter).
-            let kitPlays = drums.hasKit
-            if kitPlays, channel == GeneralMIDI.percussionChannel {
-                if velocity > 0 { _ = drums.hit(note: key, velocity: velocity) }
-            } else {
-                sampler.noteOn(channel: channel, key: key, velocity: velocity)
-            }
-        case let .noteOff(channel, key, _):
-            sampler.noteOff(channel: channel, key: key)
-        case let .controlChange(channel, controller, value):
-            if channel == GeneralMIDI.percussionChannel, case .allSoundOff? = MIDIController.named(controller) { drums.fadeAll() }
-            sampler.controlChange(channel: channel, controller: controller, value: value)
-        case let .programChange(channel, program):
-            sampler.programChange(channel: channel, program: program)
-        case let .pitchBend(channel, value):
-            sampler.pitchBend(channel: channel, value: value)
-        case let .channelPressure(channel, pressure):
-            sampler.channelPressure(channel: channel, pressure: pressure)
-        case let .polyPressure(channel, key, pressure):
-            sampler.polyPressure(channel: channel, key: key, pressure: pressure)
-        case .system(.systemReset):
-            // Every sound stops, the channels go back to the General MIDI defaults, and the song's
-            // master volume to full.
-            sampler.systemReset()
-            drums.fadeAll()
-            songVolume.move(to: songGain)
-        case let .system(.rhythmPart(channel, isDrum)):
-            sampler.setRhythmPart(channel: channel, isDrum: isDrum)
-        case let .system(.masterVolume(value)):
-            // A linear gain on every MIDI instrument, ramped over 5 ms; it multiplies the
-            // listener's `masterVolume` knob, which it leaves alone.
-            songVolume.move(to: songGain * Float(min(value, 16_383)) / 16_383)
-        }
-    }
-
-    /// De-interleaves the microphone block onto the microphone's bus, where the input chain runs.
-    @_noAllocation @_noLocks
-    func readInput(_ input: UnsafePointer<Float>, channelCount: Int, frameCount: Int) {
-        let rightChannel = channelCount > 1 ? 1 : 0
-        var sampleIndex = 0
-        var peak: Float = 0
-        for frame in 0..<frameCount {
-            let left = input[sampleIndex], right = input[sampleIndex + rightChannel]
-            microphoneLeft[frame] = left
-            microphoneRight[frame] = right
-            peak = max(peak, max(abs(left), abs(right)))
-            sampleIndex += channelCount
-        }
-        raisePeak(publishedInputPeak, to: peak)
-    }
-
-    /// Copies the processed microphone, interleaved, into its tap, when somebody records it.
-    @_noAllocation @_noLocks
-    func writeMicrophoneTap(frameCount: Int) {
-        guard recordsMicrophone else { return }
-        for frame in 0..<frameCount {
-            microphoneFrames[2 * frame] = microphoneLeft[frame]
-            microphoneFrames[2 * frame + 1] = microphoneRight[frame]
-        }
-        let frames = microphoneFrames  // a local: the closure must not capture (retain) self
-        microphoneTapReference._withUnsafeGuaranteedRef { $0.write(frames, frameCount: frameCount) }
-    }
-
-    /// Interleaves the finished mix bus into `output`: stereo as is, mono as the average, extra
-    /// channels silent.
-    @_noAllocation @_noLocks
-    func writeOutput(_ output: UnsafeMutablePointer<Float>, frameCount: Int) {
-        let channelCount = configuration.channelCount
-        var sampleIndex = 0
-        for frame in 0..<frameCount {
-            if channelCount == 1 {
-                output[frame] = (mixLeft[frame] + mixRight[frame]) * 0.5
-            } else {
-                output[sampleIndex] = mixLeft[frame]
-                output[sampleIndex + 1] = mixRight[frame]
-                for channel in 2..<max(2, channelCount) { output[sampleIndex + channel] = 0 }
-            }
-            sampleIndex += channelCount
-        }
-    }
-
-    @_noAllocation @_noLocks
-    func publishPeak(_ cell: borrowing Atomic<UInt32>, of left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frameCount: Int) {
-        raisePeak(cell, to: max(peakMagnitude(left, count: frameCount), peakMagnitude(right, count: frameCount)))
-    }
-
-    /// Meters hold the highest peak until the control thread takes it (`takePeaks`).
-    @_noAllocation @_noLocks
-    func raisePeak(_ cell: borrowing Atomic<UInt32>, to peak: Float) {
-        if peak > Float(bitPattern: cell.load(ordering: .relaxed)) { cell.store(peak.bitPattern, ordering: .relaxed) }
-    }
-
     /// Sends banks and kits nobody plays any more back to the control thread, while the ring has
     /// room (none is ever dropped: it waits in its slot for the next block).
     @_noAllocation @_noLocks
@@ -812,32 +428,5 @@ public final class Renderer: @unchecked Sendable {
         while events.freeCount() > 0, let kit = drums.collectRetiredKit() {
             report(.retired(kit))
         }
-    }
-
-    @_noAllocation @_noLocks
-    func publishStatistics() {
-        publishedActiveVoices.store(sampler.activeVoiceCount, ordering: .relaxed)
-        publishedPeakVoices.store(sampler.peakVoiceCount, ordering: .relaxed)
-        publishedStolenVoices.store(sampler.pool.stolenCount, ordering: .relaxed)
-        publishedHardCuts.store(sampler.pool.hardCutCount, ordering: .relaxed)
-        publishedNoteOns.store(sampler.noteOnCount, ordering: .relaxed)
-        publishedUnmappedNotes.store(sampler.unmappedNoteCount, ordering: .relaxed)
-        publishedSampleUnderruns.store(sampler.sampleUnderruns, ordering: .relaxed)
-        publishedDrumHits.store(drums.hitCount, ordering: .relaxed)
-        publishedDrumRecycles.store(drums.recycledCount, ordering: .relaxed)
-        publishedDrumChokes.store(drums.chokedCount, ordering: .relaxed)
-        publishedUnmappedHits.store(drums.unmappedHitCount, ordering: .relaxed)
-        publishedDrumVoices.store(drums.activeVoiceCount, ordering: .relaxed)
-        publishedLimitedFrames.store(chain.limiter.reducedFrameCount, ordering: .relaxed)
-        // The frequency before the count: a reader that sees the count sees its frequency.
-        publishedLastNotchedHertz.store(chain.feedback.lastNotchedHertz.bitPattern, ordering: .relaxed)
-        publishedFeedbackDucks.store(chain.feedback.duckCount, ordering: .relaxed)
-        for slot in 0..<publishedNotches.count {
-            let notch = chain.feedback.notch(at: slot)
-            let bits = notch.hertz > 0 ? UInt64(notch.hertz.bitPattern) << 32 | UInt64(notch.depthDecibels.bitPattern) : 0
-            publishedNotches[slot].store(bits, ordering: .relaxed)
-        }
-        publishedNotchedFrequencies.store(chain.feedback.notchedFrequencyCount, ordering: .releasing)
-        publishedDeepestLimiterGain.store(chain.limiter.deepestGain.bitPattern, ordering: .relaxed)
     }
 }
