@@ -2,6 +2,7 @@ import Synchronization
 import Lockfree
 
 /// A fixed pool of sampler voices, allocated once, plus spare slots where stolen voices fade out.
+/// Which voice a note takes when none is free is `VoiceStealer.swift`'s: the one home of voice stealing.
 ///
 /// A note is never dropped: when every voice sounds, the pool steals the best victim — released
 /// voices first, then the quietest and oldest — while percussion and the newest notes are
@@ -220,36 +221,6 @@ struct VoicePool {
         rebuildTournament()
     }
 
-    /// The index of the highest steal score, the first of equals (as a scan of every voice chose).
-    /// - Thread: audio.
-    @_noAllocation @_noLocks
-    func bestScoreIndex() -> Int {
-        Int(UInt32.max - UInt32(truncatingIfNeeded: tournament[1]))
-    }
-
-    /// A tournament entry: the score's bits made to order as unsigned integers (negative floats
-    /// flipped whole, positive ones above them), then the voice, inverted so that of equal scores
-    /// the lower index is the larger entry.
-    @_noAllocation @_noLocks
-    static func entry(score: Float, voice: Int) -> UInt64 {
-        let bits = score.bitPattern
-        let ordered = bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
-        return UInt64(ordered) << 32 | UInt64(UInt32.max - UInt32(voice))
-    }
-
-    /// Rebuilds the steal scores and chains that rendering can have made stale: those of voices
-    /// below `keyedBound`, so a large pool holding a few notes costs little.
-    /// - Thread: audio.
-    @_noAllocation @_noLocks
-    mutating func validateKeys() {
-        guard !keysValid else { return }
-        ageReference = nextSerial
-        for index in 0..<keyedBound { updateKey(index) }
-        keyedBound = activeBound
-        rebuildTournament()
-        keysValid = true
-    }
-
     /// Recomputes voice `index`'s steal score and chain after something changed it.
     /// - Thread: audio.
     @_noAllocation @_noLocks
@@ -295,26 +266,6 @@ struct VoicePool {
         chainOfVoice[index] = -1
     }
 
-    /// Plays the matches on the path from leaf `index` to the root again after its entry changed.
-    /// The path's winner so far is carried up and met by each sibling in turn, so no step waits on
-    /// the one before it having been stored.
-    @_noAllocation @_noLocks
-    func replayTournament(from index: Int) {
-        var node = leafCount + index
-        var winner = tournament[node]
-        while node > 1 {
-            winner = max(winner, tournament[node ^ 1])
-            node >>= 1
-            tournament[node] = winner
-        }
-    }
-
-    /// Plays every match of the tournament, leaves up.
-    @_noAllocation @_noLocks
-    func rebuildTournament() {
-        for node in stride(from: leafCount - 1, through: 1, by: -1) { tournament[node] = max(tournament[2 * node], tournament[2 * node + 1]) }
-    }
-
     /// The chain of `key` on `channel`; -1 for a channel or key no voice can play.
     @_noAllocation @_noLocks
     static func chainIndex(channel: UInt8, key: UInt8) -> Int {
@@ -356,27 +307,6 @@ struct VoicePool {
     mutating func fadeOut(_ index: Int, sampleRate: Double, seconds: Double = ClickFreeFade.seconds) {
         voices[index].fadeOut(sampleRate: sampleRate, seconds: seconds)
         refreshKey(index)
-    }
-
-    /// Higher is a better victim. Age counts from `ageReference`, which shifts every voice's score
-    /// alike and so picks the same victim as counting from the newest note (until the 100,000-note
-    /// cap, which one block's note-ons move by at most 0.01 point each); the protection of the
-    /// newest notes counts from `newestSerial`. The voice is read in place: a copy of the whole
-    /// voice per score was a large share of a steal's cost.
-    @_noAllocation @_noLocks
-    func stealScore(_ voice: UnsafePointer<SamplerVoice>, ageReference: UInt64, newestSerial: UInt64) -> Float {
-        var score: Float = 0
-        if voice.pointee.isReleased { score += 1_000 }
-        // Quieter is better: up to 200 points between full level and -80 dB.
-        score += 200 * (1 - min(1, voice.pointee.currentLevel / 0.1))
-        // Older is better, gently: a note 1,000 notes back earns 10 points. Notes started since the
-        // reference have a negative age.
-        let age = Int64(bitPattern: ageReference &- voice.pointee.noteSerial)
-        score += Float(min(age, 100_000)) * 0.01
-        if voice.pointee.isPercussion { score -= 500 }
-        // The very newest notes (the last 8 started) are protected.
-        if newestSerial - voice.pointee.noteSerial <= Self.protectedCount { score -= 300 }
-        return score
     }
 
     /// A free fade slot, or (all busy) the quietest one, whose voice is cut.
