@@ -1,0 +1,80 @@
+import DSP
+import Synchronization
+
+// The scalar read of a voice's sample, for what the lane kernels do not take, and the cubic
+// interpolation both use.
+extension SamplerVoice {
+    /// Reads up to `frameCount` interpolated frames into `output`, at the pool's stored scale (as
+    /// the kernels read them: the sampler's gains carry `SampleEncoding.scale`); returns how many
+    /// (fewer when an unlooped sample ends).
+    @_noAllocation @_noLocks
+    mutating func readSample(into output: UnsafeMutablePointer<Float>, stride: Int, frameCount: Int, increment: Double,
+                             interpolation: Interpolation) -> Int {
+        guard let samples else { return 0 }
+        var index = 0
+        while index < frameCount {
+            let boundary = isLooping ? loopEnd : end
+            let whole = Int(position)
+            if whole >= boundary - 2 {
+                if !isLooping && whole >= end - 1 { return index }
+                // Within two frames of the loop end: read across the wrap point.
+                output[index * stride] = sampleAcrossLoop(samples, whole: whole, fraction: Float(position - Double(whole)), interpolation)
+                position += increment
+                // As many loop lengths as it passed: a step longer than a short loop (a few frames,
+                // played octaves up) would otherwise leave the loop for good and read on past it.
+                while isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
+                index += 1
+                continue
+            }
+            // Fast path: as many frames as stay clear of the boundary, in 32.32 fixed point —
+            // cheaper than converting a Double to an index and a fraction every frame.
+            let clear = Int((Double(boundary - 2) - position) / increment)
+            let run = max(1, min(frameCount - index, clear))
+            let step = UInt64(increment * 4_294_967_296)
+            var phase = UInt64(position * 4_294_967_296)
+            let scale: Float = 1 / 4_294_967_296
+            if interpolation.isCubic {
+                for offset in index ..< index + run {
+                    let whole = Int(truncatingIfNeeded: phase >> 32)
+                    let fraction = Float(UInt32(truncatingIfNeeded: phase)) * scale
+                    output[offset * stride] = cubic(samples.stored(whole - 1), samples.stored(whole), samples.stored(whole + 1),
+                                                    samples.stored(whole + 2), fraction)
+                    phase &+= step
+                }
+            } else {
+                for offset in index ..< index + run {
+                    let whole = Int(truncatingIfNeeded: phase >> 32)
+                    let fraction = Float(UInt32(truncatingIfNeeded: phase)) * scale
+                    output[offset * stride] = samples.stored(whole) + (samples.stored(whole + 1) - samples.stored(whole)) * fraction
+                    phase &+= step
+                }
+            }
+            // Keep the Double position exact: advance it by the same fixed-point steps.
+            position = Double(phase) / 4_294_967_296
+            index += run
+        }
+        return frameCount
+    }
+
+    /// A sample read near the loop end: frames at or past `loopEnd` come from the loop start.
+    @_noAllocation @_noLocks
+    func sampleAcrossLoop(_ samples: SampleFrames, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
+        func at(_ frame: Int) -> Float {
+            isLooping && frame >= loopEnd ? samples.stored(loopStart + (frame - loopEnd)) : samples.stored(frame)
+        }
+        if !interpolation.isCubic { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
+        return cubic(at(whole - 1), at(whole), at(whole + 1), at(whole + 2), fraction)
+    }
+}
+
+/// 4-point, 3rd-order Catmull-Rom (cubic Hermite) interpolation between `y0` and `y1`, factored
+/// to nine floating-point operations.
+@inline(__always) @_noAllocation @_noLocks
+func cubic(_ ym1: Float, _ y0: Float, _ y1: Float, _ y2: Float, _ t: Float) -> Float {
+    let slope = (y1 - ym1) * 0.5
+    let v = y0 - y1
+    let w = slope + v
+    let a = w + v + (y2 - y0) * 0.5
+    let b = w + a
+    return ((a * t - b) * t + slope) * t + y0
+}
