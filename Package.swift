@@ -167,21 +167,35 @@ let package = Package(
         // -DFUZZING), a regression runner over the corpora otherwise.
         .executableTarget(name: "staccato-fuzz", dependencies: ["AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SFZ"], path: "fuzz/Sources"),
 
+        // Tests: a target per module with logic, each named after it, and one per front.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis"], path: "Tests/TestSupport"),
+        // What several test targets share: signals and their analysis, command runners, the
+        // virtual devices, in-memory banks, the public SFZ libraries with stand-in samples.
+        .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis", "AudioFile", "Render", "SFZ", "MIDIVocabulary"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP", "FeedbackSuppression", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "SoundFont", "DrumKitLoader", "SampleSet", "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis", "SFZ"]),
-        .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
+        .testTarget(name: "FeedbackSuppressionTests", dependencies: ["FeedbackSuppression", "DSP", "AudioAnalysis", "TestSupport"]),
+        .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),
+        // The renderer, driven through the engine's API.
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Lockfree", "Engine", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "DrumKitLoader", "SampleSet",
+                                                       "SampleStreaming", "CAllocationCounter", "CThreadName", "TestSupport", "AudioAnalysis", "DSP"]),
+        .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
+        .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "DeviceCore", "Engine", "Render", "TestSupport"]),
+        .testTarget(name: "AudioAnalysisTests", dependencies: ["AudioAnalysis", "DSP"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "SampleStreaming", "TestSupport"],
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
+        .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
+        .testTarget(name: "SFZTests", dependencies: ["SFZ", "SampleSet", "Render", "Engine", "AudioFile", "MIDI", "MIDIVocabulary", "DrumKitLoader", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
-        .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport", "SFZ"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Render", "DeviceCore", "MIDI", "SoundFont", "SFZ", "AudioFile", "AudioAnalysis", "DrumKitLoader",
+                                                       "CAllocationCounter", "TestSupport"]),
+        .testTarget(name: "LiveTests", dependencies: ["Live", "Engine", "AudioIO", "Render", "MIDI", "SoundFont", "TestSupport"]),
+        // The fronts: the CLI's code, the CLI run as a process on the virtual devices, the bench.
         .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
-        .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
-        .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
-        .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "FeedbackSuppression", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
+        .testTarget(name: "StaccatoCommandTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont",
+                                                                "TestSupport"]),
+        .testTarget(name: "BenchTests", dependencies: ["AudioAnalysis", "FeedbackSuppression", "AudioFile", "DSP", "TestSupport"]),
     ]
 )

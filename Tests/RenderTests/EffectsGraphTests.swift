@@ -277,7 +277,7 @@ final class EffectsGraphTests: XCTestCase {
         cases += [("440 Hz with a 2 Hz tremolo", MusicalSignals.tremolo()), ("a held pure 440 Hz", MusicalSignals.heldNote()),
                   ("piano notes", MusicalSignals.pianoNotes())]
         for (name, signal) in cases {
-            // A phrase: the gesture four times over, as the notes 4-8 fell under the old guard.
+            // A phrase: the gesture four times over, as notes 4-8 of such a phrase once fell under an older guard.
             let phrase = Array([[Float]](repeating: signal, count: 4).joined())
             let outcome = Self.playedIntoTheMicrophone(phrase)
             XCTAssertGreaterThanOrEqual(outcome.deepestNotch, -3, name)

@@ -1,5 +1,6 @@
 import Engine
 @testable import Render
+import TestSupport
 import XCTest
 
 /// Polyphonic key pressure as the channel keeps it: per key, beside the channel's own pressure,

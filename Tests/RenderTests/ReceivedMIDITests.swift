@@ -1,5 +1,6 @@
 import Engine
 import Render
+import TestSupport
 import XCTest
 
 /// `Renderer.receive`: MIDI that arrives on the audio thread itself (a JACK MIDI port's events),

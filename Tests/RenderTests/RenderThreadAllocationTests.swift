@@ -4,6 +4,7 @@ import DSP
 import Engine
 import Foundation
 import Render
+import TestSupport
 import XCTest
 
 /// The audio thread never allocates or frees: a render thread in steady state, fed commands and
@@ -11,12 +12,6 @@ import XCTest
 /// hands voices to. The allocator is interposed in the test binary (Tests/CAllocationCounter) and
 /// counts on every thread but the control thread.
 final class RenderThreadAllocationTests: XCTestCase {
-    final class Outcome: @unchecked Sendable {
-        var allocations = -1
-        var frees = -1
-        var renderedBlocks = 0
-    }
-
     override func setUpWithError() throws {
         try XCTSkipIf(staccato_allocation_counting_available() == 0, "allocation counting is off under sanitizers")
     }
@@ -47,7 +42,7 @@ final class RenderThreadAllocationTests: XCTestCase {
         let kits = [DrumRenderTests.kit(voices: 2).kit, DrumRenderTests.kit(voices: 3).kit]
         XCTAssertTrue(engine.install(kits[0]))
         let renderer = engine.renderer
-        let outcome = Outcome()
+        let outcome = HeapCallCounts()
         let warmedUp = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         let blockCount = 4_000

@@ -3,6 +3,7 @@ import Foundation
 import MIDI
 import Render
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A bank installed before its samples are all decoded: the audio thread reads only what its

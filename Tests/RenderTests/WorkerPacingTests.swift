@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import Render
+import TestSupport
 import XCTest
 
 /// Live, the voice workers are paced (`Renderer.setVoiceWorkersPaced`): they take the last block's

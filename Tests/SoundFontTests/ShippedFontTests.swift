@@ -127,12 +127,14 @@ final class ShippedFontTests: XCTestCase {
         }
     }
 
-    /// Loading time of the 9.6 MB font; the budget is for a debug build (release is far faster).
-    func testBigFontLoadsQuickly() throws {
+    /// The 9.6 MB font loads; its time is printed, and measured where it means something, in a
+    /// release build beside FluidSynth (`staccato-bench fonts`). The bound only catches a load that
+    /// has gone pathological, far beyond what a loaded CI host adds.
+    func testBigFontLoadsInBoundedTime() throws {
         let start = Date()
         _ = try SoundFontLoader.load(path: Self.pianoPath, sampleRate: 48_000)
         let seconds = Date().timeIntervalSince(start)
         print("FluidR3_GM_piano_xylo.sf2 loaded in \(String(format: "%.3f", seconds)) s")
-        XCTAssertLessThan(seconds, 5)
+        XCTAssertLessThan(seconds, 60)
     }
 }

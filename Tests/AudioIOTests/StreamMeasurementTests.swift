@@ -1,6 +1,7 @@
 import AudioIO
 import Engine
 import Render
+import TestSupport
 import XCTest
 
 /// The stream's optional measurement records (what `staccato-bench latency` and `roundtrip` read),

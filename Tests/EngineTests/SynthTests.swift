@@ -68,7 +68,7 @@ final class SynthTests: XCTestCase {
         try synth.load(path: CommandRunner.shippedSoundFont)
         let bank = try XCTUnwrap(synth.instrument?.bank)
         let cycle = synth.cycle
-        let counts = RenderThreadAllocationTests.Outcome()
+        let counts = HeapCallCounts()
         let warmedUp = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
         let blockCount = 3_000
         Thread {

@@ -44,8 +44,8 @@ final class FixtureRenderIdentityTests: XCTestCase {
         cases.append(Case(name: "kit.sfz timidity_test_sample_drums.mid", instrument: root.path + "/samples/drums/kit.sfz", song: drums))
         // Each public library's first two programs (in path order), the first song on them.
         for library in try FileManager.default.contentsOfDirectory(atPath: standInLibraries).sorted() {
-            let programs = try RealSFZLibraryTests.programs(in: standInLibraries + "/" + library).sorted()
-            try RealSFZLibraryTests.writeStandIns(for: programs, library: standInLibraries + "/" + library)
+            let programs = try SFZStandIns.programs(in: standInLibraries + "/" + library).sorted()
+            try SFZStandIns.writeStandIns(for: programs, library: standInLibraries + "/" + library)
             for program in programs.prefix(2) {
                 cases.append(Case(name: "\(library)/\(program.dropFirst(standInLibraries.count + library.count + 2)) bach_bwv772_sankey.mid",
                                   instrument: program, song: bach))
@@ -57,7 +57,7 @@ final class FixtureRenderIdentityTests: XCTestCase {
     func testEveryFixtureRendersToItsRecordedSamples() throws {
         let folder = try TemporaryFolder(self)
         let libraries = folder.file("sfz-libraries")
-        try FileManager.default.copyItem(atPath: RealSFZLibraryTests.libraries, toPath: libraries)
+        try FileManager.default.copyItem(atPath: SFZStandIns.libraries, toPath: libraries)
         let cases = try Self.cases(standInLibraries: libraries)
         var variants: [SamplerKernelVariant] = [.generic]
         if SamplerKernelVariant.fastestSupported == .avx2FMA { variants.append(.avx2FMA) }

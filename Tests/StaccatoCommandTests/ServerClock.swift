@@ -1,5 +1,6 @@
 import CJack
 import Foundation
+import TestSupport
 import XCTest
 
 /// The pace of the devices' JACK server clock against the wall clock, read from a client of the

@@ -292,7 +292,7 @@ final class JACKClientDeviceTests: XCTestCase {
         XCTAssertEqual(report?.outcome, "failed")
         XCTAssertEqual(report?.buffer, 128, "the playback latency of the ports connected to: the dummy driver's two 64-frame periods")
         print("killed JACK server: the native client stopped \(String(format: "%.3f", secondsAfterKill)) s after SIGKILL: \(result.standardError)")
-        XCTAssertLessThan(secondsAfterKill, 1, "stops promptly after the server dies")
+        XCTAssertLessThan(secondsAfterKill, 5, "stops promptly after the server dies (0.02-0.03 s measured; the bound is for a loaded host)")
     }
 
     func testMissingServerAndTakenNameAreOneLineEach() throws {

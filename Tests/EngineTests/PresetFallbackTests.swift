@@ -1,6 +1,7 @@
 import Engine
 import MIDI
 import Render
+import TestSupport
 import XCTest
 
 /// A song asking for presets the font lacks plays FluidSynth's fallbacks, not silence, and the

@@ -1,24 +1,23 @@
 import AudioFile
 import Foundation
-import TestSupport
 import XCTest
 
 /// The virtual devices from scripts/test-audio. `make test` starts them and sets
 /// STACCATO_REQUIRE_DEVICES=1, so there a missing device fails the run instead of skipping.
-enum TestDevices {
-    static var configurationLoaded: Bool {
+public enum TestDevices {
+    public static var configurationLoaded: Bool {
         (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "").contains("staccato.conf")
     }
 
     /// The server the devices ride on: the one `scripts/test-audio env NAME` pointed clients at.
-    static var serverName: String { ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "staccato_devices" }
+    public static var serverName: String { ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "staccato_devices" }
 
-    static var serverRunning: Bool {
+    public static var serverRunning: Bool {
         (try? CommandRunner.shell("'\(CommandRunner.repositoryRoot.path)/scripts/test-audio' status '\(serverName)' >/dev/null").exitCode) == 0
     }
 
     /// Skips (or, under `make test`, fails) when the virtual devices are not up.
-    static func require() throws {
+    public static func require() throws {
         guard configurationLoaded, serverRunning else {
             let message = "virtual audio devices are not running: eval \"$(scripts/test-audio env)\" && scripts/test-audio start"
             if ProcessInfo.processInfo.environment["STACCATO_REQUIRE_DEVICES"] == "1" {
@@ -34,26 +33,26 @@ enum TestDevices {
     }
 
     /// What a live command's `--report FILE` says (the JSON it writes when it ends).
-    struct Report {
-        var framesPlayed: Int
-        var elapsedSeconds: Double
-        var xruns: Int
-        var exitCode: Int
-        var outcome: String
-        var period: Int
-        var buffer: Int
-        var sampleRate: Int
+    public struct Report {
+        public var framesPlayed: Int
+        public var elapsedSeconds: Double
+        public var xruns: Int
+        public var exitCode: Int
+        public var outcome: String
+        public var period: Int
+        public var buffer: Int
+        public var sampleRate: Int
         /// `play SONG`: the frame the song starts at (the lookahead lead-in).
-        var songStartFrame: Int?
+        public var songStartFrame: Int?
         /// Drum hits the renderer played.
-        var drumHits: Int
+        public var drumHits: Int
         /// The whole report, for what a command adds of its own (`mic`'s input counters).
-        var fields: [String: Any]
+        public var fields: [String: Any]
         /// A whole number the command added; nil when it is absent or null.
-        func integer(_ key: String) -> Int? { fields[key] as? Int }
+        public func integer(_ key: String) -> Int? { fields[key] as? Int }
 
         /// Reads the report at `path`; nil when there is none.
-        static func read(_ path: String) throws -> Report? {
+        public static func read(_ path: String) throws -> Report? {
             guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(path) holds no JSON object")
             let granted = try XCTUnwrap(json["granted"] as? [String: Any], "no granted configuration in \(path)")
@@ -69,7 +68,7 @@ enum TestDevices {
     }
 
     /// Runs `staccato` with `arguments` plus `--report`, and returns what it printed and its report.
-    static func staccatoReported(_ arguments: [String], timeout: Double) throws -> (result: CommandRunner.Result, report: Report) {
+    public static func staccatoReported(_ arguments: [String], timeout: Double) throws -> (result: CommandRunner.Result, report: Report) {
         let path = temporaryFile("report-\(UUID().uuidString).json")
         defer { unlink(path) }
         let result = try CommandRunner.staccato(arguments + ["--report", path], timeout: timeout)
@@ -78,7 +77,7 @@ enum TestDevices {
     }
 
     /// A fresh path for a recording.
-    static func temporaryFile(_ name: String) -> String {
+    public static func temporaryFile(_ name: String) -> String {
         let path = NSTemporaryDirectory() + "staccato-\(getpid())-\(name)"
         unlink(path)
         return path
@@ -88,10 +87,10 @@ enum TestDevices {
     /// killed server's slot in JACK's registry is reclaimed by the next server of that name (JACK
     /// has room for eight, and a killed one never frees its entry itself). Derived from that
     /// server's name, so test runs on two separately named servers never kill each other's.
-    static var killableServer: String { serverName == "staccato_devices" ? "staccato_kill" : "\(serverName)_kill" }
+    public static var killableServer: String { serverName == "staccato_devices" ? "staccato_kill" : "\(serverName)_kill" }
 
     /// Starts the killable server; the returned closure stops whatever is left of it.
-    static func startKillableServer() throws -> () -> Void {
+    public static func startKillableServer() throws -> () -> Void {
         let script = "'\(CommandRunner.repositoryRoot.path)/scripts/test-audio'"
         let started = try CommandRunner.shell("\(script) start \(killableServer)")
         XCTAssertEqual(started.exitCode, 0, started.standardError)
@@ -99,7 +98,7 @@ enum TestDevices {
     }
 
     /// SIGKILLs the killable server and returns when it was killed.
-    static func killServer() throws -> Date {
+    public static func killServer() throws -> Date {
         let state = ProcessInfo.processInfo.environment["STACCATO_AUDIO_STATE"] ?? "/tmp/staccato-audio"
         let killed = try CommandRunner.shell("kill -9 $(cat '\(state)/jackd-\(killableServer).pid')")
         XCTAssertEqual(killed.exitCode, 0, killed.standardError)
@@ -108,7 +107,7 @@ enum TestDevices {
 
     /// Runs `staccato arguments` on a killable server of its own, SIGKILLs the server `seconds`
     /// in, and returns how the process ended and how long after the kill.
-    static func runKillingTheServer(_ arguments: [String], after seconds: Double) throws
+    public static func runKillingTheServer(_ arguments: [String], after seconds: Double) throws
         -> (result: CommandRunner.Result, secondsAfterKill: Double, report: Report?) {
         let stopServer = try startKillableServer()
         defer { stopServer() }
@@ -123,7 +122,7 @@ enum TestDevices {
     }
 
     /// The interleaved stereo frames a `staccato_record:FILE` device wrote (raw FLOAT_LE).
-    static func readRaw(_ path: String) throws -> [Float] {
+    public static func readRaw(_ path: String) throws -> [Float] {
         try AudioFileReader.readRawFloat(path, sampleRate: 48_000, channelCount: 2).samples
     }
 }

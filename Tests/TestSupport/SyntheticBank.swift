@@ -2,12 +2,12 @@ import Foundation
 import Render
 
 /// Small sample banks built in memory, so sampler behaviour is tested apart from any file loader.
-enum SyntheticBank {
-    static let rate = 48_000.0
+public enum SyntheticBank {
+    public static let rate = 48_000.0
 
     /// A looped sine recorded at `frequency` (an exact number of cycles in the loop), root `rootKey`,
     /// played by every preset in `presets` (bank:program pairs; by default only 0:0).
-    static func sine(frequency: Double = 440, rootKey: Double = 69, cycles: Int = 200,
+    public static func sine(frequency: Double = 440, rootKey: Double = 69, cycles: Int = 200,
                      presets: [(bank: UInt16, program: UInt8)] = [(0, 0)],
                      flex: SamplerFlex.Tables = SamplerFlex.Tables(),
                      configure: (inout SamplerRegion) -> Void = { _ in }) -> SampleBank {
@@ -47,7 +47,7 @@ enum SyntheticBank {
 
     /// An equalizer with every band at work (gains, velocity and a controller, CC1) and a
     /// second filter on CC1.
-    static func equalize(_ region: inout SamplerRegion) {
+    public static func equalize(_ region: inout SamplerRegion) {
         region.secondFilter.isActive = true
         region.secondFilter.kind = .highPass2
         region.secondFilter.cutoffCents = 6_000
@@ -63,7 +63,7 @@ enum SyntheticBank {
     /// Flex modulation with every part at work: an envelope of four points in the amplitude
     /// envelope's place (its times and levels on CC1), a sine and a sample-and-hold LFO (rate on
     /// CC1), routed onto every target, depths on CC1.
-    static var everyFlexPart: SamplerFlex.Tables {
+    public static var everyFlexPart: SamplerFlex.Tables {
         var tables = SamplerFlex.Tables()
         for (seconds, level) in [(0.0, 0.0), (0.02, 1), (0.1, 0.6), (0.2, 0)] as [(Float, Float)] {
             var point = SamplerFlex.Point()
