@@ -9,6 +9,7 @@ import Synchronization
 ///
 /// Everything the audio thread reads is in unsafe buffers owned by the bank, so reading costs no
 /// reference counting and cannot trigger copy-on-write.
+@dynamicMemberLookup
 public final class SampleBank: @unchecked Sendable {
     /// Frames of silence kept before and after every sample in `samples`, so 4-point interpolation
     /// never reads outside the pool.
@@ -85,27 +86,6 @@ public final class SampleBank: @unchecked Sendable {
     public var loadWarnings: [String] = []
     /// Mono samples, every sample surrounded by `guardFrameCount` zero frames.
     public let samples: SamplePool
-    public let regions: UnsafeBufferPointer<SamplerRegion>
-    public let presets: UnsafeBufferPointer<Preset>
-    /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
-    /// of `keyRegions` are the preset's regions whose key range holds `k` (ascending): a note-on
-    /// tests those few rather than every region of its preset (dozens for a piano, a few hundred
-    /// bytes each), the largest part of its cost in a burst of note-ons. Entry `e` is two numbers:
-    /// `keyRegions[2 * e]` the region's index and `keyRegions[2 * e + 1]` its velocity range
-    /// (`Layout.velocityRange(low:high:)`), so that of a key's velocity layers (18 regions a key in the
-    /// shipped piano) only those the note plays are read.
-    public let keyRegionStarts: UnsafeBufferPointer<Int32>
-    public let keyRegions: UnsafeBufferPointer<Int32>
-    /// Every region's resolved modulators, each region holding a range of it; the table begins with
-    /// `SamplerModulator.defaults`, the range a region has by default.
-    public let modulators: UnsafeBufferPointer<SamplerModulator>
-    /// Curves, `Layout.curveLength` values each (for 0…127), that regions name by index: velocity
-    /// curves, gains 0…1 (`SamplerRegion.velocityCurve`), and controller curves, -1…1
-    /// (`SamplerModulator.curve`); empty when no region has one.
-    public let curves: UnsafeBufferPointer<Float>
-    /// Controller values the bank sets on every channel when it is installed (SFZ `set_ccN`): each
-    /// entry the controller number in its high byte and the value in its low one.
-    public let initialControllers: UnsafeBufferPointer<UInt16>
     /// Which samples are in memory, for a bank installed before its loader has decoded them all
     /// (`SampleResidency`); nil when every region's frames were written before the bank was built.
     public let residency: SampleResidency?
@@ -120,19 +100,40 @@ public final class SampleBank: @unchecked Sendable {
     /// Names of the presets, parallel to `presets`: the audio thread never reads them.
     /// - Thread: control.
     public let presetNames: [String]
-    /// The buffers above as plain data, for the audio thread, which must not touch the class
+    /// The bank's tables as plain data, for the audio thread, which must not touch the class
     /// itself (that would mean metadata and reference counting). Lives as long as the bank.
     public let layout: UnsafePointer<Layout>
 
+    /// The tables by name, read through `layout` (`bank.regions` is `bank.layout.pointee.regions`):
+    /// `Layout` is their one list, so the class does not repeat it field for field.
+    /// - Thread: any.
+    @inlinable
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Layout, Value>) -> Value { layout.pointee[keyPath: keyPath] }
+
     /// Where a bank's data is, as trivially copyable pointers.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
+        /// The pool's frames, as the audio thread reads them.
         public let samples: SampleFrames
         public let regions: UnsafeBufferPointer<SamplerRegion>
         public let presets: UnsafeBufferPointer<Preset>
+        /// For preset `p` and key `k`, entries `keyRegionStarts[p * 128 + k] ..< keyRegionStarts[p * 128 + k + 1]`
+        /// of `keyRegions` are the preset's regions whose key range holds `k` (ascending): a note-on
+        /// tests those few rather than every region of its preset (dozens for a piano, a few hundred
+        /// bytes each), the largest part of its cost in a burst of note-ons. Entry `e` is two numbers:
+        /// `keyRegions[2 * e]` the region's index and `keyRegions[2 * e + 1]` its velocity range
+        /// (`Layout.velocityRange(low:high:)`), so that of a key's velocity layers (18 regions a key in the
+        /// shipped piano) only those the note plays are read.
         public let keyRegionStarts: UnsafeBufferPointer<Int32>
         public let keyRegions: UnsafeBufferPointer<Int32>
+        /// Every region's resolved modulators, each region holding a range of it; the table begins with
+        /// `SamplerModulator.defaults`, the range a region has by default.
         public let modulators: UnsafeBufferPointer<SamplerModulator>
+        /// Curves, `Layout.curveLength` values each (for 0…127), that regions name by index: velocity
+        /// curves, gains 0…1 (`SamplerRegion.velocityCurve`), and controller curves, -1…1
+        /// (`SamplerModulator.curve`); empty when no region has one.
         public let curves: UnsafeBufferPointer<Float>
+        /// Controller values the bank sets on every channel when it is installed (SFZ `set_ccN`): each
+        /// entry the controller number in its high byte and the value in its low one.
         public let initialControllers: UnsafeBufferPointer<UInt16>
         /// The controllers some region's `controllerTrigger` names, a bit each (controller n: bit
         /// n % 64 of word n / 64): a controller change looks for regions to start only when its bit is set.
@@ -232,8 +233,8 @@ public final class SampleBank: @unchecked Sendable {
         self.name = name
         self.samples = samples
         self.residency = residency
-        self.regions = UnsafeBufferPointer(regions)
-        self.presets = UnsafeBufferPointer.copying(presets)
+        let regionTable = UnsafeBufferPointer(regions)
+        let presetTable = UnsafeBufferPointer.copying(presets)
         // Counted, then written in place: grown as arrays and copied, the entries (a few hundred
         // thousand in a GM font) would be held two or three times over while the bank is built.
         var entryCount = 0
@@ -259,14 +260,13 @@ public final class SampleBank: @unchecked Sendable {
         }
         precondition(entry == entryCount)
         starts[presets.count * MIDILimits.keyCount] = Int32(entry)
-        keyRegionStarts = UnsafeBufferPointer(starts)
-        self.keyRegions = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
+        let keyRegionTable = UnsafeBufferPointer(rebasing: keyRegions[..<(2 * entryCount)])
         self.presetNames = presetNames
-        self.modulators = UnsafeBufferPointer.copying(modulators)
-        self.curves = UnsafeBufferPointer.copying(curves)
+        let modulatorTable = UnsafeBufferPointer.copying(modulators)
+        let curveTable = UnsafeBufferPointer.copying(curves)
         // The regions' modulators read the bank's curves from here (none: 0, so that the regions
         // of two banks without curves compare equal).
-        let curveTableAddress = curves.isEmpty ? 0 : UInt(bitPattern: self.curves.baseAddress)
+        let curveTableAddress = curves.isEmpty ? 0 : UInt(bitPattern: curveTable.baseAddress)
         for index in regions.indices { regions[index].curveTableAddress = curveTableAddress }
         // The flex tables, one slot at least each, so that every pointer is an allocation's.
         flexPoints = UnsafeBufferPointer.copying(flex.points.isEmpty ? [SamplerFlex.Point()] : flex.points)
@@ -282,12 +282,11 @@ public final class SampleBank: @unchecked Sendable {
             regions[index].flex.layoutAddress = UInt(bitPattern: self.flexLayout)
         }
         precondition(initialControllers.allSatisfy { $0 >> 8 < 128 && $0 & 0xFF < 128 }, "controller numbers and values 0-127")
-        self.initialControllers = UnsafeBufferPointer.copying(initialControllers)
         let layout = UnsafeMutablePointer<Layout>.allocate(capacity: 1)
-        layout.initialize(to: Layout(samples: samples.frames, regions: self.regions, presets: self.presets,
-                                   keyRegionStarts: keyRegionStarts, keyRegions: self.keyRegions,
-                                   modulators: self.modulators, curves: self.curves,
-                                   initialControllers: self.initialControllers,
+        layout.initialize(to: Layout(samples: samples.frames, regions: regionTable, presets: presetTable,
+                                   keyRegionStarts: UnsafeBufferPointer(starts), keyRegions: keyRegionTable,
+                                   modulators: modulatorTable, curves: curveTable,
+                                   initialControllers: UnsafeBufferPointer.copying(initialControllers),
                                    triggeringControllers: Self.triggeringControllers(of: UnsafeBufferPointer(regions)),
                                    residentSamples: residency?.cells,
                                    sampleRequests: residency?.requests, pendingSampleRequests: residency?.pendingRequests))
@@ -295,6 +294,14 @@ public final class SampleBank: @unchecked Sendable {
     }
 
     deinit {
+        let tables = layout.pointee
+        tables.regions.deallocate()
+        tables.presets.deallocate()
+        tables.keyRegionStarts.deallocate()
+        tables.keyRegions.deallocate()
+        tables.modulators.deallocate()
+        tables.curves.deallocate()
+        tables.initialControllers.deallocate()
         UnsafeMutablePointer(mutating: layout).deallocate()
         UnsafeMutablePointer(mutating: flexLayout).deallocate()
         flexPoints.deallocate()
@@ -302,13 +309,6 @@ public final class SampleBank: @unchecked Sendable {
         flexLFOs.deallocate()
         flexRoutes.deallocate()
         samples.deallocate()
-        regions.deallocate()
-        presets.deallocate()
-        keyRegionStarts.deallocate()
-        keyRegions.deallocate()
-        modulators.deallocate()
-        curves.deallocate()
-        initialControllers.deallocate()
     }
 
     /// The controllers `regions`' `controllerTrigger`s name, as `Layout.triggeringControllers` holds them.
@@ -325,6 +325,7 @@ public final class SampleBank: @unchecked Sendable {
     /// - Thread: any.
     @inlinable
     public func presetIndex(bank: UInt16, program: UInt8) -> Int? {
+        let presets = layout.pointee.presets
         for index in 0..<presets.count where presets[index].bank == bank && presets[index].program == program {
             return index
         }
