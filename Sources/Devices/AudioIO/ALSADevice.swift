@@ -149,6 +149,8 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
 
     // MARK: Device thread
 
+    /// The device thread's whole life (`DeviceThread`, the real-time boundary): from here to its
+    /// return, only the stream core and the C calls around it run.
     private func runDeviceThread() {
         if let failure = capture == nil ? playLoop() : duplexLoop() {
             failureCode = failure.code

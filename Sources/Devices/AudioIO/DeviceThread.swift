@@ -3,9 +3,14 @@ import Glibc
 import Synchronization
 
 /// The device thread of a backend that drives its own clock (ALSA, null): a pthread that asks for
-/// real-time scheduling and runs the backend's loop, and what the control thread reads of it
-/// (its scheduling, whether it has ended, when). What the loop writes before it returns (failure
-/// fields, records) is visible to whoever has seen `isDone`.
+/// real-time scheduling and runs the backend's loop. This is the real-time boundary of the device
+/// layer: the thread starts here, each backend's `runDeviceThread` is its whole life, and between
+/// its C calls it runs only `StreamCore` (DeviceCore, proved real-time). JACK's thread is the
+/// server's; its process callback, `JACKCycle`, lives in DeviceCore itself.
+///
+/// The control thread reads here what it may know of the thread (its scheduling, whether it has
+/// ended, when). What the loop writes before it returns (failure fields, records) is visible to
+/// whoever has seen `isDone`.
 /// - Thread: control. For every member; the loop runs on the thread.
 final class DeviceThread: @unchecked Sendable {
     private let done = Atomic<Bool>(false)

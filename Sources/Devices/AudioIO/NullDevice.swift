@@ -91,6 +91,8 @@ final class NullDevice: DeviceBackend, @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: recording, count: recordingCount))
     }
 
+    /// The device thread's whole life (`DeviceThread`, the real-time boundary): from here to its
+    /// return, only the stream core and the C calls around it run.
     private func runDeviceThread() {
         let period = granted.periodFrameCount
         let periodNanoseconds = UInt64(period) * 1_000_000_000 / UInt64(granted.sampleRate)

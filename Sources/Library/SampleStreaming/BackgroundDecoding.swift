@@ -86,8 +86,9 @@ public struct StreamedSampleFailure: Error, Sendable, CustomStringConvertible {
 public enum SampleStreaming {
     /// Seconds of each sample a live player has in memory before its first note: the head a
     /// voice plays while the rest is decoded behind it. A requested body is decoded next
-    /// (`SampleResidency.requests`), in tens of milliseconds for a General MIDI font's longest
-    /// samples (bench/results/README.md), so half a second covers a voice at two octaves up too.
+    /// (`SampleResidency.requests`), ahead of the rest, so half a second covers a voice at two
+    /// octaves up too; a body still late when the head runs out is silence, counted as a sample
+    /// underrun (`SlowDecodingDeviceTests`), never a wait.
     public static let headSeconds = 0.5
 
     /// The frames of a head (`headSeconds`) of a sample at `rate` frames a second, a kilobyte-frame at least.

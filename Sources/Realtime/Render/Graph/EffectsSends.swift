@@ -12,7 +12,7 @@ import DSP
 /// depth. FluidSynth's reverb is a feedback delay network and its chorus mixes its voices to stereo
 /// its own way; the reverb here is the Freeverb-class one of the microphone chain and the chorus
 /// `DSP.Chorus`, so the returns are alike in decay, depth and level, not sample for sample
-/// (bench/results/README.md, "Effects sends and the song gain", has the measurements).
+/// (`EffectsSendTests` holds the send levels to the default modulators' amounts).
 ///
 /// A bus whose input has been silent long enough stops costing anything: the reverb after its
 /// tail has died away (`reverbIdleSeconds`), the chorus once its delay line holds only zeros. Both
