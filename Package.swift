@@ -159,7 +159,11 @@ let package = Package(
         // The LV2 plug-in's control half (instantiate, the worker's loads, state); staccato.lv2/staccato.so
         // is linked from its objects and LV2Cycle's by scripts/build-lv2, exporting lv2_descriptor alone.
         module("StaccatoLV2", .fronts, dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
-        front("staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
+        // The command line both executables speak: option specs, the parser and its typed accessors,
+        // the usage lines, help tables and markdown generated from the specs, and the options that
+        // choose an audio target.
+        module("CommandLineSpec", .fronts, dependencies: ["AudioIO"]),
+        front("staccato", dependencies: ["CommandLineSpec", "Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
                                          "VoiceProcessing", "FeedbackSuppression", "SFZ"]),
         front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
                                                "DSP", "SampleSet", "FeedbackSuppression", "SFZ"]),
@@ -179,7 +183,7 @@ let package = Package(
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport", "SFZ"]),
-        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
+        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "CommandLineSpec", "TestSupport"]),
         .testTarget(name: "DeviceCoreTests", dependencies: ["DeviceCore", "AudioIO", "Engine", "Render"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "DeviceTests", dependencies: ["AudioAnalysis", "FeedbackSuppression", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont", "TestSupport"]),
