@@ -165,7 +165,7 @@ let package = Package(
         module("CommandLineSpec", .fronts, dependencies: ["AudioIO"]),
         front("staccato", dependencies: ["CommandLineSpec", "Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
                                          "VoiceProcessing", "FeedbackSuppression", "SFZ"]),
-        front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
+        front("staccato-bench", dependencies: ["CommandLineSpec", "Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
                                                "DSP", "SampleSet", "FeedbackSuppression", "SFZ"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
