@@ -159,9 +159,13 @@ let package = Package(
         // The LV2 plug-in's control half (instantiate, the worker's loads, state); staccato.lv2/staccato.so
         // is linked from its objects and LV2Cycle's by scripts/build-lv2, exporting lv2_descriptor alone.
         module("StaccatoLV2", .fronts, dependencies: ["CLV2", "LV2Cycle", "Engine", "DeviceCore", "Render", "FileChecks"]),
-        front("staccato", dependencies: ["Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
+        // The command line both executables speak: option specs, the parser and its typed accessors,
+        // the usage lines, help tables and markdown generated from the specs, and the options that
+        // choose an audio target.
+        module("CommandLineSpec", .fronts, dependencies: ["AudioIO"]),
+        front("staccato", dependencies: ["CommandLineSpec", "Engine", "Live", "AudioIO", "AudioFile", "DSP", "Render", "Lockfree", "MIDI", "DrumKitLoader", "SampleSet",
                                          "VoiceProcessing", "FeedbackSuppression", "SFZ"]),
-        front("staccato-bench", dependencies: ["Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
+        front("staccato-bench", dependencies: ["CommandLineSpec", "Lockfree", "Engine", "Render", "DrumKitLoader", "AudioFile", "MIDI", "CJack", "AudioIO", "AudioAnalysis",
                                                "DSP", "SampleSet", "FeedbackSuppression", "SFZ"]),
         // The fuzz targets: libFuzzer entry points when built by scripts/fuzz (-sanitize=fuzzer,address
         // -DFUZZING), a regression runner over the corpora otherwise.
@@ -193,7 +197,7 @@ let package = Package(
                                                        "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "LiveTests", dependencies: ["Live", "Engine", "AudioIO", "Render", "MIDI", "SoundFont", "TestSupport"]),
         // The fronts: the CLI's code, the CLI run as a process on the virtual devices, the bench.
-        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "TestSupport"]),
+        .testTarget(name: "TerminalFrontEndTests", dependencies: ["staccato", "CommandLineSpec", "TestSupport"]),
         .testTarget(name: "StaccatoCommandTests", dependencies: ["AudioAnalysis", "AudioFile", "AudioIO", "CJack", "DSP", "Engine", "Render", "MIDI", "SoundFont",
                                                                 "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["AudioAnalysis", "FeedbackSuppression", "AudioFile", "DSP", "TestSupport"]),

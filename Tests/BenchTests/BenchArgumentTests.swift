@@ -49,7 +49,7 @@ final class BenchArgumentTests: XCTestCase {
         for wrong in ["128", "x", "1:2:3", "200:1"] {
             let refused = try CommandRunner.bench(["polyphony", "--no-ramp", "--program", wrong], timeout: 30)
             XCTAssertEqual(refused.exitCode, 2, wrong)
-            XCTAssertEqual(refused.errorLines, ["staccato-bench: --program expects a program 0...127, or BANK:PROGRAM, got '\(wrong)'"])
+            XCTAssertEqual(refused.errorLines, ["staccato-bench: --program expects a program 0...127, or BANK:PROGRAM, got '\(wrong)' (see 'staccato-bench polyphony --help')"])
             XCTAssertEqual(refused.standardOutput, "", "nothing is measured")
         }
     }
@@ -116,9 +116,38 @@ final class BenchArgumentTests: XCTestCase {
     func testMalformedJSONFlagIsAUsageErrorBeforeTheRun() throws {
         let result = try CommandRunner.bench(["ring", "--runs", "2", "--json", "a.json", "b.json"], timeout: 60)
         XCTAssertEqual(result.exitCode, 2, result.standardError)
-        XCTAssertEqual(result.errorLines, ["staccato-bench: --json expects one value, got 2"])
+        XCTAssertEqual(result.errorLines, ["staccato-bench: unexpected argument 'b.json': --json takes one value (see 'staccato-bench ring --help')"])
         XCTAssertEqual(result.standardOutput, "", "nothing ran before the check")
         XCTAssertFalse(FileManager.default.fileExists(atPath: "a.json"))
+    }
+
+    /// `staccato-bench --help` lists every benchmark by its summary, and each benchmark's own
+    /// `--help` is its usage line and options table, made from the specs it parses with.
+    func testEveryBenchmarkHasHelpFromItsSpecs() throws {
+        let top = try CommandRunner.bench(["--help"])
+        XCTAssertEqual(top.exitCode, 0, top.standardError)
+        let names = top.standardOutput.components(separatedBy: "benchmarks:\n")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        XCTAssertEqual(names, ["ring", "polyphony", "burst", "drums", "throughput", "latency", "roundtrip", "soak",
+                               "compare", "fonts", "library", "feedback", "chart"])
+        for name in names {
+            let help = try CommandRunner.bench([name, "--help"])
+            XCTAssertEqual(help.exitCode, 0, "\(name): \(help.standardError)")
+            XCTAssertTrue(help.standardOutput.hasPrefix("usage: staccato-bench \(name)"), help.standardOutput)
+            XCTAssertTrue(help.standardOutput.contains("\n  --help "), help.standardOutput)
+        }
+    }
+
+    /// An option that takes several files takes every word up to the next option, or each of its
+    /// repetitions: here the second impulse response, missing, is the one named, before anything runs.
+    func testARepeatableOptionTakesEveryValue() throws {
+        let present = CommandRunner.repositoryRoot.appendingPathComponent("samples/drums/kit.json").path
+        for arguments in [["--ir", present, "/nonexistent-b.wav"], ["--ir", present, "--ir", "/nonexistent-b.wav"]] {
+            let result = try CommandRunner.bench(["feedback"] + arguments + ["--json", "/nonexistent-folder/report.json"], timeout: 30)
+            XCTAssertEqual(result.exitCode, 1, result.standardError)
+            XCTAssertEqual(result.errorLines, ["staccato-bench: no such file: /nonexistent-b.wav"], "\(arguments)")
+            XCTAssertEqual(result.standardOutput, "", "nothing is measured")
+        }
     }
 
     /// The check before the run does not get in the way of a report that can be written.

@@ -175,7 +175,7 @@ final class CommandLineTests: XCTestCase {
         let bench = CommandRunner.staccatoExecutable.deletingLastPathComponent().appendingPathComponent("staccato-bench")
         let result = try CommandRunner.start(bench, ["chart", "no_such_report.json", "--svg", "-o"]).wait()
         XCTAssertEqual(result.exitCode, 2, result.standardError)
-        XCTAssertEqual(result.errorLines, ["staccato-bench: unknown option '-o' (see --help)"])
+        XCTAssertEqual(result.errorLines, ["staccato-bench: --svg needs a value (OUT.svg) (see 'staccato-bench chart --help')"])
     }
 
     func testDevicesSaysThereIsNoSoundCardAndListsTheTestDevices() throws {

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import MIDI
 @testable import staccato
 import XCTest

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 
 /// The SVG chart of a benchmark report, for the benchmarks that have one: written beside the
@@ -18,27 +19,27 @@ enum Charts {
 
     /// Draws the chart of the report in `json` (as written by `--json`) and returns where it went,
     /// or nil when this benchmark has no chart.
+    /// - Throws: `CommandFailure` when `json` is no report or the chart cannot be written.
     @discardableResult
-    static func write(fromJSON data: Data, jsonPath: String, to svgPath: String? = nil) -> String? {
+    static func write(fromJSON data: Data, jsonPath: String, to svgPath: String? = nil) throws -> String? {
         guard let report = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            BenchArguments.fail("\(jsonPath): not a staccato-bench JSON report", status: 1)
+            throw CommandFailure("\(jsonPath): not a staccato-bench JSON report")
         }
         guard let svg = svg(for: report) else { return nil }
         let destination = svgPath ?? path(besideJSON: jsonPath)
         do {
             try Data(svg.utf8).write(to: URL(fileURLWithPath: destination))
         } catch {
-            BenchArguments.fail("cannot write \(destination): \(error.localizedDescription)", status: 1)
+            throw CommandFailure("cannot write \(destination): \(error.localizedDescription)")
         }
         return destination
     }
 
-    /// `staccato-bench chart FILE.json [--svg OUT.svg]`.
-    static func redraw(json path: String, to svgPath: String?) {
-        BenchArguments.requireFile(path)
-        guard let data = FileManager.default.contents(atPath: path) else { BenchArguments.fail("cannot read \(path)", status: 1) }
-        guard let written = write(fromJSON: data, jsonPath: path, to: svgPath) else {
-            BenchArguments.fail("\(path): only latency and polyphony reports have a chart", status: 1)
+    /// `staccato-bench chart FILE.json [--svg OUT.svg]`; `path` is known to be there.
+    static func redraw(json path: String, to svgPath: String?) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)") }
+        guard let written = try write(fromJSON: data, jsonPath: path, to: svgPath) else {
+            throw CommandFailure("\(path): only latency and polyphony reports have a chart")
         }
         print("chart: \(written)")
     }

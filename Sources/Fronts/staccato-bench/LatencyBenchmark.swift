@@ -43,9 +43,10 @@ enum LatencyBenchmark {
         var ran: Bool { error == nil && !renderNanoseconds.isEmpty }
     }
 
-    static func measure(audio: BenchAudio, period: Int, count: Int, seconds: Double, rate: Int,
+    /// One setting through `audio`; with `serverPeriod`, the JACK server is set to `period` first.
+    static func measure(audio: AudioTarget, serverPeriod: JACKServerPeriod? = nil, period: Int, count: Int, seconds: Double, rate: Int,
                         voices: Int, bank: SampleBank?, mic: Bool) -> Figure {
-        var figure = Figure(path: audio.isJACK ? "jack" : "alsa", requestedPeriod: period, requestedCount: count)
+        var figure = Figure(path: audio.backend.rawValue, requestedPeriod: period, requestedCount: count)
         let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
             sampleRate: Double(rate), maxFrameCount: 4_096, voiceCount: max(256, voices + 64))))
         if mic {
@@ -67,8 +68,10 @@ enum LatencyBenchmark {
         let configuration = StreamConfiguration(sampleRate: rate, periodFrameCount: period, periodCount: count,
                                                 timingCapacity: frames / period + 64)
         do {
-            try audio.prepare(periodFrameCount: period)
-            let stream = try audio.stream(configuration, renderer: engine.renderer, duplex: mic, loopback: false)
+            try serverPeriod?.set(period)
+            // Duplex: the ALSA PCM captures too; a JACK client has input ports.
+            let stream = try audio.stream(configuration: configuration, renderer: engine.renderer,
+                                          captureDevice: mic && audio.backend == .alsa ? audio.device : nil, capture: mic)
             // Started first: a JACK client knows its ports' latency (its buffer) once connected.
             try stream.start(frameLimit: frames)
             figure.granted = stream.granted
@@ -104,15 +107,14 @@ enum LatencyBenchmark {
     }
 
     /// With JACK, the server sets the buffer (its periods per buffer are its own): each setting is
-    /// a period alone, `period x 0` in the figures.
-    /// With JACK and `besideDevice` (an ALSA PCM on the same server, through its jack plugin), each
+    /// a period alone, `period x 0` in the figures, and `serverPeriod` sets the server to it.
+    /// With JACK and `beside` (an ALSA PCM on the same server, through its jack plugin), each
     /// period is measured through both, one after the other, at the same server period.
-    static func run(audio: BenchAudio, besideDevice: String? = nil, seconds: Double, rate: Int, voices: Int, mic: Bool,
+    static func run(audio: AudioTarget, serverPeriod: JACKServerPeriod? = nil, beside: AudioTarget? = nil, seconds: Double, rate: Int, voices: Int, mic: Bool,
                     periodFrameCounts: [Int] = LatencyBenchmark.periodFrameCounts, periodCounts requestedCounts: [Int] = LatencyBenchmark.periodCounts) throws -> [String: Any] {
-        defer { audio.finish() }
-        let beside: BenchAudio? = audio.isJACK ? besideDevice.map { .alsa(device: $0) } : nil
-        let device = audio.name + (beside.map { " beside \($0.name) (the ALSA jack plugin), at each server period" } ?? "")
-        let periodCounts = audio.isJACK ? [0] : requestedCounts
+        defer { serverPeriod?.restore() }
+        let device = audio.measuredName + (beside.map { " beside \($0.measuredName) (the ALSA jack plugin), at each server period" } ?? "")
+        let periodCounts = audio.backend == .jack ? [0] : requestedCounts
         let bank = voices > 0 ? try InstrumentLoader.load(path: InstrumentLoader.defaultSoundFontPath, sampleRate: Double(rate)) : nil
         print("Latency: \(device)\(mic ? " duplex (capture from the same device; mic chain: bass +3, treble +2, boost +6 dB, reverb 20 %)" : " playback"), \(rate) Hz, \(seconds) s a setting, \(voices) held sampler voices")
         print("render = renderer.render per period; jitter = p99 - p50 of the intervals between device-thread wake-ups; times in µs")
@@ -123,7 +125,7 @@ enum LatencyBenchmark {
         for period in periodFrameCounts {
             if let beside {
                 // The server at this period first (the native client's measure sets it too).
-                do { try audio.prepare(periodFrameCount: period) } catch { print("  \(error)"); continue }
+                do { try serverPeriod?.set(period) } catch { print("  \(error)"); continue }
                 for count in requestedCounts {
                     let figure = measure(audio: beside, period: period, count: count, seconds: seconds, rate: rate,
                                          voices: voices, bank: bank, mic: mic)
@@ -132,7 +134,7 @@ enum LatencyBenchmark {
                 }
             }
             for count in periodCounts {
-                let figure = measure(audio: audio, period: period, count: count, seconds: seconds, rate: rate,
+                let figure = measure(audio: audio, serverPeriod: serverPeriod, period: period, count: count, seconds: seconds, rate: rate,
                                      voices: voices, bank: bank, mic: mic)
                 figures.append(figure)
                 show(figure)

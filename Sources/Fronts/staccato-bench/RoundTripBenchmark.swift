@@ -35,34 +35,40 @@ enum RoundTripBenchmark {
     static let maximumLag = 8_192
     static let windowFrames = 24_000
 
+    /// The server's loopback ports: the virtual cable a native JACK client's round trip goes
+    /// through (`scripts/test-audio`).
+    static let loopback = AudioTarget.Connections(outputs: .ports(["loopback:playback_1", "loopback:playback_2"]),
+                                                  inputs: .ports(["loopback:capture_1", "loopback:capture_2"]))
+
     struct Window { var lag: Double; var correlation: Double }
 
     /// The round trip at every setting through `device` (an ALSA loopback PCM); with `jack`, also
-    /// through a native JACK client on the loopback ports of the same server, at each period the
-    /// server is set to, beside the ALSA plugin at that period, in the same run.
-    static func run(device: String, jack: BenchAudio?, seconds: Double) throws -> [String: Any] {
-        defer { jack?.finish() }
+    /// through a native JACK client on the loopback ports of the same server, at each period
+    /// `serverPeriod` sets the server to, beside the ALSA plugin at that period, in the same run.
+    static func run(device: String, jack: AudioTarget?, serverPeriod: JACKServerPeriod?, seconds: Double) throws -> [String: Any] {
+        defer { serverPeriod?.restore() }
+        let alsa = AudioTarget.alsa(device: device)
         let rate = 48_000
-        print("Round trip: \(device)\(jack.map { " and the \($0.name) (loopback ports)" } ?? ""), duplex, \(rate) Hz, \(seconds) s a setting; drum hits played and found in the capture by cross-correlation")
+        print("Round trip: \(device)\(jack.map { " and the \($0.measuredName) (loopback ports)" } ?? ""), duplex, \(rate) Hz, \(seconds) s a setting; drum hits played and found in the capture by cross-correlation")
         print("measured = render -> read-back, median of half-second windows; queue = buffer - period (what the duplex loop keeps);")
         print("textbook = buffer + period (playback buffer + capture period); frames unless ms")
         print("  path    period x n  granted   measured     ms   (windows: min..max)     queue  rest  textbook      ms  xruns")
         var settings: [[String: Any]] = []
         for period in periodFrameCounts {
-            if let jack {
-                do { try jack.prepare(periodFrameCount: period) } catch { print("  \(error)"); continue }
+            if let serverPeriod {
+                do { try serverPeriod.set(period) } catch { print("  \(error)"); continue }
             }
             for count in periodCounts {
                 settings.append(measureSetting(path: "alsa", seconds: seconds, rate: rate, period: period, count: count) { renderer in
-                    try PlaybackStream(device: device, configuration: StreamConfiguration(
+                    try alsa.stream(configuration: StreamConfiguration(
                         sampleRate: rate, periodFrameCount: period, periodCount: count, captureRecordingFrameCount: Int(seconds * Double(rate))),
                         renderer: renderer, captureDevice: device)
                 })
             }
             if let jack {
                 settings.append(measureSetting(path: "jack", seconds: seconds, rate: rate, period: period, count: 0) { renderer in
-                    try jack.stream(StreamConfiguration(sampleRate: rate, periodFrameCount: period, captureRecordingFrameCount: Int(seconds * Double(rate))),
-                                    renderer: renderer, duplex: true, loopback: true)
+                    try jack.stream(configuration: StreamConfiguration(sampleRate: rate, periodFrameCount: period, captureRecordingFrameCount: Int(seconds * Double(rate))),
+                                    renderer: renderer, capture: true)
                 })
             }
         }

@@ -1,4 +1,5 @@
 import AudioIO
+import CommandLineSpec
 import DrumKitLoader
 import Engine
 import Live
@@ -12,7 +13,7 @@ extension Commands {
     static var shippedKitPath: String { InstrumentLoader.shippedKitPath }
 
     static let drums = Subcommand(
-        name: "drums",
+        program: program, name: "drums",
         summary: "Plays a drum kit from the computer keyboard, live through an ALSA device or as a JACK client.",
         description: "One key per pad, shown on screen (a, s, d, f ... in the kit's order; capital letter = accent; the row above the home row plays pads 11 to 20). Esc or Ctrl-C quits.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice) + [
@@ -24,9 +25,8 @@ extension Commands {
         ],
         playsLive: true
     ) { options in
-        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
+        let (audio, configuration) = try DeviceOptions.audioTarget(options, alsaDevice: try options.string("device"))
         let device = audio.device
-        let configuration = audio.configuration
         let seconds = try options.double("seconds")
         let manifest = try options.string("kit")
         let kit = try DrumKitLoader.load(manifest: manifest, sampleRate: Double(configuration.sampleRate))
@@ -36,7 +36,7 @@ extension Commands {
         // Played by hand, at the channel's full volume: General MIDI's default (100) is a song's
         // starting point, 4 dB down, which a song moves and a player at the keys cannot.
         engine.send(midi: .controlChange(channel: GeneralMIDI.percussionChannel, controller: MIDIController.volume.rawValue, value: 127))
-        let stream = try audio.stream(renderer: engine.renderer)
+        let stream = try audio.stream(configuration: configuration, renderer: engine.renderer)
 
         // One key per pad, in manifest order, playing the pad's own note.
         let keyed = (0..<min(kit.pads.count, padKeys.count)).map { (key: padKeys[$0], name: kit.padNames[$0], note: kit.padNotes[$0]) }

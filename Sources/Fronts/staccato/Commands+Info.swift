@@ -1,4 +1,5 @@
 import AudioFile
+import CommandLineSpec
 import DrumKitLoader
 import Engine
 import FileChecks
@@ -11,7 +12,7 @@ import SoundFont
 
 extension Commands {
     static let info = Subcommand(
-        name: "info",
+        program: program, name: "info",
         summary: "Describes an instrument: a SoundFont (SF2 or SF3), an SFZ instrument, a sample set (its folder or samples.json) or a drum kit (kit.json).",
         description: "A font: its version, name, copyright, presets, instruments and samples. An SFZ: its regions, keyswitches, labels and what "
             + "does not play. A sample set or a kit: its notes or pads, each "

@@ -1,5 +1,6 @@
 import AudioFile
 import AudioIO
+import CommandLineSpec
 import DSP
 import FeedbackSuppression
 import DrumKitLoader
@@ -14,13 +15,13 @@ import VoiceProcessing
 
 extension Commands {
     static let mic = Subcommand(
-        name: "mic",
+        program: program, name: "mic",
         summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time; voice processing, a backing track, and every session recorded.",
         description: "Prints the granted configuration, what each step of the chain costs in latency and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, denoise on|off|DB, agc on|off|DBFS, mute, unmute, quit. Ctrl-C stops cleanly. Each session is recorded to a new FLAC in the sessions folder ('staccato sessions' lists them) unless --record names a file or --no-record is given. Voice processing (--denoise, --agc, --echo-cancel; libspeexdsp) adds 10 ms to the microphone's path, once for any of them; without them the chain adds none. With --in-file the same chain runs offline on a file, faster than real time.",
         options: [
             OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .described("needed with --audio alsa")),
             OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM", default: DeviceOptions.defaultDevice),
-        ] + AudioTarget.specs + [AudioTarget.connectInput] + DeviceOptions.streamSpecs() + [
+        ] + AudioTargetOptions.specs(clientName: DeviceOptions.jackClientName) + [AudioTargetOptions.connectInput()] + DeviceOptions.streamSpecs() + [
             OptionSpec(name: "bass", valueName: "DB", help: "bass, a low shelf at 150 Hz, in dB", default: .number(0), range: MicKnob.bass.range),
             OptionSpec(name: "treble", valueName: "DB", help: "treble, a high shelf at 6 kHz, in dB", default: .number(0), range: MicKnob.treble.range),
             OptionSpec(name: "boost", valueName: "DB", help: "microphone gain after the EQ, in dB", default: .number(0), range: MicKnob.boost.range),
@@ -88,11 +89,10 @@ extension Commands {
 
     /// `mic` on a device: the live session.
     static func runMicLive(_ options: ParsedOptions) throws -> Int32 {
-        let audio = try AudioTarget(options, alsaDevice: try options.string("out"))
+        let (audio, configuration) = try DeviceOptions.audioTarget(options, alsaDevice: try options.string("out"))
         let input = options.values["in"]
         if audio.backend == .alsa, input == nil { throw UsageError(description: "--audio alsa needs --in DEV, the microphone's capture PCM") }
         if audio.backend != .alsa, input != nil { throw UsageError(description: "--in names an ALSA capture PCM: it needs --audio alsa (JACK's inputs are connected with --connect-input)") }
-        let configuration = audio.configuration
         let seconds = try options.double("seconds")
         let chain = try MicChain(options)
         var recordPath = try options.values["record"].map { _ in try options.soundFilePath("record") }
@@ -102,7 +102,7 @@ extension Commands {
         let setup = try chain.engine(for: configuration, recordsOutput: recordPath != nil, recordsMicrophone: stemPath != nil)
         let engine = setup.engine
         // The devices first: a microphone or speaker that cannot be had leaves no empty session behind.
-        let stream = try audio.stream(renderer: engine.renderer, captureDevice: input, capture: true)
+        let stream = try audio.stream(configuration: configuration, renderer: engine.renderer, captureDevice: input, capture: true)
         let recorder = try recordPath.map { try Recorder(path: $0, tap: engine.outputTap!, sampleRate: configuration.sampleRate) }
         let stemRecorder = try stemPath.map { try Recorder(path: $0, tap: engine.microphoneTap!, sampleRate: configuration.sampleRate) }
         if let recorder { print("recording the session to \(recorder.path)") }

@@ -1,4 +1,5 @@
 import AudioIO
+import CommandLineSpec
 import DrumKitLoader
 import Engine
 import Live
@@ -9,7 +10,7 @@ import Render
 
 extension Commands {
     static let play = Subcommand(
-        name: "play",
+        program: program, name: "play",
         summary: "Plays a MIDI file, a live MIDI stream, the ALSA sequencer or the computer keyboard in real time.",
         description: "A MIDI file plays with a progress line; --midi-in reads a live MIDI byte stream, --midi the ALSA sequencer; with none of these, the computer keyboard is a piano drawn with note names. With --audio jack, the client's JACK MIDI port midi_in plays too, each event at its frame; with no other source and no terminal, it is the source. Every way out (quit, Ctrl-C, SIGTERM, SIGHUP, a source or device vanishing) releases every note.",
         positionals: [PositionalSpec(name: "SONG.mid", help: "a MIDI file to play", isRequired: false)],
@@ -39,11 +40,10 @@ extension Commands {
         }
         let sources = [options.positionals.first != nil, options.values["midi-in"] != nil, options.has("midi")].filter { $0 }.count
         guard sources <= 1 else { throw UsageError(description: "play one source at a time: a MIDI file, --midi-in or --midi") }
-        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
+        let (audio, configuration) = try DeviceOptions.audioTarget(options, alsaDevice: try options.string("device"))
         if options.values["midi-connect"] != nil && !options.has("midi") && audio.backend != .jack {
             throw UsageError(description: "--midi-connect needs --midi or --audio jack")
         }
-        let configuration = audio.configuration
         let rate = Double(configuration.sampleRate)
         let volume = try options.double("volume")
         let seconds = try options.values["seconds"].map { _ in try options.double("seconds") }
@@ -68,7 +68,7 @@ extension Commands {
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume), songOptions: options)
         let stream: PlaybackStream
         do {
-            stream = try audio.stream(renderer: engine.renderer, midiInput: audio.backend == .jack)
+            stream = try audio.stream(configuration: configuration, renderer: engine.renderer, midiInput: audio.backend == .jack)
         } catch let error as DeviceError where error.code == .notFound && song != nil {
             throw CommandFailure("\(error.description); --audio null plays without a sound card, and 'staccato render \(options.positionals[0]) --out FILE.wav' writes the song to a file")
         }

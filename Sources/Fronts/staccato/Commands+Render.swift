@@ -1,4 +1,5 @@
 import AudioFile
+import CommandLineSpec
 import Engine
 import Foundation
 import MIDI
@@ -6,7 +7,7 @@ import Render
 
 extension Commands {
     static let render = Subcommand(
-        name: "render",
+        program: program, name: "render",
         summary: "Renders MIDI files offline, faster than real time, through a SoundFont or a sample set.",
         description: "--out FILE renders one MIDI file. --out-dir DIR renders any number, each to DIR/NAME.FORMAT (NAME: the MIDI file's "
             + "name less its extension), --threads at once, through the instrument loaded once; each file's audio is the same, sample for "

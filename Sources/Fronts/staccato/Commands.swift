@@ -1,5 +1,6 @@
 import AudioFile
 import AudioIO
+import CommandLineSpec
 import DSP
 import Engine
 import Live
@@ -7,10 +8,17 @@ import Foundation
 import Render
 
 enum Commands {
+    /// The program every command is of: the first word of its usage line.
+    static let program = "staccato"
     static let all: [Subcommand] = [devices, tone, play, mic, sessions, render, drums, demo, info]
 
+    /// `staccato --help`: every command by its summary.
+    static let staccato = CommandLineProgram(
+        name: program, about: "Staccato: a real-time audio engine for Linux.", commands: all,
+        closing: "'staccato <command> --help' shows a command's options; 'staccato --version' the version.")
+
     static let devices = Subcommand(
-        name: "devices", summary: "Lists ALSA playback and capture PCMs, and JACK's ports when a JACK server runs.",
+        program: program, name: "devices", summary: "Lists ALSA playback and capture PCMs, and JACK's ports when a JACK server runs.",
         options: []
     ) { _ in
         let cards = DeviceList.soundCardCount()
@@ -55,7 +63,7 @@ enum Commands {
     }
 
     static let tone = Subcommand(
-        name: "tone", summary: "Plays a sine tone in real time through an ALSA device or as a JACK client.",
+        program: program, name: "tone", summary: "Plays a sine tone in real time through an ALSA device or as a JACK client.",
         description: "The tone starts and stops without a click; then the command prints the granted configuration, the time it took and the xrun count.",
         options: DeviceOptions.specs(device: .described("needed with --audio alsa")) + [
             OptionSpec(name: "frequency", valueName: "HZ", help: "tone frequency, from 1 Hz up to half the rate", default: .required),
@@ -64,14 +72,13 @@ enum Commands {
         ],
         playsLive: true
     ) { options in
-        let audio = try AudioTarget(options, alsaDevice: options.values["device"])
-        let configuration = audio.configuration
+        let (audio, configuration) = try DeviceOptions.audioTarget(options, alsaDevice: options.values["device"])
         let frequency = try options.double("frequency", in: 1...Double(configuration.sampleRate) / 2)
         let seconds = try options.double("seconds")
         let volume = try options.double("volume")
 
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: Float(volume))
-        let stream = try audio.stream(renderer: engine.renderer)
+        let stream = try audio.stream(configuration: configuration, renderer: engine.renderer)
         let frameCount = Int((seconds * Double(configuration.sampleRate)).rounded())
         engine.send(.toneOn(slot: 0, frequency: Float(frequency), amplitude: 1), at: 0)
         let fadeFrameCount = Int((ClickFreeFade.seconds * Double(configuration.sampleRate)).rounded())
@@ -80,7 +87,7 @@ enum Commands {
     }
 
     static let demo = Subcommand(
-        name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device or as a JACK client, on the system's General MIDI font or the shipped piano.",
+        program: program, name: "demo", summary: "Plays Mozart's Turkish March through an ALSA device or as a JACK client, on the system's General MIDI font or the shipped piano.",
         description: "When the default device cannot play (no sound card), it says so and renders the demo to a file instead; a device named with --device must play.",
         options: DeviceOptions.specs(device: DeviceOptions.defaultDevice, periodFrameCount: 256) + [
             OptionSpec(name: "out", valueName: "FILE", help: "where to render when the default device cannot play: .wav, .flac, .ogg or .mp3",
@@ -88,16 +95,15 @@ enum Commands {
         ]
     ) { options in
         let output = try options.soundFilePath("out")
-        let audio = try AudioTarget(options, alsaDevice: try options.string("device"))
+        let (audio, configuration) = try DeviceOptions.audioTarget(options, alsaDevice: try options.string("device"))
         // Only the default may fall back to a file: a device the user named and that cannot play is an error.
         let deviceIsDefault = options.values["device"] == nil && audio.backend == .alsa
-        let configuration = audio.configuration
         let rate = Double(configuration.sampleRate)
         let (bank, song) = try Demo.load(sampleRate: rate)
         let engine = try DeviceOptions.engine(for: configuration, masterVolume: 0.8)
         engine.install(bank)
         do {
-            let stream = try audio.stream(renderer: engine.renderer)
+            let stream = try audio.stream(configuration: configuration, renderer: engine.renderer)
             let session = LiveSession(engine: engine, stream: stream)
             let sequencer = session.sequencer(for: song)
             let frameCount = Int(sequencer.startFrame + sequencer.endFrame) + Int(Demo.tailSeconds * rate)

@@ -1,4 +1,5 @@
 import AudioIO
+import CommandLineSpec
 import Engine
 import Render
 
@@ -10,6 +11,28 @@ extension DeviceOptions {
             sampleRate: try options.integer("rate"),
             periodFrameCount: try options.integer("period"),
             periodCount: try options.integer("periods"))
+    }
+
+    /// Where a live command plays (`ParsedOptions.audioTarget`, `alsaDevice` the PCM it names)
+    /// and the stream request it plays at: `--rate`, `--period` and `--periods`, or the JACK
+    /// server's own. A rate or period asked for that the server does not run at is a note, not an
+    /// error (change the server's with jack_bufsize, or restart it).
+    /// - Throws: `UsageError`, or `DeviceError` when no JACK server runs or the name is taken.
+    static func audioTarget(_ options: ParsedOptions, alsaDevice: String?) throws -> (target: AudioTarget, configuration: StreamConfiguration) {
+        let requested = try streamConfiguration(options)
+        let target = try options.audioTarget(alsaDevice: alsaDevice)
+        let configuration = target.configuration(for: requested)
+        if let server = target.jackServer {
+            var differing: [String] = []
+            if options.values["rate"] != nil, requested.sampleRate != configuration.sampleRate { differing.append("--rate \(requested.sampleRate)") }
+            if options.values["period"] != nil, requested.periodFrameCount != configuration.periodFrameCount {
+                differing.append("--period \(requested.periodFrameCount)")
+            }
+            if !differing.isEmpty {
+                printError("staccato: note: JACK server '\(server.name)' runs at \(server.sampleRate) Hz with \(server.periodFrameCount)-frame periods; \(differing.joined(separator: " and ")) \(differing.count == 1 ? "does" : "do") not apply")
+            }
+        }
+        return (target, configuration)
     }
 
     /// Sets what `songSpecs` say (`--min-note-length`, `--gain`, `--no-effects`) in `render`.

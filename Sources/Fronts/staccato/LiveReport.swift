@@ -1,4 +1,5 @@
 import AudioIO
+import CommandLineSpec
 import Foundation
 import Live
 import Render

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Engine
 
 /// Where `staccato render` writes: one MIDI file to `--out FILE`, or any number of them into

@@ -1,4 +1,5 @@
 import AudioFile
+import CommandLineSpec
 import Foundation
 
 /// Where `staccato mic` keeps every session it records by default, and how they are named:
@@ -64,7 +65,7 @@ enum SessionRecordings {
 
 extension Commands {
     static let sessions = Subcommand(
-        name: "sessions",
+        program: program, name: "sessions",
         summary: "Lists the sessions 'staccato mic' recorded, with their length and peak.",
         description: "Sessions are kept in $XDG_MUSIC_DIR/Staccato (else ~/Music/Staccato) unless mic was given --record FILE or --no-record.",
         options: [

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Engine
 import MIDI
 import Render

@@ -71,3 +71,10 @@ final class StatusLine: Sendable {
         }
     }
 }
+
+/// Prints to standard error, unbuffered: error lines must survive a crash or an abrupt exit. A
+/// live line on screen (play's progress, mic's meter) is cleared first, so the error starts its
+/// own line.
+func printError(_ line: String) {
+    StatusLine.standard.printError(line)
+}
