@@ -77,7 +77,7 @@ func front(_ name: String, dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "SFZ", "DrumKitLoader", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "SFZ", "DrumKitLoader", "ProcessLimits", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -123,6 +123,9 @@ let package = Package(
         // Library: the control thread's.
         // Checks what a path names before a loader opens it (a FIFO would block the open).
         module("FileChecks", .library),
+        // How much more memory the process can be given, asked before a loader allocates a
+        // font's sample memory (Swift traps on a failed allocation).
+        module("ProcessLimits", .library),
         // Sound files through libsndfile. Converting a decoded SF3's frames to words is a loop over
         // every sample of the font: a General MIDI SF3 would take 20 s to load in a debug test.
         module("AudioFile", .library, dependencies: ["CSndFile", "FileChecks"], swiftSettings: optimisedInDebug),
@@ -133,14 +136,14 @@ let package = Package(
         // Writes a bank's samples in the background while it plays (heads, bodies, a cache of
         // them): what the SoundFont and SFZ loaders hand their decoders to.
         module("SampleStreaming", .library, dependencies: ["Render"]),
-        module("SoundFont", .library, dependencies: ["Render", "DSP", "FileChecks", "AudioFile", "SampleStreaming"]),
+        module("SoundFont", .library, dependencies: ["Render", "DSP", "FileChecks", "AudioFile", "SampleStreaming", "ProcessLimits"]),
         module("ManifestSupport", .library, dependencies: ["FileChecks"]),
         // Sample sets and SFZ. Resampling at load is heavy arithmetic.
         module("SampleSet", .library, dependencies: ["Render", "DSP", "MIDIVocabulary", "AudioFile", "ManifestSupport", "FileChecks", "SampleStreaming"],
                swiftSettings: optimisedInDebug),
         // The SFZ loader: its text reader (includes, defines, loose syntax), the opcode tables, the
         // plan that turns regions into a bank, and the index a streamed load starts from.
-        module("SFZ", .library, dependencies: ["SampleSet", "Render", "DSP", "MIDIVocabulary", "AudioFile", "FileChecks", "SampleStreaming"],
+        module("SFZ", .library, dependencies: ["SampleSet", "Render", "DSP", "MIDIVocabulary", "AudioFile", "FileChecks", "SampleStreaming", "ProcessLimits"],
                swiftSettings: optimisedInDebug),
         module("DrumKitLoader", .library, dependencies: ["Render", "AudioFile", "SampleSet", "ManifestSupport"]),
         module("Engine", .library, dependencies: ["Render", "DeviceCore", "Lockfree", "FileChecks", "AudioFile", "MIDI", "SoundFont", "SampleSet",

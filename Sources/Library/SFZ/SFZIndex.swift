@@ -1,6 +1,7 @@
 import AudioFile
 import FileChecks
 import Foundation
+import ProcessLimits
 import Render
 import SampleSet
 import SampleStreaming

@@ -2,6 +2,7 @@ import AudioFile
 import DSP
 import FileChecks
 import Foundation
+import ProcessLimits
 import Render
 import SampleStreaming
 import Synchronization
