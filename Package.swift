@@ -193,6 +193,11 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SoundFont", "Render", "Engine", "AudioFile", "MIDI", "SampleStreaming", "TestSupport"],
                     exclude: ["Scripts"]),  // the script behind ShippedFontTests' expected numbers
+        .testTarget(name: "FileChecksTests", dependencies: ["FileChecks"]),
+        .testTarget(name: "ProcessLimitsTests", dependencies: ["ProcessLimits"]),
+        .testTarget(name: "AudioFileTests", dependencies: ["AudioFile", "TestSupport"]),
+        .testTarget(name: "ManifestSupportTests", dependencies: ["ManifestSupport", "TestSupport"]),
+        .testTarget(name: "SampleStreamingTests", dependencies: ["SampleStreaming", "Render", "TestSupport"]),
         .testTarget(name: "SampleSetTests", dependencies: ["SampleSet", "Render", "AudioFile", "TestSupport"]),
         .testTarget(name: "SFZTests", dependencies: ["SFZ", "SampleSet", "Render", "Engine", "AudioFile", "MIDI", "MIDIVocabulary", "DrumKitLoader", "TestSupport"]),
         .testTarget(name: "DrumKitLoaderTests", dependencies: ["DrumKitLoader", "Render", "AudioFile", "SampleSet", "TestSupport"]),
