@@ -33,18 +33,18 @@ enum Layer: String {
     }
 }
 
+/// Optimised in debug builds too: the render path (below), and control-thread code whose loops run
+/// over whole files or songs (decoding, resampling, spectra), which an unoptimised test would wait
+/// minutes for.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let realtimeSettings: [SwiftSetting] = [
     // Dynamic exclusivity checks are not allocations, but they are code with a worst case we do not
     // want on the audio thread; the render modules are written so static checking suffices.
     .unsafeFlags(["-enforce-exclusivity=unchecked"]),
     // The render path is optimised even in debug builds: an unoptimised voice loop is ~20x slower,
     // which would make debug-mode device tests xrun and offline test renders crawl.
-    .unsafeFlags(["-O"], .when(configuration: .debug)),
-]
-
-/// Optimised in debug builds too: for control-thread code whose loops run over whole files or
-/// songs (decoding, resampling, spectra), which an unoptimised test would wait minutes for.
-let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+] + optimisedInDebug
 
 // The sampler's per-frame loops, compiled a second time for AVX2 with fused multiply-add (one source
 // file, linked into SamplerKernelsAVX2); the renderer picks that build at start on CPUs that run
