@@ -1,3 +1,4 @@
+import AudioFile
 import Foundation
 import TestSupport
 import XCTest
@@ -53,11 +54,70 @@ final class RateConversionDeviceTests: XCTestCase {
         }
     }
 
-    /// 44100 Hz grants a period of 58 frames in a buffer of 176: not a whole number of periods,
-    /// so a start threshold of the whole buffer is never reached by whole-period writes.
-    func testToneAt44100WithAnOddPeriodPlays() throws {
-        let granted = try assertOneSecondOfTonePlays(rate: 44_100)
+    /// 44101 Hz (no period converts exactly) grants a period of 58 frames in a buffer of 176: not
+    /// a whole number of periods, so a start threshold of the whole buffer is never reached by
+    /// whole-period writes.
+    func testToneAtARateWithNoExactPeriodPlays() throws {
+        let granted = try assertOneSecondOfTonePlays(rate: 44_101)
         XCTAssertNotEqual(granted.buffer % granted.period, 0, "this device grants a buffer that is not whole periods: \(granted)")
+    }
+
+    /// ALSA's rate plug-in converts a period into a period: the tone is in tune and on time only
+    /// when the two periods are in the rates' ratio. `--period 64` at 44100 Hz (which the plug
+    /// would map to 58 frames over JACK's 64, 24 cents flat and 1.4 % long), 32000 and 22050 Hz,
+    /// played into JACK's loopback and recorded from it at the server's 48000 Hz by `jack_rec`.
+    func testConvertedRatesPlayInTuneAndOnTime() throws {
+        for rate in [44_100, 32_000, 22_050] {
+            let (line, recorded) = try recordTone(rate: rate, arguments: ["--period", "64"])
+            let (hertz, seconds) = Self.frequencyAndDuration(recorded, sampleRate: 48_000)
+            print("tone at \(rate) Hz, --period 64: \(String(format: "%.2f", hertz)) Hz for \(String(format: "%.4f", seconds)) s; \(line)")
+            XCTAssertEqual(hertz, 440, accuracy: 1, "\(rate) Hz: \(line)")
+            XCTAssertEqual(seconds, 1, accuracy: 0.01, "\(rate) Hz: \(line)")
+            XCTAssertTrue(line.contains("converts exactly"), "the period's choice is explained: \(line)")
+        }
+    }
+
+    /// Where no period converts exactly, the line that says what plays says how far off it is.
+    func testARateWithNoExactPeriodSaysHowFarOffItPlays() throws {
+        let (line, recorded) = try recordTone(rate: 44_101, arguments: ["--period", "64"])
+        let (hertz, _) = Self.frequencyAndDuration(recorded, sampleRate: 48_000)
+        print("tone at 44101 Hz: \(String(format: "%.2f", hertz)) Hz; \(line)")
+        XCTAssertTrue(line.contains("which the device's 48000 Hz converts 24 cents flat: it takes no period that converts exactly"), line)
+        XCTAssertEqual(1_200 * log2(hertz / 440), -24, accuracy: 2, "as flat as it says")
+    }
+
+    /// One second of a 440 Hz tone at `rate` through `staccato_loop`, recorded from JACK's
+    /// loopback: the line that says what plays, and the left channel at 48000 Hz.
+    func recordTone(rate: Int, arguments: [String]) throws -> (line: String, recorded: [Float]) {
+        let recording = TestDevices.temporaryFile("converted-\(rate).wav")
+        defer { unlink(recording) }
+        let recorder = try CommandRunner.start(URL(fileURLWithPath: "/usr/bin/jack_rec"),
+                                               ["-f", recording, "-d", "3", "loopback:capture_1"], timeout: 20)
+        usleep(500_000)
+        let result = try CommandRunner.staccato(["tone", "--device", "staccato_loop", "--frequency", "440", "--seconds", "1",
+                                                 "--rate", "\(rate)"] + arguments, timeout: 10)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let recorded = recorder.wait()
+        XCTAssertEqual(recorded.exitCode, 0, recorded.standardError)
+        let line = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+        return (line, try AudioFileReader.read(recording).channel(0))
+    }
+
+    /// The tone's frequency from its rising zero crossings (interpolated, in the middle 80 %): the
+    /// median of the cycles' lengths, which a dropped period in the recording path does not move.
+    /// Its length: from the first to the last sample above a tenth of the peak.
+    static func frequencyAndDuration(_ samples: [Float], sampleRate: Double) -> (hertz: Double, seconds: Double) {
+        let peak = samples.map(abs).max() ?? 0
+        guard peak > 0, let first = samples.firstIndex(where: { abs($0) > peak / 10 }),
+              let last = samples.lastIndex(where: { abs($0) > peak / 10 }) else { return (0, 0) }
+        let margin = (last - first) / 10
+        var crossings: [Double] = []
+        for index in (first + margin)..<(last - margin) where samples[index] <= 0 && samples[index + 1] > 0 {
+            crossings.append(Double(index) + Double(-samples[index] / (samples[index + 1] - samples[index])))
+        }
+        let cycles = zip(crossings.dropFirst(), crossings).map { $0 - $1 }.sorted()
+        guard !cycles.isEmpty else { return (0, Double(last - first) / sampleRate) }
+        return (sampleRate / cycles[cycles.count / 2], Double(last - first) / sampleRate)
     }
 
     /// Period 256 at 44100 Hz maps to 235 frames, and the plug refuses 3 x 235: the negotiation

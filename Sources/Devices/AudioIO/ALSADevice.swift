@@ -69,14 +69,19 @@ final class ALSADevice: DeviceBackend, @unchecked Sendable {
         self.captureDevice = captureDevice
         var capture: PCM?
         var grantedCapture: GrantedConfiguration?
+        // The longest period the renderer's blocks hold (with the capture resampler's stretch).
+        var longestPeriod = renderer.configuration.maxFrameCount
+        while captureDevice != nil && CaptureResampler.maxOutputFrameCount(forInput: longestPeriod) > renderer.configuration.maxFrameCount {
+            longestPeriod -= 1
+        }
         if let captureDevice {
             let input = try PCM.open(captureDevice, direction: .capture)
-            grantedCapture = try input.configure(configuration)
+            grantedCapture = try input.configure(configuration, longestPeriodFrameCount: longestPeriod)
             capture = input
         }
         let output = try PCM.open(device, direction: .playback)
         pcm = output
-        granted = try output.configure(configuration)
+        granted = try output.configure(configuration, longestPeriodFrameCount: longestPeriod)
         // Duplex renders a period plus the few frames the capture resampler may stretch it by.
         let longestBlock = capture == nil ? granted.periodFrameCount : CaptureResampler.maxOutputFrameCount(forInput: granted.periodFrameCount)
         guard longestBlock <= renderer.configuration.maxFrameCount else {

@@ -44,8 +44,10 @@ final class PCM: @unchecked Sendable {
     }
 
     /// Negotiates format, channels, rate, period and buffer, and returns what the device granted.
-    /// The rate and channel count must be granted exactly; period and buffer may be rounded.
-    func configure(_ request: StreamConfiguration) throws(DeviceError) -> GrantedConfiguration {
+    /// The rate and channel count must be granted exactly; period and buffer may be rounded. On a
+    /// device that converts the rate, the period nearest the one asked for whose ratio to the
+    /// device's is the rates' (`RateConversion`), up to `longestPeriodFrameCount` frames.
+    func configure(_ request: StreamConfiguration, longestPeriodFrameCount: Int) throws(DeviceError) -> GrantedConfiguration {
         var hardware: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&hardware) >= 0, let hardware else {
             throw DeviceError(device: name, message: "out of memory for hardware parameters")
@@ -89,7 +91,7 @@ final class PCM: @unchecked Sendable {
                               code: .invalid)
         }
 
-        let (period, buffer) = try negotiatePeriodAndBuffer(hardware, request)
+        let (period, buffer, conversion) = try negotiatePeriod(hardware, request, longest: longestPeriodFrameCount)
         var software: OpaquePointer?
         guard snd_pcm_sw_params_malloc(&software) >= 0, let software else {
             throw DeviceError(device: name, message: "out of memory for software parameters")
@@ -108,7 +110,48 @@ final class PCM: @unchecked Sendable {
 
         return GrantedConfiguration(format: format, sampleRate: Int(rate), channelCount: channelCount,
                                     periodFrameCount: Int(period), bufferFrameCount: Int(buffer),
-                                    requestedPeriodFrameCount: request.periodFrameCount)
+                                    requestedPeriodFrameCount: request.periodFrameCount, rateConversion: conversion)
+    }
+
+    /// The period and buffer nearest those asked for; on a device that converts the rate and
+    /// would play them off pitch, the nearest exact period it accepts instead, if any. `hardware`
+    /// holds the format, channel and rate constraints on entry, the committed setup on return.
+    private func negotiatePeriod(_ hardware: OpaquePointer, _ request: StreamConfiguration, longest: Int) throws(DeviceError)
+        -> (period: snd_pcm_uframes_t, buffer: snd_pcm_uframes_t, conversion: RateConversion?) {
+        var constraints: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&constraints) >= 0, let constraints else {
+            throw DeviceError(device: name, message: "out of memory for hardware parameters")
+        }
+        defer { snd_pcm_hw_params_free(constraints) }
+        snd_pcm_hw_params_copy(constraints, hardware)
+        let nearest = try negotiatePeriodAndBuffer(hardware, request, exactPeriod: nil)
+        let conversion = RateConversion(dump: setupDump())
+        guard let conversion, !conversion.isExact else { return (nearest.period, nearest.buffer, conversion) }
+        for candidate in RateConversion.exactPeriods(near: request.periodFrameCount, sampleRate: request.sampleRate,
+                                                     deviceSampleRate: conversion.deviceSampleRate, longest: longest) {
+            snd_pcm_hw_free(handle)
+            snd_pcm_hw_params_copy(hardware, constraints)
+            guard let exact = try? negotiatePeriodAndBuffer(hardware, request, exactPeriod: candidate),
+                  let granted = RateConversion(dump: setupDump()), granted.isExact else { continue }
+            return (exact.period, exact.buffer, granted)
+        }
+        // None is exact: the nearest again, and the conversion says by how much it is off.
+        snd_pcm_hw_free(handle)
+        snd_pcm_hw_params_copy(hardware, constraints)
+        let fallback = try negotiatePeriodAndBuffer(hardware, request, exactPeriod: nil)
+        return (fallback.period, fallback.buffer, RateConversion(dump: setupDump()))
+    }
+
+    /// The PCM's setup and its slaves' as `snd_pcm_dump` prints them ("" if it cannot).
+    private func setupDump() -> String {
+        var output: OpaquePointer?
+        guard snd_output_buffer_open(&output) >= 0, let output else { return "" }
+        defer { snd_output_close(output) }
+        guard snd_pcm_dump(handle, output) >= 0 else { return "" }
+        var text: UnsafeMutablePointer<CChar>?
+        let count = snd_output_buffer_string(output, &text)
+        guard let text, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// The most frames of whole periods that fit in `buffer` (at least one period).
@@ -122,7 +165,7 @@ final class PCM: @unchecked Sendable {
     /// period 235, buffer 705 is EINVAL), so on refusal it tries a whole number of periods near
     /// the count asked for, then the buffer the device prefers for that period. Returns the
     /// granted period and buffer; throws one line naming what the device offers when none works.
-    private func negotiatePeriodAndBuffer(_ hardware: OpaquePointer, _ request: StreamConfiguration) throws(DeviceError)
+    private func negotiatePeriodAndBuffer(_ hardware: OpaquePointer, _ request: StreamConfiguration, exactPeriod: Int?) throws(DeviceError)
         -> (period: snd_pcm_uframes_t, buffer: snd_pcm_uframes_t) {
         var base: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&base) >= 0, let base else {
@@ -136,10 +179,14 @@ final class PCM: @unchecked Sendable {
         var lastRefusal: Int32 = 0
         for choice in BufferChoice.allCases {
             snd_pcm_hw_params_copy(hardware, base)
-            var period = snd_pcm_uframes_t(request.periodFrameCount)
+            var period = snd_pcm_uframes_t(exactPeriod ?? request.periodFrameCount)
             var direction: Int32 = 0
-            try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, &direction),
-                      "refused a period of \(request.periodFrameCount) frames")
+            if exactPeriod != nil {
+                try check(snd_pcm_hw_params_set_period_size(handle, hardware, period, 0), "refused a period of \(period) frames")
+            } else {
+                try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, &direction),
+                          "refused a period of \(request.periodFrameCount) frames")
+            }
             switch choice {
             case .periodsTimesPeriod:
                 var buffer = period * snd_pcm_uframes_t(periodCount)

@@ -41,6 +41,9 @@ public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible
     public var bufferFrameCount: Int
     /// The period asked for: a device may only offer others, and then grants the nearest it has.
     public var requestedPeriodFrameCount: Int
+    /// How the device converts the rate, when it runs at another: the period is chosen for the
+    /// conversion to be exact where the device allows one.
+    public var rateConversion: RateConversion? = nil
     /// - Thread: any.
     public var periodCount: Int { bufferFrameCount / max(1, periodFrameCount) }
 
@@ -52,8 +55,24 @@ public struct GrantedConfiguration: Sendable, Equatable, CustomStringConvertible
         func ms(_ frames: Int) -> String { String(format2: milliseconds(frames)) }
         return "\(sampleRate) Hz, \(channelCount) ch, \(format), period \(periodFrameCount) frames (\(ms(periodFrameCount)) ms)"
             + " x \(periodCount), buffer \(bufferFrameCount) frames (\(ms(bufferFrameCount)) ms)"
-            + (requestedPeriodFrameCount == periodFrameCount ? ""
-                : "; asked for a period of \(requestedPeriodFrameCount) frames, the nearest the device allows is \(periodFrameCount)")
+            + periodNote
+    }
+
+    /// Why the period is not the one asked for, or why the pitch is off.
+    private var periodNote: String {
+        let asked = "; asked for a period of \(requestedPeriodFrameCount) frames"
+        if let conversion = rateConversion, !conversion.isExact {
+            let cents = conversion.pitchErrorCents
+            let off = "\(Int(abs(cents).rounded())) cents \(cents < 0 ? "flat" : "sharp")"
+            return (requestedPeriodFrameCount == periodFrameCount ? asked : asked + ", the nearest the device allows is \(periodFrameCount)")
+                + ", which the device's \(conversion.deviceSampleRate) Hz converts \(off): it takes no period that converts exactly"
+                + " (try --rate \(conversion.deviceSampleRate))"
+        }
+        guard requestedPeriodFrameCount != periodFrameCount else { return "" }
+        if let conversion = rateConversion {
+            return asked + ": \(periodFrameCount) is the nearest the device's \(conversion.deviceSampleRate) Hz converts exactly"
+        }
+        return asked + ", the nearest the device allows is \(periodFrameCount)"
     }
 }
 
