@@ -24,6 +24,13 @@ final class TerminalScreenDeviceTests: XCTestCase {
             XCTAssertEqual(started.exitCode, 0, started.standardError)
         }
 
+        /// Every row written, scrollback included, with the rows the terminal wrapped joined: a
+        /// line the program wrote as it is (less the trailing spaces -J keeps).
+        func writtenLines() throws -> [String] {
+            try CommandRunner.shell("tmux capture-pane -p -J -S - -t \(session)").standardOutput
+                .split(separator: "\n", omittingEmptySubsequences: false).map { String($0.reversed().drop { $0 == " " }.reversed()) }
+        }
+
         func rows() throws -> [String] {
             try CommandRunner.shell("tmux capture-pane -p -t \(session)").standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
@@ -80,6 +87,24 @@ final class TerminalScreenDeviceTests: XCTestCase {
         try pane.tmux("send-keys -t \(pane.session) Q")
         screen = try pane.waitFor { $0.hasPrefix("played ") }
         XCTAssertTrue(screen.contains { $0.hasPrefix("played ") }, "the summary is left below the screen:\n\(screen.joined(separator: "\n"))")
+    }
+
+    /// The keyboard piano at 80 x 24 writes no line wider than 80 columns: what it prints before
+    /// the piano is drawn (the granted configuration, the audio thread), the piano, the summary.
+    func testTheKeyboardPianoWritesNoLineWiderThanTheTerminal() throws {
+        let pane = try Pane("play --device staccato_jack --rate 44100", columns: 80)
+        defer { pane.close() }
+        try pane.waitFor { $0.hasPrefix("│C3") }
+        let drawn = try pane.writtenLines()
+        try pane.tmux("send-keys -t \(pane.session) Q")
+        try pane.waitFor { $0.hasPrefix("played ") }
+        let ended = try pane.writtenLines()
+        for (moment, lines) in [("with the piano drawn", drawn), ("after Q", ended)] {
+            let widest = lines.max { $0.count < $1.count } ?? ""
+            print("keyboard piano at 80 x 24, \(moment): widest line \(widest.count) columns: \(widest)")
+            XCTAssertLessThanOrEqual(widest.count, 80, "\(moment):\n\(lines.joined(separator: "\n"))")
+        }
+        XCTAssertTrue(ended.contains { $0.hasPrefix("played ") }, ended.joined(separator: "\n"))
     }
 
     /// The keyboard piano on Debian's default font (488 MB decoded), its first key pressed 0.3 s

@@ -28,6 +28,28 @@ final class StatusLineTests: XCTestCase {
                        + "\r0:02.9 / 0:44.8  voices 20  xruns 0\u{1B}[K" + "\r\u{1B}[K" + "<err>staccato: the device vanished\n")
     }
 
+    /// A printed line wider than the terminal is broken at its spaces and continued indented, so
+    /// the terminal never wraps it mid-word; narrower lines, and any line off a terminal, pass as
+    /// they are.
+    func testALineWiderThanTheTerminalIsBrokenAtItsSpaces() {
+        let line = "playing on 'default': 44100 Hz, 2 ch, FLOAT_LE, period 294 frames (6.67 ms) x 3, buffer 882 frames (20.00 ms);"
+            + " asked for a period of 64 frames: 294 is the nearest the device's 48000 Hz converts exactly"
+        let recorder = Recorder()
+        let status = recorder.statusLine(isTerminal: true, columns: 80)
+        status.print(line)
+        status.print("audio thread: SCHED_FIFO priority 70; voices on 1 thread")
+        let rows = recorder.bytes.split(separator: "\n").map(String.init)
+        XCTAssertEqual(rows, ["playing on 'default': 44100 Hz, 2 ch, FLOAT_LE, period 294 frames (6.67 ms) x",
+                              "  3, buffer 882 frames (20.00 ms); asked for a period of 64 frames: 294 is the",
+                              "  nearest the device's 48000 Hz converts exactly",
+                              "audio thread: SCHED_FIFO priority 70; voices on 1 thread"])
+        XCTAssertTrue(rows.allSatisfy { $0.count <= 80 })
+
+        let piped = Recorder()
+        piped.statusLine(isTerminal: false, columns: 80).print(line)
+        XCTAssertEqual(piped.bytes, line + "\n", "off a terminal, one line for scripts")
+    }
+
     func testTheLiveLineIsClearedAtTheEnd() {
         let recorder = Recorder()
         let status = recorder.statusLine(isTerminal: true)

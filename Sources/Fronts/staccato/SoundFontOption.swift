@@ -21,6 +21,6 @@ extension ParsedOptions {
 func announceDefaultSoundFont() -> String {
     let choice = InstrumentLoader.chooseSoundFont()
     for note in choice.skipped { printError(note) }
-    print(choice.line)
+    StatusLine.standard.print(choice.line)
     return choice.path
 }

@@ -49,8 +49,10 @@ final class StatusLine: Sendable {
         }
     }
 
-    /// Prints `line` (and a newline) on standard output, below the live line's place.
-    func print(_ line: String) { emit(line + "\n", to: .output) }
+    /// Prints `line` (and a newline) on standard output, below the live line's place. On a
+    /// terminal a line wider than it is broken at its spaces and continued indented, so that the
+    /// terminal does not wrap it mid-word (the keyboard piano draws over what it printed first).
+    func print(_ line: String) { emit(fitted(line) + "\n", to: .output) }
 
     /// Prints `line` (and a newline) on standard error, unbuffered.
     func printError(_ line: String) { emit(line + "\n", to: .error) }
@@ -62,6 +64,24 @@ final class StatusLine: Sendable {
             shown = false
         }
     }
+
+    /// `text` as `print` writes it: on a terminal, each line wider than it broken at its spaces.
+    private func fitted(_ text: String) -> String {
+        guard isTerminal else { return text }
+        let width = columns()
+        guard width >= Self.narrowestFittedColumns else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { piece -> String in
+            let line = String(piece)
+            guard line.visibleWidth > width else { return line }
+            let pieces = TextFitting.wrapped(line, columns: width - Self.continuationIndent.count)
+            return ([pieces[0]] + pieces.dropFirst().map { Self.continuationIndent + $0 }).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// Where a printed line continues on the next row.
+    private static let continuationIndent = "  "
+    /// Below this width lines are left to the terminal: broken so short they would read worse.
+    private static let narrowestFittedColumns = 20
 
     private func emit(_ text: String, to stream: Stream) {
         isShown.withLock { shown in
