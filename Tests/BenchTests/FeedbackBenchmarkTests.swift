@@ -11,7 +11,9 @@ import XCTest
 final class FeedbackBenchmarkTests: XCTestCase {
     struct Room {
         var name: String
+        /// The maximum stable gains as the boost the room takes, and off against the room's peak.
         var off: Double, on: Double, rise: Double, correlation: Double
+        var offRelative: Double, peak: Double
         /// The suppressor-off edge by the Nyquist criterion, and the notch-wide bands that howl
         /// 6 dB past it.
         var edge: Double, bands: Int
@@ -26,7 +28,10 @@ final class FeedbackBenchmarkTests: XCTestCase {
         return try figures.map { room in
             Room(name: try XCTUnwrap(room["room"] as? String),
                  off: try XCTUnwrap(room["maximum_stable_gain_off_db"] as? Double), on: try XCTUnwrap(room["maximum_stable_gain_on_db"] as? Double),
-                 rise: try XCTUnwrap(room["rise_db"] as? Double), correlation: try XCTUnwrap(room["voice_correlation_on"] as? Double),
+                 rise: try XCTUnwrap(room["rise_db"] as? Double),
+                 correlation: try XCTUnwrap(room["voice_correlation_on"] as? Double),
+                 offRelative: try XCTUnwrap(room["maximum_stable_gain_off_relative_db"] as? Double),
+                 peak: try XCTUnwrap(room["room_peak_gain_db"] as? Double),
                  edge: try XCTUnwrap(room["linear_edge_off_db"] as? Double), bands: try XCTUnwrap(room["notch_bands_for_target_rise"] as? Int),
                  withinNotchReach: try XCTUnwrap(room["within_notch_reach"] as? Bool))
         }
@@ -61,18 +66,30 @@ final class FeedbackBenchmarkTests: XCTestCase {
         }
     }
 
-    /// `--ir` measures a response from a file, normalised to its peak: the stage's response
-    /// written out measures as the built-in stage does.
+    /// `--ir` measures a response from a file at the level it is given: the stage's response
+    /// written out at full and at half amplitude measures as the built-in stage does, and the
+    /// half-amplitude room takes 6 dB more boost (the absolute figure) at the same gain against
+    /// its peak (the relative one).
     func testAnImpulseResponseFromAFile() throws {
         let folder = try TemporaryFolder(self)
-        let writer = try AudioFileWriter(path: folder.file("stage.wav"), sampleRate: Int(RoomImpulse.sampleRate), channelCount: 1)
-        try writer.write(RoomImpulse.stage.response().map { $0 * 0.5 })  // any level: the benchmark normalises it
-        try writer.close()
-        let result = try CommandRunner.bench(["feedback", "--ir", folder.file("stage.wav"), "--json", folder.file("ir.json")], timeout: 300)
+        for (name, scale) in [("stage.wav", Float(1)), ("stage-half.wav", 0.5)] {
+            let writer = try AudioFileWriter(path: folder.file(name), sampleRate: Int(RoomImpulse.sampleRate), channelCount: 1)
+            try writer.write(RoomImpulse.stage.response().map { $0 * scale })
+            try writer.close()
+        }
+        let result = try CommandRunner.bench(["feedback", "--ir", folder.file("stage.wav"), folder.file("stage-half.wav"),
+                                              "--json", folder.file("ir.json")], timeout: 900)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
+        print(result.standardOutput)
         let measured = try rooms(in: folder.file("ir.json"))
-        XCTAssertEqual(measured.map(\.name), ["stage.wav"])
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(measured.first).rise, 6, result.standardOutput)
+        XCTAssertEqual(measured.map(\.name), ["stage.wav", "stage-half.wav"])
+        let (full, half) = (measured[0], measured[1])
+        XCTAssertGreaterThanOrEqual(full.rise, 6, result.standardOutput)
+        XCTAssertEqual(half.off - full.off, 6.0, accuracy: 0.5, "suppressor off, absolute: \(full.off) and \(half.off) dB")
+        XCTAssertEqual(half.on - full.on, 6.0, accuracy: 0.5, "suppressor on, absolute: \(full.on) and \(half.on) dB")
+        XCTAssertEqual(half.offRelative, full.offRelative, accuracy: 0.5, "suppressor off, against the room's peak")
+        XCTAssertEqual(half.peak - full.peak, -6.02, accuracy: 0.01, "the half-amplitude room's peak gain")
+        XCTAssertEqual(full.offRelative, full.off, accuracy: 0.01, "a 0 dB peak: absolute and relative agree")
 
         let missing = try CommandRunner.bench(["feedback", "--ir", folder.file("stage.wav"), folder.file("nope.wav")])
         XCTAssertNotEqual(missing.exitCode, 0)

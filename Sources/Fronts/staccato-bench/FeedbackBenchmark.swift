@@ -55,51 +55,93 @@ enum FeedbackBenchmark {
     /// The boost's range bounds the sweep.
     static let gainRange: ClosedRange<Float> = EffectsControls.boostRange
 
+    /// A room to measure: its response as measured (`scaleDecibels` applied to the one given),
+    /// and the peak of the given response's magnitude, in dB.
+    struct Room {
+        var name: String
+        var response: [Float]
+        var sampleRate: Double
+        var peakDecibels: Float
+        var scaleDecibels: Float
+    }
+
+    /// Where the sweep starts, against the room's peak gain (the loop's gain at its peak
+    /// frequency, chain flat): below every room's edge.
+    static let sweepStartBelowPeakDecibels: Float = 8
+
+    /// A room from a file, at the level it is given: the gain figures are then the boost that room
+    /// takes, and a room at half the amplitude takes 6 dB more. A room so loud or so quiet that
+    /// its sweep would start outside the boost's range is scaled to a 0 dB peak, and its figures
+    /// are given for it as it was (`scaleDecibels` added back).
+    static func room(fromFile path: String) throws -> Room {
+        let file = try AudioFileReader.read(path)
+        let response = file.channel(0)
+        let peak = RoomImpulse.magnitudePeak(response)
+        guard peak > 0 else { throw FeedbackFailure(description: "\(path): the impulse response is silent") }
+        let peakDecibels = 20 * log10(peak)
+        let start = -sweepStartBelowPeakDecibels - peakDecibels
+        let reachable = start >= gainRange.lowerBound && start + 2 * sweepStartBelowPeakDecibels <= gainRange.upperBound
+        let scale: Float = reachable ? 0 : -peakDecibels
+        let factor = pow(10, scale / 20)
+        return Room(name: (path as NSString).lastPathComponent, response: reachable ? response : response.map { $0 * factor },
+                    sampleRate: Double(file.sampleRate), peakDecibels: peakDecibels, scaleDecibels: scale)
+    }
+
     /// - Parameter irPaths: impulse response files to measure instead of the built-in rooms.
     static func run(irPaths: [String]) throws -> [String: Any] {
         // Every file is read before any room is measured: a bad one stops the run at once.
-        let rooms: [(name: String, response: [Float], sampleRate: Double)] = irPaths.isEmpty
-            ? RoomImpulse.allCases.map { ($0.rawValue, $0.response(), RoomImpulse.sampleRate) }
-            : try irPaths.map { irPath in
-                let file = try AudioFileReader.read(irPath)
-                let response = file.channel(0)
-                let peak = RoomImpulse.magnitudePeak(response)
-                guard peak > 0 else { throw FeedbackFailure(description: "\(irPath): the impulse response is silent") }
-                return ((irPath as NSString).lastPathComponent, response.map { $0 / peak }, Double(file.sampleRate))
-            }
+        let rooms: [Room] = irPaths.isEmpty
+            ? RoomImpulse.allCases.map { Room(name: $0.rawValue, response: $0.response(), sampleRate: RoomImpulse.sampleRate, peakDecibels: 0, scaleDecibels: 0) }
+            : try irPaths.map(room(fromFile:))
         print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
-        print("and the loop with the chain as it then stands meets the Nyquist criterion. The last column counts the")
-        print("notch-wide bands where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate")
-        print("of the notches that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)); a room that needs more")
-        print("howls in more places than notches can cover, whatever modes it has.\n")
-        print("room                  suppressor off   suppressor on   rise      voice correlation (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
+        print("and the loop with the chain as it then stands meets the Nyquist criterion. Gains are the boost the room")
+        print("takes as given (a room at half the amplitude takes 6 dB more), and in brackets against the room's peak")
+        print("gain (the loop's at its loudest frequency, the chain flat). The last column counts the notch-wide bands")
+        print("where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate of the notches")
+        print("that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)); a room that needs more howls in more")
+        print("places than notches can cover, whatever modes it has.\n")
+        print("room                  peak gain  suppressor off     suppressor on      rise      voice r (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {
             let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
             // The room's criterion, made once (a large transform) for both sweeps and the count.
             let stability = LoopStability(response: room.response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: room.sampleRate)
+            let start = -sweepStartBelowPeakDecibels - (room.peakDecibels + room.scaleDecibels)
             func sweep(_ suppressorOn: Bool) -> MaximumStableGain.Result {
                 MaximumStableGain.sweep(response: room.response, chain: EngineChain(sampleRate: room.sampleRate, suppressorOn: suppressorOn),
                                         voice: voice, sampleRate: room.sampleRate,
-                                        startDecibels: gainRange.lowerBound + 16, ceilingDecibels: gainRange.upperBound, stability: stability)
+                                        startDecibels: start, ceilingDecibels: gainRange.upperBound, stability: stability)
             }
             let off = sweep(false), on = sweep(true)
+            // The figures for the room as given: the scale applied to it added back.
+            let offDecibels = off.decibels + room.scaleDecibels, onDecibels = on.decibels + room.scaleDecibels
             let rise = on.decibels - off.decibels
             let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
             let bands = notchBands(stability: stability)
             let withinReach = bands.bands.count <= FeedbackSuppressor.maximumNotchCount
+            // To the tenth printed, with no "-0.0" for a peak a hair under 0 dB.
+            func tenths(_ decibels: Float) -> Float { let value = (decibels * 10).rounded() / 10; return value == 0 ? 0 : value }
+            func gain(_ decibels: Float) -> String {
+                String(format: "%+6.1f (%+5.1f) dB", tenths(decibels), tenths(decibels + room.peakDecibels))
+            }
             print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
-                  + String(format: "%+8.1f dB      %+8.1f dB     %+5.1f dB   %.3f                    %d (%.0f dB)           %d notch",
-                           off.decibels, on.decibels, rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
+                  + String(format: "%+6.1f dB  ", tenths(room.peakDecibels)) + gain(offDecibels) + "  " + gain(onDecibels)
+                  + String(format: "  %+5.1f dB   %.3f          %d (%.0f dB)           %d notch",
+                           rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
                   + (bands.bands.count == 1 ? "" : "es")
-                  + (withinReach ? "" : "   (beyond the notches' reach)"))
+                  + (withinReach ? "" : "   (beyond the notches' reach)")
+                  + (room.scaleDecibels == 0 ? "" : String(format: "   (measured scaled by %+.1f dB, into the boost's range)", room.scaleDecibels)))
+            let edge = bands.edgeDecibels + room.scaleDecibels
             figures.append(["room": room.name, "within_notch_reach": withinReach,
-                            "maximum_stable_gain_off_db": off.decibels, "maximum_stable_gain_on_db": on.decibels,
+                            "room_peak_gain_db": room.peakDecibels, "measured_scaled_by_db": room.scaleDecibels,
+                            "maximum_stable_gain_off_db": offDecibels, "maximum_stable_gain_on_db": onDecibels,
+                            "maximum_stable_gain_off_relative_db": offDecibels + room.peakDecibels,
+                            "maximum_stable_gain_on_relative_db": onDecibels + room.peakDecibels,
                             "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
-                            "linear_edge_off_db": bands.edgeDecibels.isFinite ? Double(bands.edgeDecibels) as Any : NSNull(), "notch_bands_for_target_rise": bands.bands.count,
+                            "linear_edge_off_db": edge.isFinite ? Double(edge) as Any : NSNull(), "notch_bands_for_target_rise": bands.bands.count,
                             "notch_bands_hertz": bands.bands.map { $0.hertz.rounded() },
                             "runs_off": off.runs.map(runFigures), "runs_on": on.runs.map(runFigures)])
         }
