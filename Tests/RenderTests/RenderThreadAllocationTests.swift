@@ -111,7 +111,8 @@ final class RenderThreadAllocationTests: XCTestCase {
             engine.effects.reverbPercent.set(Float(sent % 3 == 0 ? 0 : sent % 101))
             if sent % 50 == 0 { engine.send(.reverbPreset(ReverbPreset.allCases[(sent / 50) % 4]), at: frame + 17) }
             if sent % 90 == 0 { engine.send(.mute(sent % 180 == 0), at: frame + 19) }
-            // Voice processing: noise suppression and automatic gain switch and move.
+            // Voice processing: hum removal, noise suppression and automatic gain switch and move.
+            engine.effects.humRemoval.set(sent % 5 == 0 ? 0 : 1)
             engine.effects.noiseSuppressionDecibels.set(sent % 4 == 0 ? 0 : -Float(sent % 40))
             engine.effects.automaticGain.set(Float(sent / 3 % 2))
             engine.effects.gainTargetDecibels.set(-Float(5 + sent % 30))

@@ -25,14 +25,21 @@ final class MicCommandTests: XCTestCase {
         XCTAssertThrowsError(try micOptions(["--denoise", "5"]).double("denoise")) { error in
             XCTAssertEqual((error as? UsageError)?.description, "--denoise must be within -60...0, got 5")
         }
-        XCTAssertTrue(Commands.mic.usageLine.contains("[--denoise [DB]] [--agc [DBFS]] [--echo-cancel]"), Commands.mic.usageLine)
+        XCTAssertTrue(Commands.mic.usageLine.contains("[--denoise [DB]] [--dehum] [--agc [DBFS]] [--echo-cancel]"), Commands.mic.usageLine)
     }
 
     func testTheChainLineSaysWhatVoiceProcessingCosts() throws {
         let chain = try MicChain(try micOptions(["--denoise", "--agc", "-20"]))
         XCTAssertEqual(chain.latencyFrameCount(sampleRate: 48_000), 480)
-        XCTAssertTrue(chain.description(sampleRate: 48_000).hasPrefix("chain: voice processing: denoise -25 dB, agc -20 dBFS (+10.0 ms, 480 frames), bass 0 dB"),
-                      chain.description(sampleRate: 48_000))
+        XCTAssertTrue(chain.description(sampleRate: 48_000).hasPrefix("chain: voice processing: dehum, denoise -25 dB, agc -20 dBFS (+10.0 ms, 480 frames), bass 0 dB"),
+                      "--denoise brings hum removal with it: \(chain.description(sampleRate: 48_000))")
+        let dehum = try MicChain(try micOptions(["--dehum"]))
+        XCTAssertTrue(dehum.removesHum)
+        XCTAssertTrue(dehum.description(sampleRate: 48_000).hasPrefix("chain: voice processing: dehum (+10.0 ms, 480 frames)"),
+                      dehum.description(sampleRate: 48_000))
+        XCTAssertEqual(dehum.humLine(VoiceProcessingStatus(humHertz: 50.04, humDecibels: -41.26)),
+                       "hum: 50.04 Hz and its harmonics cancelled (-41.3 dBFS of hum at the end)")
+        XCTAssertEqual(dehum.humLine(VoiceProcessingStatus()), "hum: none found at 50 or 60 Hz")
         let plain = try MicChain(try micOptions([]))
         XCTAssertEqual(plain.latencyFrameCount(sampleRate: 48_000), 0)
         XCTAssertFalse(plain.description(sampleRate: 48_000).contains("voice processing"))
@@ -60,7 +67,11 @@ final class MicCommandTests: XCTestCase {
         XCTAssertEqual(MicKnob.apply("agc on", to: engine), .applied)
         XCTAssertEqual(effects.automaticGain.value, 1)
         XCTAssertEqual(effects.gainTargetDecibels.value, -24, "on keeps the last target")
-        for bad in ["denoise 3", "denoise", "agc -1", "agc loud"] {
+        XCTAssertEqual(MicKnob.apply("dehum on", to: engine), .applied)
+        XCTAssertEqual(effects.humRemoval.value, 1)
+        XCTAssertEqual(MicKnob.apply("dehum off", to: engine), .applied)
+        XCTAssertEqual(effects.humRemoval.value, 0)
+        for bad in ["denoise 3", "denoise", "agc -1", "agc loud", "dehum", "dehum 50"] {
             XCTAssertEqual(MicKnob.apply(bad, to: engine), .rejected, bad)
         }
         XCTAssertEqual(effects.noiseSuppressionDecibels.value, 0, "a rejected command changes nothing")

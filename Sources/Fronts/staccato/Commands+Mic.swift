@@ -17,7 +17,7 @@ extension Commands {
     static let mic = Subcommand(
         program: program, name: "mic",
         summary: "Live microphone to speaker with bass, treble, boost, reverb and volume, updated in real time; voice processing, a backing track, and every session recorded.",
-        description: "Prints the granted configuration, what each step of the chain costs in latency and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, denoise on|off|DB, agc on|off|DBFS, mute, unmute, quit. Ctrl-C stops cleanly. Each session is recorded to a new FLAC in the sessions folder ('staccato sessions' lists them) unless --record names a file or --no-record is given. Voice processing (--denoise, --agc, --echo-cancel; libspeexdsp) adds 10 ms to the microphone's path, once for any of them; without them the chain adds none. With --in-file the same chain runs offline on a file, faster than real time.",
+        description: "Prints the granted configuration, what each step of the chain costs in latency and the measured mic-to-speaker latency, shows a level meter, and takes commands on standard input, one per line: bass DB, treble DB, boost DB, reverb %, preset small|medium|hall|plate, volume 0-1, denoise on|off|DB, dehum on|off, agc on|off|DBFS, mute, unmute, quit. Ctrl-C stops cleanly. Each session is recorded to a new FLAC in the sessions folder ('staccato sessions' lists them) unless --record names a file or --no-record is given. Voice processing (--denoise, --dehum, --agc, --echo-cancel; libspeexdsp) adds 10 ms to the microphone's path, once for any of them; without them the chain adds none. With --in-file the same chain runs offline on a file, faster than real time.",
         options: [
             OptionSpec(name: "in", valueName: "DEV", help: "ALSA capture PCM (the microphone); see 'staccato devices'", default: .described("needed with --audio alsa")),
             OptionSpec(name: "out", valueName: "DEV", help: "ALSA playback PCM", default: DeviceOptions.defaultDevice),
@@ -30,6 +30,7 @@ extension Commands {
             OptionSpec(name: "volume", valueName: "V", help: "master volume (starting quiet is a safety feature)", default: .number(0.3), range: 0...1),
             OptionSpec(name: "denoise", valueName: "DB", help: "noise suppression on the microphone, in dB (alone: \(Double(VoiceProcessor.defaultNoiseSuppressionDecibels).plainText)); voice processing: +10 ms",
                        range: MicChain.range(VoiceProcessor.noiseSuppressionRange), bareValue: Double(VoiceProcessor.defaultNoiseSuppressionDecibels).plainText),
+            OptionSpec(name: "dehum", help: "mains hum removal: finds 50 or 60 Hz hum and cancels it with its harmonics (on with --denoise too); voice processing: +10 ms"),
             OptionSpec(name: "agc", valueName: "DBFS", help: "automatic gain control: brings speech to this level (alone: \(Double(VoiceProcessor.defaultGainTargetDecibels).plainText)); voice processing: +10 ms",
                        range: MicChain.range(VoiceProcessor.gainTargetRange), bareValue: Double(VoiceProcessor.defaultGainTargetDecibels).plainText),
             OptionSpec(name: "echo-cancel", help: "removes from the microphone what Staccato itself plays (the song of --play); voice processing: +10 ms"),
@@ -79,6 +80,7 @@ extension Commands {
         print("processed to \(outputPath)" + (stemPath.map { ", the microphone alone to \($0)" } ?? "")
               + ": \(String(format: "%.2f", audioSeconds)) s in \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", audioSeconds / max(seconds, 1e-9)))x real time; "
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
+        if let line = chain.humLine(setup.engine.renderer.voiceProcessing) { print(line) }
         let feedback = reportFeedback(setup.engine, already: FeedbackStatus())
         if feedback.notchedFrequencies > 0 || feedback.ducks > 0 {
             print("feedback: \(feedback.notchedFrequencies) frequenc\(feedback.notchedFrequencies == 1 ? "y" : "ies") notched, \(feedback.ducks) duck\(feedback.ducks == 1 ? "" : "s")"
@@ -182,6 +184,8 @@ extension Commands {
         for recording in [recorder, stemRecorder].compactMap({ $0 }) {
             print("recorded \(recording.writtenFrameCount) frames to \(recording.path); frames dropped: \(recording.droppedFrameCount)")
         }
+        let voice = engine.renderer.voiceProcessing
+        if let line = chain.humLine(voice) { print(line) }
         for error in recordingErrors { printError("staccato: \(error)") }
         let exitCode: Int32
         switch outcome {
@@ -199,6 +203,7 @@ extension Commands {
         LiveReport.extra["feedbackDucks"] = feedback.ducks
         LiveReport.extra["feedbackNotches"] = feedback.notches.map { ["hertz": Double($0.hertz), "depthDecibels": Double($0.depthDecibels)] }
         LiveReport.extra["voiceProcessingFrames"] = chain.latencyFrameCount(sampleRate: Double(configuration.sampleRate))
+        LiveReport.extra["humHertz"] = voice.humHertz.map { Double($0) } ?? NSNull()
         if let recorder {
             LiveReport.extra["recordingPath"] = recorder.path
             LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount
@@ -244,6 +249,8 @@ struct MicChain {
     let volume: Double
     /// dB of noise suppression, when asked for.
     let noiseSuppression: Float?
+    /// Mains hum removal: `--dehum`, and with `--denoise`, whose suppressor leaves hum standing.
+    let removesHum: Bool
     /// The automatic gain's target in dBFS, when asked for.
     let gainTarget: Float?
     let cancelsEcho: Bool
@@ -264,6 +271,7 @@ struct MicChain {
         }
         self.preset = preset
         noiseSuppression = try options.values["denoise"].map { _ in Float(try options.double("denoise")) }
+        removesHum = options.has("dehum") || noiseSuppression != nil
         gainTarget = try options.values["agc"].map { _ in Float(try options.double("agc")) }
         cancelsEcho = options.has("echo-cancel")
         if cancelsEcho, options.values["play"] == nil {
@@ -274,7 +282,14 @@ struct MicChain {
     }
 
     /// True when the chain has the voice-processing stage.
-    var processesVoice: Bool { noiseSuppression != nil || gainTarget != nil || cancelsEcho }
+    var processesVoice: Bool { noiseSuppression != nil || removesHum || gainTarget != nil || cancelsEcho }
+
+    /// The session summary's line on the hum removal found, when it runs.
+    func humLine(_ status: VoiceProcessingStatus) -> String? {
+        guard removesHum else { return nil }
+        guard let hertz = status.humHertz else { return "hum: none found at 50 or 60 Hz" }
+        return "hum: \(String(format: "%.2f", hertz)) Hz and its harmonics cancelled (\(String(format: "%.1f", status.humDecibels)) dBFS of hum at the end)"
+    }
 
     /// The frames voice processing adds at `sampleRate` (0 without it).
     func latencyFrameCount(sampleRate: Double) -> Int {
@@ -287,7 +302,7 @@ struct MicChain {
                      "reverb \(knobs[3].1.plainText) % (\(preset.name))", "volume \(volume.plainText)", "feedback suppressor on", "limiter -1 dBFS"]
         if processesVoice {
             let frames = latencyFrameCount(sampleRate: sampleRate)
-            let parts = [cancelsEcho ? "echo cancellation" : nil,
+            let parts = [cancelsEcho ? "echo cancellation" : nil, removesHum ? "dehum" : nil,
                          noiseSuppression.map { "denoise \(Double($0).plainText) dB" },
                          gainTarget.map { "agc \(Double($0).plainText) dBFS" }].compactMap { $0 }
             steps.insert("voice processing: " + parts.joined(separator: ", ")
@@ -317,6 +332,7 @@ struct MicChain {
         for (knob, value) in knobs { knob.cell(of: engine.effects).set(Float(value)) }
         engine.send(.reverbPreset(preset))
         if let noiseSuppression { engine.effects.noiseSuppressionDecibels.set(noiseSuppression) }
+        engine.effects.humRemoval.set(removesHum ? 1 : 0)
         if let gainTarget {
             engine.effects.gainTargetDecibels.set(gainTarget)
             engine.effects.automaticGain.set(1)
@@ -383,10 +399,20 @@ enum MicKnob: String, CaseIterable {
                 return reject("expects a volume within 0...1")
             }
             engine.effects.volume.set(Float(value))
+        case "dehum":
+            let render = engine.configuration.render
+            guard render.voiceProcessing || render.echoCancellation else {
+                return reject("voice processing is off: start mic with --dehum, --denoise, --agc or --echo-cancel (it adds 10 ms)")
+            }
+            switch words.count == 2 ? words[1].lowercased() : "" {
+            case "on": engine.effects.humRemoval.set(1)
+            case "off": engine.effects.humRemoval.set(0)
+            default: return reject("expects on or off")
+            }
         case "denoise", "agc":
             let render = engine.configuration.render
             guard render.voiceProcessing || render.echoCancellation else {
-                return reject("voice processing is off: start mic with --denoise, --agc or --echo-cancel (it adds 10 ms)")
+                return reject("voice processing is off: start mic with --denoise, --dehum, --agc or --echo-cancel (it adds 10 ms)")
             }
             let isDenoise = verb == "denoise"
             let range = isDenoise ? VoiceProcessor.noiseSuppressionRange : VoiceProcessor.gainTargetRange
@@ -409,7 +435,7 @@ enum MicKnob: String, CaseIterable {
             }
         default:
             guard let knob = MicKnob(rawValue: verb) else {
-                return reject("unknown command (bass, treble, boost, reverb, preset, volume, denoise, agc, mute, unmute, quit)")
+                return reject("unknown command (bass, treble, boost, reverb, preset, volume, denoise, dehum, agc, mute, unmute, quit)")
             }
             let unit = knob == .reverb ? "%" : "dB"
             guard words.count == 2, let value = Double(words[1].replacingOccurrences(of: "%", with: "")), value.isFinite,

@@ -62,6 +62,31 @@ public func sineOfTurns(_ turns: Double) -> Double { sineOfTurnsLanes(SIMD2(repe
 @inlinable @inline(__always) @_noAllocation @_noLocks
 public func cosineOfTurns(_ turns: Double) -> Double { cosineOfTurnsLanes(SIMD2(repeating: turns))[0] }
 
+/// The angle of (x, y) in turns, −½ … ½ (atan2 / 2π), without libm: folded to |t| ≤ tan 15°,
+/// where the arctangent's series converges fast (its 13th-order term is below 3e-9).
+/// - Thread: any.
+@inlinable @_noAllocation @_noLocks
+public func angleInTurns(x: Double, y: Double) -> Double {
+    let ax = abs(x), ay = abs(y)
+    guard ax > 0 || ay > 0 else { return 0 }
+    // atan of the smaller over the larger, in 0 … π/4.
+    let swapped = ay > ax
+    var t = swapped ? ax / ay : ay / ax
+    var offset = 0.0
+    let tan15 = 0.267_949_192_431_122_7, root3 = 1.732_050_807_568_877_2
+    if t > tan15 {
+        // atan t = π/6 + atan((√3·t − 1)/(t + √3))
+        t = (root3 * t - 1) / (t + root3)
+        offset = Double.pi / 6
+    }
+    let t2 = t * t
+    var angle = offset + t * (1 - t2 * (1.0 / 3 - t2 * (1.0 / 5 - t2 * (1.0 / 7 - t2 * (1.0 / 9 - t2 / 11)))))
+    if swapped { angle = Double.pi / 2 - angle }
+    if x < 0 { angle = Double.pi - angle }
+    if y < 0 { angle = -angle }
+    return angle / (2 * Double.pi)
+}
+
 /// `cosineOfTurns` of eight values at once.
 /// - Thread: any.
 @inlinable @inline(__always) @_noAllocation @_noLocks

@@ -133,6 +133,9 @@ public final class Renderer: @unchecked Sendable {
     let publishedNotches = PublishedNotchCells { _ in Atomic<UInt64>(0) }
     typealias PublishedNotchCells = InlineArray<8, Atomic<UInt64>>
     let publishedLimitedFrames = Atomic<Int>(0)
+    /// The hum's fundamental (Float bits, 0 before it is found) and its power (Float bits).
+    let publishedHumHertz = Atomic<UInt32>(0)
+    let publishedHumPower = Atomic<UInt32>(0)
     let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
     /// - Parameters:

@@ -57,6 +57,14 @@ extension Renderer {
                        })
     }
 
+    /// What the microphone's voice processing has found, as last published.
+    /// - Thread: any.
+    public var voiceProcessing: VoiceProcessingStatus {
+        let hertz = Float(bitPattern: publishedHumHertz.load(ordering: .relaxed))
+        let power = Float(bitPattern: publishedHumPower.load(ordering: .relaxed))
+        return VoiceProcessingStatus(humHertz: hertz > 0 ? hertz : nil, humDecibels: power > 1e-20 ? amplitudeToDecibels(power.squareRoot()) : -200)
+    }
+
     /// Events the audio thread could not send because the return ring was full.
     /// - Thread: any.
     public var droppedEventCount: Int { publishedDroppedEventCount.load(ordering: .relaxed) }
@@ -90,5 +98,8 @@ extension Renderer {
         }
         publishedNotchedFrequencies.store(chain.feedback.notchedFrequencyCount, ordering: .releasing)
         publishedDeepestLimiterGain.store(chain.limiter.deepestGain.bitPattern, ordering: .relaxed)
+        let hum: (fundamentalHertz: Double?, power: Float) = chain.voice?.humStatus ?? (nil, 0)
+        publishedHumHertz.store(Float(hum.fundamentalHertz ?? 0).bitPattern, ordering: .relaxed)
+        publishedHumPower.store(hum.power.bitPattern, ordering: .relaxed)
     }
 }

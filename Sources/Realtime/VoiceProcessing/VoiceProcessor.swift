@@ -1,7 +1,8 @@
 import CSpeexDSP
 import DSP
 
-/// Voice processing for the microphone, through libspeexdsp: noise suppression, automatic gain
+/// Voice processing for the microphone: mains hum removal (`HumRemover`, first, since speex's
+/// suppressor leaves tones standing), then through libspeexdsp noise suppression, automatic gain
 /// control, and echo cancellation of what the engine itself plays (with speex's residual-echo
 /// suppression after its adaptive filter, which alone leaves about 15 dB of echo).
 ///
@@ -81,6 +82,9 @@ public struct VoiceProcessor {
     private var filledFrameCount = 0
     private var noiseSuppressionDecibels: Float = 0
     private var gainTargetDecibels: Float? = nil
+    /// Sample by sample, before the frame is collected: it adds no delay of its own.
+    private var hum: HumRemover
+    private var removesHum = false
 
     /// - Parameters:
     ///   - sampleRate: the microphone's rate.
@@ -119,6 +123,7 @@ public struct VoiceProcessor {
         capturedWords = buffer(Int16.self)
         referenceWords = buffer(Int16.self)
         cancelledWords = buffer(Int16.self)
+        hum = HumRemover(sampleRate: sampleRate)
         SpeexCalls.configure(preprocessor, noiseSuppressionDecibels: 0, gainTargetDecibels: nil, cancelsEcho: cancelsEcho)
     }
 
@@ -133,20 +138,31 @@ public struct VoiceProcessor {
         capturedWords.deallocate()
         referenceWords.deallocate()
         cancelledWords.deallocate()
+        hum.deallocate()
     }
 
-    /// True while any step works on the signal; otherwise the stage is its delay alone.
+    /// True while any of speex's steps works on the signal; otherwise the stage is its delay
+    /// alone, after the hum removal when that is on.
     /// - Thread: audio.
     public var isProcessing: Bool {
         @_noAllocation @_noLocks get { noiseSuppressionDecibels < 0 || gainTargetDecibels != nil || cancelsEcho }
     }
 
-    /// Sets the steps: noise suppression by `noiseSuppressionDecibels` (0 is off), automatic gain
-    /// towards `gainTargetDecibels` dBFS (nil is off). Values are clamped to the ranges above.
-    /// Applied from the next processing frame on.
+    /// The hum's fundamental once found, in hertz, and the power being cancelled (mean square);
+    /// nil and 0 while hum removal is off or has found none.
+    /// - Thread: audio.
+    public var humStatus: (fundamentalHertz: Double?, power: Float) {
+        @_noAllocation @_noLocks get { removesHum ? (hum.fundamentalHertz, hum.humPower) : (nil, 0) }
+    }
+
+    /// Sets the steps: hum removal, noise suppression by `noiseSuppressionDecibels` (0 is off),
+    /// automatic gain towards `gainTargetDecibels` dBFS (nil is off). Values are clamped to the
+    /// ranges above. Speex's steps apply from the next processing frame on, hum removal from the
+    /// next sample.
     /// - Thread: audio.
     @_noAllocation @_noLocks
-    public mutating func apply(noiseSuppressionDecibels: Float, gainTargetDecibels: Float?) {
+    public mutating func apply(removesHum: Bool, noiseSuppressionDecibels: Float, gainTargetDecibels: Float?) {
+        self.removesHum = removesHum
         let noise = min(max(noiseSuppressionDecibels.isNaN ? 0 : noiseSuppressionDecibels, Self.noiseSuppressionRange.lowerBound),
                         Self.noiseSuppressionRange.upperBound)
         var target: Float? = nil
@@ -159,11 +175,12 @@ public struct VoiceProcessor {
         SpeexCalls.configure(preprocessor, noiseSuppressionDecibels: noise, gainTargetDecibels: target, cancelsEcho: cancelsEcho)
     }
 
-    /// Processes `frameCount` mono samples in place, one processing frame late. `reference` is what
+    /// Processes `frameCount` mono samples in place, two processing frames late. `reference` is what
     /// the engine played over the same frames (the echo to cancel), when the stage cancels echo.
     /// - Thread: audio.
     @_noAllocation @_noLocks
     public mutating func process(_ samples: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>?, frameCount count: Int) {
+        if removesHum { hum.process(samples, frameCount: count) }
         for index in 0..<count {
             let sample = samples[index]
             samples[index] = processed[filledFrameCount]

@@ -43,6 +43,7 @@ struct EffectsChain {
     let bassReader: ParameterReader, trebleReader: ParameterReader, boostReader: ParameterReader
     let reverbReader: ParameterReader, volumeReader: ParameterReader
     let noiseSuppressionReader: ParameterReader, automaticGainReader: ParameterReader, gainTargetReader: ParameterReader
+    let humRemovalReader: ParameterReader
 
     var inputDCLeft: DCBlocker, inputDCRight: DCBlocker
     var bassLeft = Biquad(), bassRight = Biquad(), trebleLeft = Biquad(), trebleRight = Biquad()
@@ -69,6 +70,7 @@ struct EffectsChain {
         reverbReader = controls.reverbPercent.reader
         volumeReader = controls.volume.reader
         noiseSuppressionReader = controls.noiseSuppressionDecibels.reader
+        humRemovalReader = controls.humRemoval.reader
         automaticGainReader = controls.automaticGain.reader
         gainTargetReader = controls.gainTargetDecibels.reader
         voice = voiceProcessing || echoCancellation ? VoiceProcessor(sampleRate: sampleRate, echoCancellation: echoCancellation) : nil
@@ -111,7 +113,7 @@ struct EffectsChain {
     mutating func updateVoiceProcessing() {
         guard voice != nil else { return }
         let target: Float? = automaticGainReader.value > 0.5 ? gainTargetReader.value : nil
-        voice!.apply(noiseSuppressionDecibels: noiseSuppressionReader.value, gainTargetDecibels: target)
+        voice!.apply(removesHum: humRemovalReader.value > 0.5, noiseSuppressionDecibels: noiseSuppressionReader.value, gainTargetDecibels: target)
     }
 
     /// True when the microphone's chain cancels the instruments' echo: `processInput` wants their

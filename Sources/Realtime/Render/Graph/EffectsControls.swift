@@ -18,6 +18,9 @@ public final class EffectsControls: @unchecked Sendable {
     public let reverbPercent = ParameterCell(0, range: 0...100)
     /// Master volume, 0…1, before the safety limiter.
     public let volume: ParameterCell
+    /// Mains hum removal on the microphone: on above 0.5, off below. Heard only with voice
+    /// processing, like `noiseSuppressionDecibels`.
+    public let humRemoval = ParameterCell(0, range: 0...1)
     /// Noise suppression on the microphone, −60…0 dB; 0 is off. Heard only when the renderer was
     /// built with voice processing (`RenderConfiguration.voiceProcessing`).
     public let noiseSuppressionDecibels = ParameterCell(0, range: VoiceProcessor.noiseSuppressionRange)
