@@ -40,6 +40,20 @@ final class MicCommandTests: XCTestCase {
         XCTAssertEqual(dehum.humLine(VoiceProcessingStatus(humHertz: 50.04, humDecibels: -41.26)),
                        "hum: 50.04 Hz and its harmonics cancelled (-41.3 dBFS of hum at the end)")
         XCTAssertEqual(dehum.humLine(VoiceProcessingStatus()), "hum: none found at 50 or 60 Hz")
+        XCTAssertNil(dehum.echoLine(VoiceProcessingStatus(echoReturnLossEnhancementDecibels: 30), tail: nil), "no echo cancellation, no line")
+
+        let echo = try MicChain(try micOptions(["--echo-cancel", "--play", "Tests/Fixtures/midi/mozart_turkish_march.mid", "--echo-tail", "150"]))
+        XCTAssertEqual(echo.echoTailSeconds, 0.15)
+        XCTAssertTrue(echo.description(sampleRate: 48_000).hasPrefix("chain: voice processing: echo cancellation (150 ms tail) (+10.0 ms"),
+                      echo.description(sampleRate: 48_000))
+        XCTAssertEqual(echo.echoLine(VoiceProcessingStatus(echoReturnLossEnhancementDecibels: 31.4), tail: (0.062, 0.15, -52)),
+                       "echo: 31 dB cancelled (ERLE, where the track played alone); the room's echo falls 30 dB in 62 ms of the 150 ms modelled")
+        XCTAssertEqual(echo.echoLine(VoiceProcessingStatus(), tail: (0.15, 0.15, -18.6)),
+                       "echo: too little of the track played alone to measure what was cancelled; the room's echo outlasts the 150 ms modelled, "
+                       + "18 dB down in its last tenth (--echo-tail 300 would model more; a longer filter converges more slowly)")
+        XCTAssertThrowsError(try MicChain(try micOptions(["--echo-tail", "200"]))) { error in
+            XCTAssertTrue("\(error)".contains("--echo-tail sets the echo canceller's length: it needs --echo-cancel"), "\(error)")
+        }
         let plain = try MicChain(try micOptions([]))
         XCTAssertEqual(plain.latencyFrameCount(sampleRate: 48_000), 0)
         XCTAssertFalse(plain.description(sampleRate: 48_000).contains("voice processing"))

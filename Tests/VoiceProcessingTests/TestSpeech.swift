@@ -51,6 +51,12 @@ struct TestSpeech {
         return speech
     }
 
+    /// The same speech after `frames` of silence (a song's intro before the singer comes in).
+    func delayed(by frames: Int) -> TestSpeech {
+        TestSpeech(samples: [Float](repeating: 0, count: frames) + samples,
+                   pauses: pauses.map { $0.lowerBound + frames ..< $0.upperBound + frames })
+    }
+
     /// The frames where the voice sounds: 20 ms windows within 30 dB of the loudest.
     var voicedWindows: [Range<Int>] {
         let window = Int(0.02 * Self.sampleRate)

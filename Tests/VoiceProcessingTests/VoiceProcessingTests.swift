@@ -153,51 +153,127 @@ final class VoiceProcessingTests: XCTestCase {
         // The singer comes in after the track's first two seconds, as after a song's intro: the
         // canceller converges on the track alone.
         let intro = Int(2 * Self.rate)
-        var speech = try TestSpeech.make(repeats: 2, levelDecibels: -20)
-        speech.samples = [Float](repeating: 0, count: intro) + speech.samples
-        speech.pauses = speech.pauses.map { $0.lowerBound + intro ..< $0.upperBound + intro }
+        let speech = try TestSpeech.make(repeats: 2, levelDecibels: -20).delayed(by: intro)
         let songPath = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
-        let song = try MIDIFile.read(path: songPath)
-        let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: Self.rate)
         // The track as the engine plays it (what a speaker would play), then through the room.
-        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: Self.rate, feedbackSuppression: false)))
-        engine.install(bank)
-        var track: [Float] = []
-        engine.render(song) { block in
-            for frame in stride(from: 0, to: block.count, by: 2) { track.append((block[frame] + block[frame + 1]) / 2) }
-        }
+        let track = try Self.backingTrack(songPath, frameCount: speech.samples.count)
         let room = ReverberantRoom.exponential(sampleRate: Self.rate, rt60: 0.3, directDelaySeconds: 0.004)
-        var echo = convolve(Array(track.prefix(speech.samples.count)), room)
-        echo = Array(echo.prefix(speech.samples.count))
+        var echo = Array(convolve(track, room).prefix(speech.samples.count))
         let echoScale = decibels(-24) / SignalAnalysis.rms(echo[...])
         echo = echo.map { $0 * echoScale }
         let floor = whiteNoise(count: echo.count, levelDecibels: -70)
         let microphone = (0..<echo.count).map { speech.samples[$0] + echo[$0] + floor[$0] }
 
         let folder = try TemporaryFolder(self)
-        let writer = try AudioFileWriter(path: folder.file("mic.wav"), sampleRate: Int(Self.rate), channelCount: 1)
+        let (stem, _) = try Self.cancelEcho(microphone, songPath: songPath, in: folder)
+        XCTAssertEqual(stem.count, microphone.count, "the stem is as long as the microphone's file")
+        for pause in speech.pauses {
+            let one = TestSpeech(samples: speech.samples, pauses: [pause])
+            print("pause at \(Double(pause.lowerBound) / Self.rate) s: \(level(one.pauseLevel(of: microphone))) -> \(level(one.pauseLevel(of: stem, delay: Self.processingDelay)))")
+        }
+        let (echoBefore, echoAfter, voiceCorrelation) = Self.echoFigures(speech, microphone: microphone, stem: stem, after: intro)
+        let voiced = speech.voicedWindows.filter { $0.lowerBound >= intro }
+        let rawCorrelation = correlation(speech.samples, microphone, delay: 0, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
+        print("echo cancellation: backing track in the pauses \(echoBefore) -> \(echoAfter) dBFS (\(echoBefore - echoAfter) dB down); voice correlation \(rawCorrelation) at the microphone, \(voiceCorrelation) in the stem")
+        XCTAssertGreaterThanOrEqual(echoBefore - echoAfter, 20, "the backing track must be at least 20 dB down in the stem")
+        XCTAssertGreaterThanOrEqual(voiceCorrelation, 0.9, "the voice must survive")
+    }
+
+    /// A PA's room: the track through the speaker's resonances (peaking EQs), then a room's
+    /// reverberation (`ReverberantRoom`), scaled to `levelDecibels` RMS at the microphone.
+    struct ResonantRoom {
+        var name: String
+        var rt60: Double
+        /// Each resonance's centre in hertz, its gain in dB and its Q.
+        var resonances: [(hertz: Double, gain: Double, q: Double)]
+        var seed: UInt64
+
+        func echo(of track: [Float], sampleRate: Double, levelDecibels: Float) -> [Float] {
+            var speaker = track
+            for resonance in resonances {
+                var filter = Biquad(BiquadCoefficients(.peaking(gain: resonance.gain), frequency: resonance.hertz, q: resonance.q, sampleRate: sampleRate))
+                speaker.withUnsafeMutableBufferPointer { filter.process($0.baseAddress!, frameCount: $0.count) }
+            }
+            let response = ReverberantRoom.exponential(sampleRate: sampleRate, rt60: rt60, directDelaySeconds: 0.006, seed: seed)
+            var echo = Array(convolve(speaker, response).prefix(track.count))
+            let scale = decibels(levelDecibels) / SignalAnalysis.rms(echo[...])
+            for index in echo.indices { echo[index] *= scale }
+            return echo
+        }
+    }
+
+    /// Rooms a karaoke night or a streamer meets: reverberation from 0.2 to 0.6 s, each with a
+    /// PA's two or three resonances. (The late-echo gate's margin was tuned on three other rooms
+    /// like these, seeds 2001-2003 with other resonances; these are seeds 2101-2103.)
+    static let resonantRooms = [
+        ResonantRoom(name: "RT60 0.2 s, PA peaks at 140 Hz and 2.2 kHz", rt60: 0.2, resonances: [(140, 9, 4), (2_200, 8, 5)], seed: 2_101),
+        ResonantRoom(name: "RT60 0.4 s, PA peaks at 200 Hz and 1.4 kHz", rt60: 0.4, resonances: [(200, 10, 5), (1_400, 7, 4)], seed: 2_102),
+        ResonantRoom(name: "RT60 0.6 s, PA peaks at 110 Hz, 700 Hz and 3.6 kHz", rt60: 0.6,
+                     resonances: [(110, 9, 6), (700, 7, 3), (3_600, 8, 6)], seed: 2_103),
+    ]
+
+    /// The backing track through each resonant room, speech over it after a two-second intro,
+    /// through `staccato mic --echo-cancel`: the track at least 20 dB down in the stem after 2 s
+    /// (measured in the speech's pauses), the voice kept (correlation at least 0.9), and the
+    /// summary's ERLE at least 15 dB and within 10 dB of that: the stage measures it without
+    /// knowing where the voice is, on the frames it judged to hold the track alone, the intro's
+    /// first, unconverged second among them.
+    func testEchoCancellationInRoomsWithResonances() throws {
+        let intro = Int(2 * Self.rate)
+        let speech = try TestSpeech.make(repeats: 2, levelDecibels: -20).delayed(by: intro)
+        let songPath = Self.root.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let track = try Self.backingTrack(songPath, frameCount: speech.samples.count)
+        let floor = whiteNoise(count: speech.samples.count, levelDecibels: -70, seed: 2_010)
+        let folder = try TemporaryFolder(self)
+        for room in Self.resonantRooms {
+            let echo = room.echo(of: track, sampleRate: Self.rate, levelDecibels: -24)
+            let microphone = (0..<echo.count).map { speech.samples[$0] + echo[$0] + floor[$0] }
+            let (stem, summary) = try Self.cancelEcho(microphone, songPath: songPath, in: folder)
+            let (echoBefore, echoAfter, voiceCorrelation) = Self.echoFigures(speech, microphone: microphone, stem: stem, after: intro)
+            let reported = summary.split(separator: "\n").first { $0.hasPrefix("echo: ") }.map(String.init) ?? "no echo line"
+            print("\(room.name): track in the pauses \(echoBefore) -> \(echoAfter) dBFS (\(echoBefore - echoAfter) dB down); voice correlation \(voiceCorrelation); \(reported)")
+            XCTAssertGreaterThanOrEqual(echoBefore - echoAfter, 20, "\(room.name): the backing track at least 20 dB down in the stem")
+            XCTAssertGreaterThanOrEqual(voiceCorrelation, 0.9, "\(room.name): the voice must survive")
+            let figure = reported.split(separator: " ").dropFirst().first.flatMap { Float($0) }
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(figure, reported), 15, "\(room.name): the summary's ERLE")
+            XCTAssertEqual(try XCTUnwrap(figure, reported), echoBefore - echoAfter, accuracy: 10, "\(room.name): the summary's ERLE")
+        }
+    }
+
+    /// `microphone` through `staccato mic --in-file ... --play SONG --echo-cancel --mic-stem`, as a
+    /// user would run it: the stem (the processed microphone alone) and what the command printed.
+    static func cancelEcho(_ microphone: [Float], songPath: String, in folder: TemporaryFolder) throws -> (stem: [Float], summary: String) {
+        let writer = try AudioFileWriter(path: folder.file("mic.wav"), sampleRate: Int(rate), channelCount: 1)
         try writer.write(microphone)
         try writer.close()
         let result = try CommandRunner.staccato(["mic", "--in-file", folder.file("mic.wav"), "--out-file", folder.file("out.wav"),
                                                  "--play", songPath, "--soundfont", CommandRunner.shippedSoundFont,
                                                  "--echo-cancel", "--mic-stem", folder.file("stem.wav")], timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        let stem = try AudioFileReader.read(folder.file("stem.wav")).channel(0)
-        XCTAssertEqual(stem.count, microphone.count, "the stem is as long as the microphone's file")
-        let settled = intro
-        for pause in speech.pauses {
-            let one = TestSpeech(samples: speech.samples, pauses: [pause])
-            print("pause at \(Double(pause.lowerBound) / Self.rate) s: \(level(one.pauseLevel(of: microphone))) -> \(level(one.pauseLevel(of: stem, delay: Self.processingDelay)))")
-        }
-        let echoBefore = level(speech.pauseLevel(of: microphone, after: settled))
-        let echoAfter = level(speech.pauseLevel(of: stem, delay: Self.processingDelay, after: settled))
-        let voiced = speech.voicedWindows.filter { $0.lowerBound >= settled }
+        return (try AudioFileReader.read(folder.file("stem.wav")).channel(0), result.standardOutput)
+    }
+
+    /// The track's level in the speech's pauses from `after` on, at the microphone and in the
+    /// stem, and the stem's correlation with the dry voice over its voiced stretch.
+    static func echoFigures(_ speech: TestSpeech, microphone: [Float], stem: [Float], after: Int) -> (before: Float, after: Float, voiceCorrelation: Double) {
+        let voiced = speech.voicedWindows.filter { $0.lowerBound >= after }
         let voiceCorrelation = voiced.isEmpty ? 0
-            : correlation(speech.samples, stem, delay: Self.processingDelay, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
-        let rawCorrelation = correlation(speech.samples, microphone, delay: 0, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
-        print("echo cancellation: backing track in the pauses \(echoBefore) -> \(echoAfter) dBFS (\(echoBefore - echoAfter) dB down); voice correlation \(rawCorrelation) at the microphone, \(voiceCorrelation) in the stem")
-        XCTAssertGreaterThanOrEqual(echoBefore - echoAfter, 20, "the backing track must be at least 20 dB down in the stem")
-        XCTAssertGreaterThanOrEqual(voiceCorrelation, 0.9, "the voice must survive")
+            : correlation(speech.samples, stem, delay: processingDelay, frames: voiced.first!.lowerBound ..< voiced.last!.upperBound)
+        return (level(speech.pauseLevel(of: microphone, after: after)), level(speech.pauseLevel(of: stem, delay: processingDelay, after: after)),
+                voiceCorrelation)
+    }
+
+    /// `song` as the engine plays it with the shipped font, mono, at most `frameCount` frames.
+    static func backingTrack(_ songPath: String, frameCount: Int) throws -> [Float] {
+        let song = try MIDIFile.read(path: songPath)
+        let bank = try SoundFontLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: rate)
+        let engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(sampleRate: rate, feedbackSuppression: false)))
+        engine.install(bank)
+        var track: [Float] = []
+        engine.render(song) { block in
+            for frame in stride(from: 0, to: block.count, by: 2) { track.append((block[frame] + block[frame + 1]) / 2) }
+        }
+        return Array(track.prefix(frameCount))
     }
 
     /// With every step off the stage is its delay alone, sample for sample; and its output does

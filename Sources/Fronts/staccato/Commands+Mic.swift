@@ -34,6 +34,9 @@ extension Commands {
             OptionSpec(name: "agc", valueName: "DBFS", help: "automatic gain control: brings speech to this level (alone: \(Double(VoiceProcessor.defaultGainTargetDecibels).plainText)); voice processing: +10 ms",
                        range: MicChain.range(VoiceProcessor.gainTargetRange), bareValue: Double(VoiceProcessor.defaultGainTargetDecibels).plainText),
             OptionSpec(name: "echo-cancel", help: "removes from the microphone what Staccato itself plays (the song of --play); voice processing: +10 ms"),
+            OptionSpec(name: "echo-tail", valueName: "MS", help: "with --echo-cancel: how long an echo the canceller models, in ms (a third of the room's reverberation time covers most of it; longer converges more slowly)",
+                       default: .number(VoiceProcessor.echoTailSeconds * 1_000),
+                       range: (VoiceProcessor.echoTailRange.lowerBound * 1_000)...(VoiceProcessor.echoTailRange.upperBound * 1_000)),
             OptionSpec(name: "play", valueName: "SONG.mid", help: "a song to play with the microphone (a backing track); the session ends with it"),
             OptionSpec(name: "soundfont", valueName: "FONT.sf2", help: "with --play: the SoundFont that plays it", default: .shippedSoundFont),
         ] + DeviceOptions.songSpecs + [DeviceOptions.liveThreads] + [
@@ -80,7 +83,8 @@ extension Commands {
         print("processed to \(outputPath)" + (stemPath.map { ", the microphone alone to \($0)" } ?? "")
               + ": \(String(format: "%.2f", audioSeconds)) s in \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", audioSeconds / max(seconds, 1e-9)))x real time; "
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s with loading)")
-        if let line = chain.humLine(setup.engine.renderer.voiceProcessing) { print(line) }
+        let status = setup.engine.renderer.voiceProcessing
+        for line in [chain.echoLine(status, tail: setup.engine.renderer.learntEchoTail()), chain.humLine(status)].compactMap({ $0 }) { print(line) }
         let feedback = reportFeedback(setup.engine, already: FeedbackStatus())
         if feedback.notchedFrequencies > 0 || feedback.ducks > 0 {
             print("feedback: \(feedback.notchedFrequencies) frequenc\(feedback.notchedFrequencies == 1 ? "y" : "ies") notched, \(feedback.ducks) duck\(feedback.ducks == 1 ? "" : "s")"
@@ -185,7 +189,7 @@ extension Commands {
             print("recorded \(recording.writtenFrameCount) frames to \(recording.path); frames dropped: \(recording.droppedFrameCount)")
         }
         let voice = engine.renderer.voiceProcessing
-        if let line = chain.humLine(voice) { print(line) }
+        for line in [chain.echoLine(voice, tail: engine.renderer.learntEchoTail()), chain.humLine(voice)].compactMap({ $0 }) { print(line) }
         for error in recordingErrors { printError("staccato: \(error)") }
         let exitCode: Int32
         switch outcome {
@@ -204,6 +208,7 @@ extension Commands {
         LiveReport.extra["feedbackNotches"] = feedback.notches.map { ["hertz": Double($0.hertz), "depthDecibels": Double($0.depthDecibels)] }
         LiveReport.extra["voiceProcessingFrames"] = chain.latencyFrameCount(sampleRate: Double(configuration.sampleRate))
         LiveReport.extra["humHertz"] = voice.humHertz.map { Double($0) } ?? NSNull()
+        LiveReport.extra["echoReturnLossEnhancementDecibels"] = voice.echoReturnLossEnhancementDecibels.map { Double($0) } ?? NSNull()
         if let recorder {
             LiveReport.extra["recordingPath"] = recorder.path
             LiveReport.extra["recordedFrames"] = recorder.writtenFrameCount
@@ -254,6 +259,8 @@ struct MicChain {
     /// The automatic gain's target in dBFS, when asked for.
     let gainTarget: Float?
     let cancelsEcho: Bool
+    /// The echo canceller's tail, in seconds.
+    let echoTailSeconds: Double
     /// The song of `--play`, read (its font is loaded when the rate is known).
     let song: MIDIFile?
     let fontPath: String?
@@ -277,12 +284,36 @@ struct MicChain {
         if cancelsEcho, options.values["play"] == nil {
             throw UsageError(description: "--echo-cancel removes what Staccato plays from the microphone: it needs --play SONG.mid")
         }
+        if options.values["echo-tail"] != nil, !cancelsEcho {
+            throw UsageError(description: "--echo-tail sets the echo canceller's length: it needs --echo-cancel")
+        }
+        echoTailSeconds = try options.double("echo-tail") / 1_000
         song = try options.values["play"].map { try SongSetup.readSong(path: $0) }
         fontPath = song == nil ? nil : try options.soundFontPath()
     }
 
     /// True when the chain has the voice-processing stage.
     var processesVoice: Bool { noiseSuppression != nil || removesHum || gainTarget != nil || cancelsEcho }
+
+    /// The session summary's line on the echo cancelled, when it runs: the ERLE, and what the
+    /// filter learnt of the room's echo (`tail`, read once the stream has stopped).
+    func echoLine(_ status: VoiceProcessingStatus, tail: (decaySeconds: Double, filterSeconds: Double, endDecibels: Float)?) -> String? {
+        guard cancelsEcho else { return nil }
+        var line = status.echoReturnLossEnhancementDecibels.map { "echo: \(Int($0)) dB cancelled (ERLE, where the track played alone)" }
+            ?? "echo: too little of the track played alone to measure what was cancelled"
+        if let tail {
+            let floor = Int(-VoiceProcessor.learntTailFloorDecibels)
+            let filter = Int((tail.filterSeconds * 1_000).rounded())
+            // Within the filter's last tenth, the echo is cut off by the filter's end, not over.
+            if tail.decaySeconds < 0.9 * tail.filterSeconds {
+                line += "; the room's echo falls \(floor) dB in \(Int((tail.decaySeconds * 1_000).rounded())) ms of the \(filter) ms modelled"
+            } else {
+                let longer = min(VoiceProcessor.echoTailRange.upperBound * 1_000, Double(filter) * 2)
+                line += "; the room's echo outlasts the \(filter) ms modelled, \(Int(-tail.endDecibels)) dB down in its last tenth (--echo-tail \(Int(longer)) would model more; a longer filter converges more slowly)"
+            }
+        }
+        return line
+    }
 
     /// The session summary's line on the hum removal found, when it runs.
     func humLine(_ status: VoiceProcessingStatus) -> String? {
@@ -302,7 +333,7 @@ struct MicChain {
                      "reverb \(knobs[3].1.plainText) % (\(preset.name))", "volume \(volume.plainText)", "feedback suppressor on", "limiter -1 dBFS"]
         if processesVoice {
             let frames = latencyFrameCount(sampleRate: sampleRate)
-            let parts = [cancelsEcho ? "echo cancellation" : nil, removesHum ? "dehum" : nil,
+            let parts = [cancelsEcho ? "echo cancellation (\((echoTailSeconds * 1_000).plainText) ms tail)" : nil, removesHum ? "dehum" : nil,
                          noiseSuppression.map { "denoise \(Double($0).plainText) dB" },
                          gainTarget.map { "agc \(Double($0).plainText) dBFS" }].compactMap { $0 }
             steps.insert("voice processing: " + parts.joined(separator: ", ")
@@ -319,6 +350,7 @@ struct MicChain {
         try DeviceOptions.readThreads(options, into: &render)
         render.voiceProcessing = processesVoice
         render.echoCancellation = cancelsEcho
+        render.echoTailSeconds = echoTailSeconds
         var bank: SampleBank? = nil, kit: DrumKit? = nil
         if let song, let fontPath {
             // Only the samples the song plays are decoded: a General MIDI font's seconds of

@@ -1,3 +1,5 @@
+import VoiceProcessing
+
 /// What the renderer is fixed to when it is built. Every field has a default, so adding one breaks
 /// no caller.
 public struct RenderConfiguration: Sendable, Equatable {
@@ -49,6 +51,8 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// Builds the voice-processing stage with an echo canceller that removes from the microphone
     /// what the engine itself plays (a backing track, instruments); implies `voiceProcessing`.
     public var echoCancellation: Bool = false
+    /// How long an echo the canceller models, in seconds (`VoiceProcessor.echoTailSeconds`).
+    public var echoTailSeconds: Double = VoiceProcessor.echoTailSeconds
 
     /// Threads that render the sampler's voices: the audio thread and `threadCount − 1` workers
     /// (1...`maximumThreadCount`). The voices are split into the same work items whatever the

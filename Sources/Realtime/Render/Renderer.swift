@@ -136,6 +136,8 @@ public final class Renderer: @unchecked Sendable {
     /// The hum's fundamental (Float bits, 0 before it is found) and its power (Float bits).
     let publishedHumHertz = Atomic<UInt32>(0)
     let publishedHumPower = Atomic<UInt32>(0)
+    /// The echo return loss enhancement in dB (Float bits), NaN's bits before there is one.
+    let publishedEchoReturnLoss = Atomic<UInt32>(Float.nan.bitPattern)
     let publishedDeepestLimiterGain = Atomic<UInt32>(Float(1).bitPattern)
 
     /// - Parameters:
@@ -215,7 +217,8 @@ public final class Renderer: @unchecked Sendable {
         chain = EffectsChain(sampleRate: configuration.sampleRate, maxFrameCount: configuration.maxFrameCount,
                              controls: effects, limiterEnabled: configuration.outputLimiter,
                              feedbackSuppressionEnabled: configuration.feedbackSuppression,
-                             voiceProcessing: configuration.voiceProcessing, echoCancellation: configuration.echoCancellation)
+                             voiceProcessing: configuration.voiceProcessing, echoCancellation: configuration.echoCancellation,
+                             echoTailSeconds: configuration.echoTailSeconds)
     }
 
     deinit {

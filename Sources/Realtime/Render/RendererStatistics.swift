@@ -62,7 +62,15 @@ extension Renderer {
     public var voiceProcessing: VoiceProcessingStatus {
         let hertz = Float(bitPattern: publishedHumHertz.load(ordering: .relaxed))
         let power = Float(bitPattern: publishedHumPower.load(ordering: .relaxed))
-        return VoiceProcessingStatus(humHertz: hertz > 0 ? hertz : nil, humDecibels: power > 1e-20 ? amplitudeToDecibels(power.squareRoot()) : -200)
+        let echoReturnLoss = Float(bitPattern: publishedEchoReturnLoss.load(ordering: .relaxed))
+        return VoiceProcessingStatus(humHertz: hertz > 0 ? hertz : nil, humDecibels: power > 1e-20 ? amplitudeToDecibels(power.squareRoot()) : -200,
+                                     echoReturnLossEnhancementDecibels: echoReturnLoss.isNaN ? nil : echoReturnLoss)
+    }
+
+    /// What the echo canceller's filter has learnt of the room (`VoiceProcessor.learntEchoTail`).
+    /// - Thread: stopped. Allocates.
+    public func learntEchoTail() -> (decaySeconds: Double, filterSeconds: Double, endDecibels: Float)? {
+        chain.voice?.learntEchoTail()
     }
 
     /// Events the audio thread could not send because the return ring was full.
@@ -101,5 +109,6 @@ extension Renderer {
         let hum: (fundamentalHertz: Double?, power: Float) = chain.voice?.humStatus ?? (nil, 0)
         publishedHumHertz.store(Float(hum.fundamentalHertz ?? 0).bitPattern, ordering: .relaxed)
         publishedHumPower.store(hum.power.bitPattern, ordering: .relaxed)
+        publishedEchoReturnLoss.store((chain.voice?.echoReturnLossEnhancementDecibels ?? .nan).bitPattern, ordering: .relaxed)
     }
 }

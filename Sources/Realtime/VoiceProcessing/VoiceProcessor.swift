@@ -1,5 +1,6 @@
 import CSpeexDSP
 import DSP
+import Glibc
 
 /// Voice processing for the microphone: mains hum removal (`HumRemover`, first, since speex's
 /// suppressor leaves tones standing), then through libspeexdsp noise suppression, automatic gain
@@ -39,6 +40,9 @@ public struct VoiceProcessor {
     /// `VoiceProcessingTests`); what it leaves, speex's residual-echo suppression takes.
     /// - Thread: any.
     public static var echoTailSeconds: Double { 0.1 }
+    /// The tails `--echo-tail` may choose, in seconds.
+    /// - Thread: any.
+    public static var echoTailRange: ClosedRange<Double> { 0.02...1 }
     /// The gain the automatic gain control may apply at most, in dB: enough to bring a quiet
     /// talker at −45 dBFS to the default target, not so much that it pumps the room's noise up.
     /// - Thread: any.
@@ -62,6 +66,7 @@ public struct VoiceProcessor {
 
     /// Frames per processing frame.
     public let frameCount: Int
+    private let sampleRate: Double
     /// True when the stage was built with an echo canceller (it cannot be added later: its filter
     /// is allocated at build).
     public let cancelsEcho: Bool
@@ -79,9 +84,17 @@ public struct VoiceProcessor {
     /// The frame before `captured`, as it came: what speex's output stands for, and so what the
     /// bypass hands out.
     private let previous: UnsafeMutablePointer<Float>
+    /// The reference frame `previous` was captured beside, for the echo meter.
+    private let previousReference: UnsafeMutablePointer<Int16>
     private var filledFrameCount = 0
     private var noiseSuppressionDecibels: Float = 0
     private var gainTargetDecibels: Float? = nil
+    /// How much of the echo the stage takes out (the microphone's power over the output's, in
+    /// the stretches that hold echo alone).
+    private var echoMeter: EchoReturnLossMeter
+    /// The late echo past the filter's length, turned down where no voice is (with echo
+    /// cancellation only).
+    private var lateEchoGate: LateEchoGate?
     /// Sample by sample, before the frame is collected: it adds no delay of its own.
     private var hum: HumRemover
     private var removesHum = false
@@ -89,15 +102,20 @@ public struct VoiceProcessor {
     /// - Parameters:
     ///   - sampleRate: the microphone's rate.
     ///   - echoCancellation: build the echo canceller (its reference is passed to `process`).
+    ///   - echoTailSeconds: how long an echo it models (clamped to `echoTailRange`).
     /// - Thread: control. Not real-time safe: allocates.
-    public init(sampleRate: Double, echoCancellation: Bool) {
+    public init(sampleRate: Double, echoCancellation: Bool, echoTailSeconds: Double = VoiceProcessor.echoTailSeconds) {
         let frames = Self.frameCount(sampleRate: sampleRate)
         frameCount = frames
+        self.sampleRate = sampleRate
         cancelsEcho = echoCancellation
         let rate = Int32(sampleRate.rounded())
         preprocessor = speex_preprocess_state_init(Int32(frames), rate)
+        echoMeter = EchoReturnLossMeter(frameCount: frames, sampleRate: sampleRate)
         if echoCancellation {
-            let tail = Int32(Self.echoTailSeconds * sampleRate)
+            let seconds = min(max(echoTailSeconds, Self.echoTailRange.lowerBound), Self.echoTailRange.upperBound)
+            let tail = Int32(seconds * sampleRate)
+            lateEchoGate = LateEchoGate(frameCount: frames, filterFrameCount: Int(tail), sampleRate: sampleRate)
             let canceller = speex_echo_state_init(Int32(frames), tail)!
             var echoRate = rate
             speex_echo_ctl(canceller, SPEEX_ECHO_SET_SAMPLING_RATE, &echoRate)
@@ -123,6 +141,7 @@ public struct VoiceProcessor {
         capturedWords = buffer(Int16.self)
         referenceWords = buffer(Int16.self)
         cancelledWords = buffer(Int16.self)
+        previousReference = buffer(Int16.self)
         hum = HumRemover(sampleRate: sampleRate)
         SpeexCalls.configure(preprocessor, noiseSuppressionDecibels: 0, gainTargetDecibels: nil, cancelsEcho: cancelsEcho)
     }
@@ -138,6 +157,8 @@ public struct VoiceProcessor {
         capturedWords.deallocate()
         referenceWords.deallocate()
         cancelledWords.deallocate()
+        previousReference.deallocate()
+        lateEchoGate?.deallocate()
         hum.deallocate()
     }
 
@@ -147,6 +168,44 @@ public struct VoiceProcessor {
     public var isProcessing: Bool {
         @_noAllocation @_noLocks get { noiseSuppressionDecibels < 0 || gainTargetDecibels != nil || cancelsEcho }
     }
+
+    /// The echo return loss enhancement: how far below the microphone's echo the output's is, in
+    /// dB, once the track has played long enough to tell (nil before, or without echo
+    /// cancellation).
+    /// - Thread: audio.
+    public var echoReturnLossEnhancementDecibels: Float? {
+        @_noAllocation @_noLocks get { cancelsEcho ? echoMeter.decibels : nil }
+    }
+
+    /// What the echo canceller's filter has learnt of the room: how long its response takes to
+    /// fall `learntTailFloorDecibels` (its energy, integrated backwards from the end), and how far
+    /// below its start the energy is in the filter's last tenth. A room whose echo outlasts the
+    /// filter still holds energy there: a longer `echoTailSeconds` would model more of it. Nil
+    /// without echo cancellation, or before the filter has learnt anything.
+    /// - Thread: stopped. Allocates.
+    public func learntEchoTail() -> (decaySeconds: Double, filterSeconds: Double, endDecibels: Float)? {
+        guard let echoCanceller else { return nil }
+        var size: Int32 = 0
+        speex_echo_ctl(echoCanceller, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &size)
+        guard size > 0 else { return nil }
+        var taps = [Int32](repeating: 0, count: Int(size))
+        taps.withUnsafeMutableBufferPointer { _ = speex_echo_ctl(echoCanceller, SPEEX_ECHO_GET_IMPULSE_RESPONSE, $0.baseAddress) }
+        // Schroeder's backward integration: the energy still to come after each tap.
+        var remaining = [Double](repeating: 0, count: taps.count + 1)
+        for index in stride(from: taps.count - 1, through: 0, by: -1) {
+            remaining[index] = remaining[index + 1] + Double(taps[index]) * Double(taps[index])
+        }
+        guard remaining[0] > 0 else { return nil }
+        let floor = remaining[0] * pow(10, Double(Self.learntTailFloorDecibels) / 10)
+        let decay = remaining.firstIndex { $0 <= floor } ?? taps.count
+        let lastTenth = remaining[taps.count - taps.count / 10]
+        return (Double(decay) / sampleRate, Double(taps.count) / sampleRate,
+                lastTenth > 0 ? Float(10 * log10(lastTenth / remaining[0])) : -200)
+    }
+
+    /// How far the learnt response's energy must fall for the echo to count as over, in dB.
+    /// - Thread: any.
+    public static var learntTailFloorDecibels: Float { -30 }
 
     /// The hum's fundamental once found, in hertz, and the power being cancelled (mean square);
     /// nil and 0 while hum removal is off or has found none.
@@ -211,6 +270,12 @@ public struct VoiceProcessor {
         } else {
             for index in 0..<frameCount { processed[index] = previous[index] }
         }
+        // Speex's output stands for the frame before: the microphone and reference of that frame.
+        if lateEchoGate != nil { lateEchoGate!.process(processed, reference: previousReference) }
+        if let lateEchoGate {
+            echoMeter.measure(microphone: previous, output: processed, frameCount: frameCount, echoOnly: lateEchoGate.heldEchoOnly)
+        }
+        for index in 0..<frameCount { previousReference[index] = referenceWords[index] }
         for index in 0..<frameCount { previous[index] = captured[index] }
     }
 
@@ -241,6 +306,10 @@ enum SpeexCalls {
     /// How far speex's loudness measure reads below the RMS of voiced speech, in dB: measured on
     /// espeak-ng's speech, at every level (`VoiceProcessingTests.testAutomaticGainBringsSpeechToItsTarget`).
     static var gainTargetCalibrationDecibels: Float { 15.1 }
+    /// Speex's residual-echo suppression: how far it turns down what echo the filter leaves, in
+    /// dB, while the singer is silent and while the singer sings (speex's defaults: −40, −15).
+    static var echoSuppressionDecibels: Int32 { -40 }
+    static var activeEchoSuppressionDecibels: Int32 { -15 }
     /// How far below the target speex's automatic gain works; the stage adds it back.
     static var gainHeadroomDecibels: Float { 20 }
     /// `gainHeadroomDecibels` as a factor.
@@ -254,7 +323,10 @@ enum SpeexCalls {
         var suppression = Int32(noiseSuppressionDecibels - 0.5)  // rounded: it is never positive
         var gain: Int32 = gainTargetDecibels == nil ? 0 : 1
         var level = gainLevel(decibels: gainTargetDecibels ?? VoiceProcessor.defaultGainTargetDecibels)
+        var echoSuppression = echoSuppressionDecibels, activeEchoSuppression = activeEchoSuppressionDecibels
         _ = _unsafePerformance {
+            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &echoSuppression)
+            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &activeEchoSuppression)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &denoise)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &suppression)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &gain)

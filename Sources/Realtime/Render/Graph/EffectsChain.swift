@@ -62,7 +62,7 @@ struct EffectsChain {
     let feedbackSuppressionEnabled: Bool
 
     init(sampleRate: Double, maxFrameCount: Int, controls: EffectsControls, limiterEnabled: Bool, feedbackSuppressionEnabled: Bool,
-         voiceProcessing: Bool, echoCancellation: Bool) {
+         voiceProcessing: Bool, echoCancellation: Bool, echoTailSeconds: Double) {
         self.sampleRate = sampleRate
         bassReader = controls.bassDecibels.reader
         trebleReader = controls.trebleDecibels.reader
@@ -73,7 +73,7 @@ struct EffectsChain {
         humRemovalReader = controls.humRemoval.reader
         automaticGainReader = controls.automaticGain.reader
         gainTargetReader = controls.gainTargetDecibels.reader
-        voice = voiceProcessing || echoCancellation ? VoiceProcessor(sampleRate: sampleRate, echoCancellation: echoCancellation) : nil
+        voice = voiceProcessing || echoCancellation ? VoiceProcessor(sampleRate: sampleRate, echoCancellation: echoCancellation, echoTailSeconds: echoTailSeconds) : nil
         inputDCLeft = DCBlocker(sampleRate: sampleRate)
         inputDCRight = DCBlocker(sampleRate: sampleRate)
         let smoothing = Int(sampleRate * 0.01)  // 10 ms: no zipper, still feels immediate
