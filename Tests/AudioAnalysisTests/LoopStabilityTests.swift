@@ -45,6 +45,27 @@ final class LoopStabilityTests: XCTestCase {
 
     /// The criterion's edge is the loop's: run around a room with a strong mode, with a chain
     /// 1.5 dB below the edge the loop rings down after an impulse, 1.5 dB above it grows.
+    /// The ideal bank places each notch on the crossing the loop would howl at first: the first
+    /// goes where the margin says, and every further notch raises the edge or leaves it.
+    func testTheIdealBankNotchesTheWorstCrossingsInTurn() {
+        let stability = LoopStability(response: RoomImpulse.stage.response(), latencyFrameCount: 128, sampleRate: Self.sampleRate)
+        let flat = LoopStability.Chain(gain: 1)
+        func notch(_ hertz: Double) -> BiquadCoefficients {
+            BiquadCoefficients(.peaking(gain: -30), frequency: hertz, q: 14, sampleRate: Self.sampleRate)
+        }
+        XCTAssertEqual(stability.idealNotchRise(chain: flat, notchCount: 0, notch: notch).decibels, 0)
+        let one = stability.idealNotchRise(chain: flat, notchCount: 1, notch: notch)
+        XCTAssertEqual(try XCTUnwrap(one.hertz.first), stability.margin(chain: flat).hertz, accuracy: 0.01)
+        var last: Float = 0
+        for count in [1, 2, 4, 8] {
+            let rise = stability.idealNotchRise(chain: flat, notchCount: count, notch: notch)
+            XCTAssertEqual(rise.hertz.count, count)
+            XCTAssertGreaterThanOrEqual(rise.decibels, last - 0.01, "\(count) notches")
+            last = rise.decibels
+        }
+        XCTAssertGreaterThan(last, 3, "a room with two strong modes rises with notches on them")
+    }
+
     func testTheEdgeIsWhereTheRunningLoopStartsToGrow() {
         let room = (0..<4_800).map { n -> Float in
             let t = Double(n) / Self.sampleRate

@@ -101,8 +101,9 @@ enum FeedbackBenchmark {
         print("gain (the loop's at its loudest frequency, the chain flat). The last column counts the notch-wide bands")
         print("where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate of the notches")
         print("that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)); a room that needs more howls in more")
-        print("places than notches can cover, whatever modes it has.\n")
-        print("room                  peak gain  suppressor off     suppressor on      rise      voice r (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
+        print("places than notches can cover, whatever modes it has. Ideal: the rise \(FeedbackSuppressor.maximumNotchCount) notches of full depth would give,")
+        print("each placed where the loop with those before it would first howl.\n")
+        print("room                  peak gain  suppressor off     suppressor on      rise (ideal)        voice r (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {
             let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
@@ -128,8 +129,8 @@ enum FeedbackBenchmark {
             }
             print(room.name.padding(toLength: 22, withPad: " ", startingAt: 0)
                   + String(format: "%+6.1f dB  ", tenths(room.peakDecibels)) + gain(offDecibels) + "  " + gain(onDecibels)
-                  + String(format: "  %+5.1f dB   %.3f          %d (%.0f dB)           %d notch",
-                           rise, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
+                  + String(format: "  %+5.1f (%+5.1f) dB   %.3f          %d (%.0f dB)           %d notch",
+                           rise, bands.idealRiseDecibels, on.correlation, notches.count, notches.deepestDecibels, bands.bands.count)
                   + (bands.bands.count == 1 ? "" : "es")
                   + (withinReach ? "" : "   (beyond the notches' reach)")
                   + (room.scaleDecibels == 0 ? "" : String(format: "   (measured scaled by %+.1f dB, into the boost's range)", room.scaleDecibels)))
@@ -139,7 +140,8 @@ enum FeedbackBenchmark {
                             "maximum_stable_gain_off_db": offDecibels, "maximum_stable_gain_on_db": onDecibels,
                             "maximum_stable_gain_off_relative_db": offDecibels + room.peakDecibels,
                             "maximum_stable_gain_on_relative_db": onDecibels + room.peakDecibels,
-                            "rise_db": rise, "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
+                            "rise_db": rise, "ideal_notch_rise_db": bands.idealRiseDecibels.isFinite ? Double(bands.idealRiseDecibels) as Any : NSNull(),
+                            "voice_correlation_on": on.correlation, "voice_correlation_off": off.correlation,
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
                             "linear_edge_off_db": edge.isFinite ? Double(edge) as Any : NSNull(), "notch_bands_for_target_rise": bands.bands.count,
                             "notch_bands_hertz": bands.bands.map { $0.hertz.rounded() },
@@ -153,15 +155,20 @@ enum FeedbackBenchmark {
     static let targetRiseDecibels: Float = 6
 
     /// The loop's edge with the suppressor off (the Nyquist criterion, exact where the sweep's
-    /// steps are half a decibel), and the notch-wide bands that howl `targetRiseDecibels` past it.
-    static func notchBands(stability: LoopStability) -> (edgeDecibels: Float, bands: [LoopStability.Crossing]) {
+    /// steps are half a decibel), the notch-wide bands that howl `targetRiseDecibels` past it, and
+    /// the rise an ideal bank of the suppressor's notches, at their full depth, would give.
+    static func notchBands(stability: LoopStability) -> (edgeDecibels: Float, bands: [LoopStability.Crossing], idealRiseDecibels: Float) {
         let engine = EngineChain(sampleRate: stability.sampleRate, suppressorOn: false)
         engine.setGain(decibels: 0)
         let chain = engine.linearChain
         let edge = stability.margin(chain: chain).decibels
         let bands = stability.howlBands(chain: chain, raisedDecibels: edge + targetRiseDecibels,
                                         bandOctaves: FeedbackSuppressor.notchBandwidthOctaves)
-        return (edge, bands)
+        let ideal = stability.idealNotchRise(chain: chain, notchCount: FeedbackSuppressor.maximumNotchCount) { hertz in
+            FeedbackSuppressor.notchCoefficients(hertz: hertz, depthDecibels: -FeedbackSuppressor.maximumDepthDecibels,
+                                                 sampleRate: stability.sampleRate)
+        }
+        return (edge, bands, ideal.decibels)
     }
 }
 

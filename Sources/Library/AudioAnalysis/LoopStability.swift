@@ -135,6 +135,24 @@ public struct LoopStability: Sendable {
         return Margin(decibels: Float(-20 * log10(worst.gain)), hertz: worst.hertz)
     }
 
+    /// What an ideal bank of `notchCount` notches would buy: each placed in turn where the loop
+    /// with those before it would first howl (the worst zero-phase crossing), as a feedback
+    /// suppressor that knew the room would place them. Returns the rise of the margin over the
+    /// chain's own, in dB, and the notches' frequencies in the order placed.
+    /// - Thread: control.
+    public func idealNotchRise(chain: Chain, notchCount: Int, notch: (Double) -> BiquadCoefficients) -> (decibels: Float, hertz: [Double]) {
+        let start = margin(chain: chain)
+        var notched = chain
+        var placed: [Double] = []
+        for _ in 0..<notchCount {
+            let worst = margin(chain: notched)
+            guard worst.decibels.isFinite, worst.hertz > 0 else { break }
+            notched.sections.append(notch(worst.hertz))
+            placed.append(worst.hertz)
+        }
+        return (margin(chain: notched).decibels - start.decibels, placed)
+    }
+
     /// The bands `bandOctaves` wide (a notch's) in which the loop, with its chain's gain raised by
     /// `raisedDecibels`, reaches +1 at zero phase: their count estimates the notches that gain
     /// takes, a notch a band. It is an estimate, not a bound: a crossing barely above 1 can be cut
