@@ -127,18 +127,20 @@ final class PCM: @unchecked Sendable {
         let nearest = try negotiatePeriodAndBuffer(hardware, request, exactPeriod: nil)
         let conversion = RateConversion(dump: setupDump())
         guard let conversion, !conversion.isExact else { return (nearest.period, nearest.buffer, conversion) }
-        for candidate in RateConversion.exactPeriods(near: request.periodFrameCount, sampleRate: request.sampleRate,
-                                                     deviceSampleRate: conversion.deviceSampleRate, longest: longest) {
+        // The committed setup undone and the constraints back, then a negotiation at `exactPeriod`.
+        func negotiateAgain(exactPeriod: Int?) throws(DeviceError) -> (period: snd_pcm_uframes_t, buffer: snd_pcm_uframes_t) {
             snd_pcm_hw_free(handle)
             snd_pcm_hw_params_copy(hardware, constraints)
-            guard let exact = try? negotiatePeriodAndBuffer(hardware, request, exactPeriod: candidate),
+            return try negotiatePeriodAndBuffer(hardware, request, exactPeriod: exactPeriod)
+        }
+        for candidate in RateConversion.exactPeriods(near: request.periodFrameCount, sampleRate: request.sampleRate,
+                                                     deviceSampleRate: conversion.deviceSampleRate, longest: longest) {
+            guard let exact = try? negotiateAgain(exactPeriod: candidate),
                   let granted = RateConversion(dump: setupDump()), granted.isExact else { continue }
             return (exact.period, exact.buffer, granted)
         }
         // None is exact: the nearest again, and the conversion says by how much it is off.
-        snd_pcm_hw_free(handle)
-        snd_pcm_hw_params_copy(hardware, constraints)
-        let fallback = try negotiatePeriodAndBuffer(hardware, request, exactPeriod: nil)
+        let fallback = try negotiateAgain(exactPeriod: nil)
         return (fallback.period, fallback.buffer, RateConversion(dump: setupDump()))
     }
 

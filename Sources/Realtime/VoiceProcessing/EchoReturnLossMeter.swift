@@ -4,14 +4,13 @@ import DSP
 /// loss enhancement (ERLE), the microphone's power over the output's, in dB.
 ///
 /// Where the singer sings the ratio says nothing of the echo, since the voice passes; so it is
-/// taken on the frames the late-echo gate judged to hold echo alone (`LateEchoGate`): the intro
-/// before the voice comes in, and its pauses. Each such frame's ratio goes into a histogram of
-/// whole decibels, and the figure is its median: a voice's tail dying in the first frames of a
-/// pause, loud and passed whole, moves it no more than any other frame.
+/// taken, as sums of power over the whole session, on the frames the late-echo gate judged to
+/// hold echo alone with the gate already closed through them (`LateEchoGate.heldEchoOnly`): the
+/// intro before the voice comes in, and its pauses, without the frames where the gate is still
+/// closing on a voice's last sound.
 ///
-/// Guarantees: `init` (control thread) allocates the histogram; `measure` allocates nothing and
-/// locks nothing.
-/// - Thread: audio. Built on the control thread; `deallocate` when no audio thread runs it.
+/// Guarantees: `measure` allocates nothing and locks nothing.
+/// - Thread: audio.
 struct EchoReturnLossMeter {
     /// Echo-only frames it takes before a figure is reported: 2 s of them.
     static var minimumSeconds: Double { 2 }

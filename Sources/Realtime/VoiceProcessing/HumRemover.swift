@@ -33,7 +33,7 @@ public struct HumRemover {
     /// - Thread: any.
     public static var trackingSeconds: Double { 0.02 }
     /// How much of a measured frequency error is corrected at once: the fundamental settles over
-    /// about 20 corrections, smoothing the speech that passes the harmonics.
+    /// about 10 corrections (0.2 s), smoothing the speech that passes the harmonics.
     static var trackingGain: Double { 0.1 }
     /// The most frequency error one harmonic may report to a correction, in hertz: mains drifts
     /// by hundredths of a hertz a second; a speech partial near a harmonic turns its weights by hertz.
