@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import glob
 import json
 import os
 import platform
@@ -61,7 +62,7 @@ def build(work: str) -> tuple[str, str, str]:
     library = subprocess.run([os.path.join(ROOT, "scripts/build-library")], capture_output=True, text=True, check=True).stdout.strip()
     host, offline = os.path.join(work, "lv2-host"), os.path.join(work, "offline_render")
     lilv = subprocess.run(["pkg-config", "--cflags", "--libs", "lilv-0"], capture_output=True, text=True, check=True).stdout.split()
-    subprocess.run(["gcc", "-O2", "-o", host, os.path.join(ROOT, "Tests/LV2Host/lv2-host.c"),
+    subprocess.run(["gcc", "-O2", "-o", host, *sorted(glob.glob(os.path.join(ROOT, "Tests/LV2Host/*.c"))),
                     os.path.join(ROOT, "Tests/CAllocationCounter/counter.c"), "-I", os.path.join(ROOT, "Tests/CAllocationCounter/include"),
                     *lilv, "-lpthread", "-lm", "-rdynamic"], check=True)
     library_dir = os.path.dirname(library)
