@@ -154,6 +154,75 @@ final class FeedbackSuppressorTests: XCTestCase {
         }
     }
 
+    /// A pure note held for 6 s (a flute, a whistle) holds one pitch and level long enough to be
+    /// probed as a loop ringing at its edge would be: one step of 3 dB, which the note goes on
+    /// through unchanged, so the probe goes again within a quarter of a second, and once only.
+    func testALongHeldPureNoteMeetsOneShortProbe() {
+        let seconds = 6.0
+        let note = (0..<Int(seconds * rate)).map { n -> Float in
+            let t = Double(n) / rate
+            return Float(MusicalSignals.amplitude(-12) * min(1, t / 0.01) * sin(2 * Double.pi * 440 * t))
+        }
+        var suppressor = FeedbackSuppressor(sampleRate: rate)
+        defer { suppressor.deallocate() }
+        var notchedFrames = 0
+        let output = Self.feed(note, into: &suppressor) { suppressor, _ in
+            if suppressor.activeNotchCount > 0 { notchedFrames += 64 }
+            return true
+        }
+        let lastSeconds = Int(2 * rate)
+        let change = 20 * log10(Double(SignalAnalysis.rms(output.suffix(lastSeconds)) / SignalAnalysis.rms(note.suffix(lastSeconds))))
+        print(String(format: "held pure 440 Hz for %.0f s: %d notch events, notched for %.0f ms, level in the last 2 s %+.2f dB",
+                     seconds, suppressor.notchedFrequencyCount, Double(notchedFrames) / rate * 1_000, change))
+        XCTAssertLessThanOrEqual(suppressor.notchedFrequencyCount, 1, "probed once at most")
+        XCTAssertLessThanOrEqual(Double(notchedFrames) / rate, 0.4, "the probe goes within a quarter of a second, with its ramps")
+        XCTAssertEqual(suppressor.activeNotchCount, 0)
+        XCTAssertEqual(change, 0, accuracy: 0.05, "the note is untouched after the probe")
+        XCTAssertEqual(suppressor.duckCount, 0)
+    }
+
+    /// A loop exactly at its edge (a PA room's speaker peaks, the Nyquist criterion's margin 0)
+    /// does not grow: it rings at one frequency under the voice for seconds. The probe's step makes
+    /// that ringing go, so the notch is a loop's and stays, through 10 s more of the voice at the
+    /// same gain, and the loop with it in place has a margin again.
+    func testALoopRingingAtItsEdgeIsProbedAndKeepsItsNotch() throws {
+        let room = ResonantRoom(name: "PA, RT60 0.5 s", rt60: 0.5, resonances: [(180, 12, 8), (2_700, 12, 8)], seed: 2_301)
+        var response = room.impulseResponse(sampleRate: rate)
+        let peak = RoomImpulse.magnitudePeak(response)
+        response = response.map { $0 / peak }
+        let stability = LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: rate)
+        let edge = stability.margin(chain: LoopStability.Chain(gain: 1))
+        let gain = Float(pow(10, Double(edge.decibels) / 20))  // margin 0: at the edge
+        var suppressor = FeedbackSuppressor(sampleRate: rate)
+        defer { suppressor.deallocate() }
+        func run(seconds: Double, seed: UInt64) {
+            let voice = SpeechLikeSignal.speechLike(seconds: seconds, sampleRate: rate, seed: seed, peakDecibels: -24)
+            _ = AcousticLoop(response: response).run(voice: voice) { left, right, frameCount in
+                for frame in 0..<frameCount { left[frame] *= gain; right[frame] *= gain }
+                suppressor.process(left: left, right: right, frameCount: frameCount)
+            }
+        }
+        func notches() -> [(hertz: Float, depthDecibels: Float)] {
+            (0..<FeedbackSuppressor.maximumNotchCount).map { suppressor.notch(at: $0) }.filter { $0.depthDecibels < 0 }
+        }
+        run(seconds: 8, seed: 7)
+        let first = notches()
+        let atEdge = try XCTUnwrap(first.first { abs(log2(Double($0.hertz) / edge.hertz)) < 1.0 / 40 },
+                                   "a notch within a quarter of its bandwidth of the edge's \(edge.hertz) Hz: \(first)")
+        run(seconds: 10, seed: 8)
+        let later = notches()
+        let chain = LoopStability.Chain(gain: Double(gain), sections: later.map {
+            FeedbackSuppressor.notchCoefficients(hertz: Double($0.hertz), depthDecibels: $0.depthDecibels, sampleRate: rate)
+        })
+        let margin = stability.margin(chain: chain)
+        print(String(format: "loop at its edge at %.0f Hz: notched %.1f Hz %.0f dB; 10 s later %@; margin with them %.2f dB",
+                     edge.hertz, atEdge.hertz, atEdge.depthDecibels,
+                     later.map { String(format: "%.1f Hz %.0f dB", $0.hertz, $0.depthDecibels) }.joined(separator: ", "), margin.decibels))
+        XCTAssertTrue(later.contains { $0.hertz == atEdge.hertz && $0.depthDecibels <= atEdge.depthDecibels }, "the loop's notch stays")
+        XCTAssertGreaterThan(margin.decibels, 1, "the loop has a margin again")
+        XCTAssertEqual(suppressor.duckCount, 0)
+    }
+
     /// What a straight-line rise must not be taken from: pure tones faded in linearly in
     /// amplitude (their rise in dB slows every hop), and pure swells in a straight line in dB that
     /// stop short of the rule's 12 dB, however steep (150-250 dB/s: 3.2-5.3 dB a hop at 48 kHz).

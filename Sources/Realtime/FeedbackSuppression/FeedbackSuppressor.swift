@@ -30,6 +30,18 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// Placed where a notch was released before, or deepened again after releasing part of
         /// its depth: the loop came back, so it is held longer.
         @usableFromInline var returning = false
+        /// The tone it was stepped on fell away after the step: a loop of the room, which the
+        /// notch holds down. It stays at its depth while the bank has room (`releaseQuietNotches`).
+        @usableFromInline var answeredByLoop = false
+        /// Hops since its last step: a loop answers a step at once (`answerHops`).
+        @usableFromInline var hopsSinceStep = 0
+        /// Placed as a probe on a tone that held steady without growing (`probeHops`): the step
+        /// asks whether it is a loop ringing at its edge. A tone that ignores it frees it at once.
+        @usableFromInline var isProbe = false
+        /// Hops of the probe's judgement still to come once it has settled, and the tone's
+        /// lowest raw level over them (`probeJudgementHops`).
+        @usableFromInline var probeHopsLeft = 0
+        @usableFromInline var probeLowestDecibels: Float = 0
         /// The deepest it has been since it was placed.
         @usableFromInline var deepestDecibels: Float = 0
         /// Its last step was taken on a tone whose level had stopped rising, and the tone has not
@@ -143,6 +155,8 @@ public struct FeedbackSuppressor: @unchecked Sendable {  // raw storage, used by
         /// The raw level's rise over the last `exponentialRiseHops` hops when it rose steeply in
         /// every one of them at one pitch (0 otherwise): a fast howl's straight line in dB.
         @usableFromInline var exponentialRiseDecibels: Float = 0
+        /// A probe notch has been placed on it once (`probeHops`): a held note is probed once.
+        @usableFromInline var probed = false
 
         @inlinable init() {}
 

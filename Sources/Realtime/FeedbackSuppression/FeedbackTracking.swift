@@ -22,6 +22,9 @@ import DSP
 //   keep rising 20 dB at one pure, unwavering pitch: a sung or blown swell is about 15 dB and
 //   carries harmonics, vibrato moves the pitch by far more than `steadyFraction`, tremolo falls
 //   again after its ~12 dB rise, a flute's held note does not grow, and a piano's notes decay.
+// - A pure track that holds one pitch and its level for `probeHops` without growing is probed
+//   with one step (`probeNotch`): a loop at its edge rings like that under the voice for
+//   seconds, growing too slowly for any growth rule, and the step makes the ringing go.
 extension FeedbackSuppressor {
     /// Takes this hop's measurement of the peak at `bin` into a track: its lower envelope, its
     /// growth, its steadiness, and whether it sits at the ceiling.
@@ -110,12 +113,27 @@ extension FeedbackSuppressor {
                 }
                 guard notches[slot].settlingHops == 0 else { continue }
                 let steppedTone = Self.isSteady(track.hertz, at: notches[slot].stepHertz)
-                if notches[slot].stepAwaitsJudgement && steppedTone {
+                if notches[slot].isProbe && notches[slot].probeHopsLeft > 0 && steppedTone {
+                    // A held note goes on through a probe as before it, hop after hop: the
+                    // probe goes.
+                    let level = Self.rawLevel(in: trackLevels + index * Self.envelopeHops, historyIndex: track.historyIndex, hopsAgo: 0)
+                    notches[slot].probeLowestDecibels = min(notches[slot].probeLowestDecibels, level)
+                    notches[slot].probeHopsLeft -= 1
+                    if notches[slot].probeHopsLeft == 0
+                        && notches[slot].probeLowestDecibels >= notches[slot].stepRawLevelDecibels - Self.probeFallDecibels {
+                        freeNotch(slot: slot)
+                        continue
+                    }
+                } else if notches[slot].stepAwaitsJudgement && steppedTone {
                     judgeStep(slot: slot, track: index)
                 }
                 let ignored = notches[slot].stepIgnored && steppedTone
                 if track.envelopeDecibels < notches[slot].stepLevelDecibels - Self.stepDecibels {
-                    // It fell after the step: the loop answered.
+                    // It fell after the step: a loop answers at once.
+                    if notches[slot].hopsSinceStep <= Self.answerHops {
+                        notches[slot].answeredByLoop = true
+                        notches[slot].isProbe = false
+                    }
                     notches[slot].steppedOnHeldTone = false
                     notches[slot].stepIgnored = false
                 }
@@ -167,7 +185,19 @@ extension FeedbackSuppressor {
                 // its growth can only stop) needs less time there.
                 let saturated = track.saturatedHops >= Self.saturatedHopsToConfirm
                     || (track.saturatedHops >= Self.saturatedHopsToDeepen && track.growthDecibels >= Self.growthDecibelsToConfirm / 2)
-                guard grown || saturated else { continue }
+                guard grown || saturated else {
+                    // A pure tone ringing at one pitch for seconds, holding its level: one step
+                    // asks whether it is a loop at its edge (`probeHops`).
+                    let ringingLong = pure && !track.probed && track.steadyHops >= Self.probeHops
+                        && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels
+                    if ringingLong && probeNotch(hertz: track.hertz) {
+                        tracks[index].probed = true
+                        noteStep(onTrack: index, atCeiling: false)
+                        // A probe is judged over `probeJudgementHops`, not on one hop.
+                        if let slot = notchCovering(hertz: track.hertz) { notches[slot].stepAwaitsJudgement = false }
+                    }
+                    continue
+                }
                 place(hertz: track.hertz, steps: saturated ? 2 : 1)
                 noteStep(onTrack: index, atCeiling: saturated)
                 tracks[index].restartGrowth(at: track.envelopeDecibels)

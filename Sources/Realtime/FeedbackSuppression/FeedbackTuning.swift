@@ -138,6 +138,26 @@ extension FeedbackSuppressor {
     @inlinable public static var ringingHopsToDeepen: Int { @_noAllocation @_noLocks get { 24 } }
     /// - Thread: any.
     @inlinable public static var regrowthHopsToDeepen: Int { @_noAllocation @_noLocks get { 3 } }
+    /// Hops (1.5 s) a pure tone holds one pitch, neither growing nor falling away, before it is
+    /// probed with one step (`probeNotch`): a loop a hair past its edge grows a decibel a second
+    /// from the voice's level, too slowly for the growth tests, yet it rings at one frequency
+    /// for seconds, as a loop just below its edge does too. A sung or played note that long is
+    /// rarely pure and unwavering; one that is meets the probe for a quarter of a second.
+    /// - Thread: any.
+    @inlinable public static var probeHops: Int { @_noAllocation @_noLocks get { 70 } }
+    /// Hops (170 ms) over which a settled probe is judged: a held note keeps its level within
+    /// `probeFallDecibels` on every one of them; a loop's ringing sinks to the voice's level in
+    /// its bin on some, or is gone. One hop alone says little: the voice moves the bin by a
+    /// decibel or two from hop to hop.
+    /// - Thread: any.
+    @inlinable public static var probeJudgementHops: Int { @_noAllocation @_noLocks get { 8 } }
+    /// - Thread: any.
+    @inlinable public static var probeFallDecibels: Float { @_noAllocation @_noLocks get { 1.5 } }
+    /// Hops (260 ms) after a step within which a tone that falls by a step, or goes, answers it
+    /// as a loop: a loop a step below its edge dies away by a step within a few round trips, a
+    /// room mode's ring within a twentieth of its RT60. A note that ends later is no answer.
+    /// - Thread: any.
+    @inlinable public static var answerHops: Int { @_noAllocation @_noLocks get { 12 } }
     /// Hops a steady tone sits with the input at the ceiling before it is notched (170 ms) …
     /// - Thread: any.
     @inlinable public static var saturatedHopsToConfirm: Int { @_noAllocation @_noLocks get { 8 } }

@@ -13,12 +13,16 @@ import DSP
 // fixed bandwidth (`notchBandwidthOctaves` between its −3 dB points) subtracted with weight
 // 1 − g, which is exactly a peaking cut of gain g at the centre; its skirts do not widen as it
 // deepens, and the depth is one number ramped frame by
-// frame, so a step makes no click. A notch that has seen no growth for `releaseHoldSeconds`
-// releases by `releaseDecibelsPerSecond` back to 0 dB and is freed; if the loop comes back, it
-// is caught again, and that notch holds `returningHoldFactor` times longer, as does a notch the
-// loop made deepen again once its release had begun. With all
+// frame, so a step makes no click. A tone that falls by a step, or goes, within `answerHops` of
+// a step answered it as only a loop can: that notch holds a loop of the room and stays at its
+// depth, as a ring-out's notches do. A pure tone ringing at one pitch for `probeHops` without
+// growing gets one step as a probe: a loop at its edge answers it, a held note goes on through
+// it unchanged and the probe is freed. Any other notch that has seen no growth for
+// `releaseHoldSeconds` releases by `releaseDecibelsPerSecond` back to 0 dB and is freed; if the
+// loop comes back, it is caught again, and that notch holds `returningHoldFactor` times longer,
+// as does a notch the loop made deepen again once its release had begun. With all
 // `maximumNotchCount` notches in use, the shallowest (the oldest of equals) is moved to the new
-// frequency.
+// frequency; a probe takes a free slot only.
 extension FeedbackSuppressor {
     /// Whether a notch released lately sat within a quarter of its bandwidth of `hertz`.
     @inlinable @_noAllocation @_noLocks
@@ -96,6 +100,8 @@ extension FeedbackSuppressor {
         notches[chosen].serial = notchSerial
         notches[chosen].returning = wasReleased(near: hertz)
         notches[chosen].deepestDecibels = 0
+        notches[chosen].answeredByLoop = false
+        notches[chosen].isProbe = false
         notches[chosen].steppedOnHeldTone = false
         notches[chosen].stepIgnored = false
         notches[chosen].stepAwaitsJudgement = false
@@ -113,6 +119,7 @@ extension FeedbackSuppressor {
         notch.deepestDecibels = max(notch.deepestDecibels, depthDecibels)
         notch.quietHops = 0
         notch.settlingHops = Self.settlingHops
+        notch.hopsSinceStep = 0
         let ramp = Self.hopFrameCount
         if fresh {
             notch.b = b; notch.a1 = a1; notch.a2 = a2
@@ -139,20 +146,68 @@ extension FeedbackSuppressor {
         notch.weightFramesLeft = hopFrameCount
     }
 
+    /// A probe (`probeHops`) on a tone holding steady at `hertz`: one step, in a free slot only,
+    /// so that no notch holding a loop is moved for it.
+    @inlinable @_noAllocation @_noLocks
+    mutating func probeNotch(hertz: Float) -> Bool {
+        var free = false
+        for slot in 0..<Self.maximumNotchCount where !notches[slot].inUse { free = true }
+        guard free else { return false }
+        place(hertz: hertz, steps: 1)
+        guard let slot = notchCovering(hertz: hertz) else { return false }
+        notches[slot].isProbe = true
+        notches[slot].probeHopsLeft = Self.probeJudgementHops
+        notches[slot].probeLowestDecibels = .infinity
+        return true
+    }
+
+    /// Frees a notch at once, ramping it out over a hop: a probe the tone ignored.
+    @inlinable @_noAllocation @_noLocks
+    mutating func freeNotch(slot: Int) {
+        notches[slot].depthDecibels = 0
+        notches[slot].inUse = false
+        notches[slot].isProbe = false
+        Self.moveWeight(of: &notches[slot], toDepth: 0)
+    }
+
+    /// Whether a track found this hop holds a tone at `hertz`.
+    @inlinable @_noAllocation @_noLocks
+    func toneIsHeard(at hertz: Float) -> Bool {
+        for index in 0..<Self.trackCount where tracks[index].active && tracks[index].matched {
+            if Self.isSteady(tracks[index].hertz, at: hertz) { return true }
+        }
+        return false
+    }
+
     /// Notches whose band has been quiet for `releaseHoldSeconds` come back towards 0 dB.
     @inlinable @_noAllocation @_noLocks
     mutating func releaseQuietNotches() {
         for slot in 0..<Self.maximumNotchCount where notches[slot].inUse {
             // A step is judged on the first hop after it has settled, or not at all: the tone
-            // met later at that frequency may be another.
-            if notches[slot].settlingHops == 0 { notches[slot].stepAwaitsJudgement = false }
+            // met later at that frequency may be another. A tone no longer heard at all once the
+            // step has settled is the strongest answer a loop gives: it rang only because of it.
+            // A probe's tone may first sink to the voice's level in its bin and go a few hops
+            // later: whenever it goes while the probe stands, it was the loop's.
+            if notches[slot].settlingHops == 0 {
+                let answerAwaited = notches[slot].stepAwaitsJudgement
+                    || (notches[slot].isProbe && notches[slot].hopsSinceStep <= Self.answerHops)
+                if answerAwaited && !toneIsHeard(at: notches[slot].stepHertz) {
+                    notches[slot].answeredByLoop = true
+                    notches[slot].isProbe = false
+                }
+                notches[slot].stepAwaitsJudgement = false
+            }
             if notches[slot].settlingHops > 0 { notches[slot].settlingHops -= 1 }
+            notches[slot].hopsSinceStep += 1
             notches[slot].quietHops += 1
             // No steady tone in the band for half a second: the held note is gone.
             if notches[slot].quietHops > Self.ringingHopsToDeepen {
                 notches[slot].steppedOnHeldTone = false
                 notches[slot].stepIgnored = false
             }
+            // A loop the notch answered is still there, quiet because the notch holds it down:
+            // releasing it would let the room howl again before the notch came back.
+            guard !notches[slot].answeredByLoop else { continue }
             let hold = notches[slot].returning ? holdHops * Self.returningHoldFactor : holdHops
             guard notches[slot].quietHops > hold else { continue }
             let depth = notches[slot].depthDecibels - releaseDecibelsPerHop
