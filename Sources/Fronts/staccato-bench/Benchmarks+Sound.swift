@@ -60,7 +60,7 @@ extension Benchmarks {
     static let feedback = Subcommand(
         program: program, name: "feedback",
         summary: "The microphone chain's maximum stable gain in a simulated acoustic loop, with its feedback suppressor off and on.",
-        description: "In the built-in rooms (three with strong modes, one diffuse) or through each impulse response given, at its level: the highest stable boost, absolute and against the room's peak gain, the voice's correlation with the dry voice there, and how many notches a 6 dB rise would need.",
+        description: "In the built-in rooms (three with strong modes, one diffuse, three PA rooms with strong speaker resonances) or through each impulse response given, at its level: the highest stable boost, absolute and against the room's peak gain, the voice's correlation with the dry voice there, and how many notches a 6 dB rise would need.",
         options: [
             OptionSpec(name: "ir", valueName: "IR.wav", help: "room impulse responses to close the loop through", default: .described("the built-in rooms"),
                        repeatable: true),

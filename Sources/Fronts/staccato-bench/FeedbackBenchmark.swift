@@ -34,9 +34,8 @@ enum FeedbackBenchmark {
         }
         var limitedFrameCount: Int { engine.renderer.statistics.limitedFrames }
         var duckCount: Int { engine.renderer.feedback.ducks }
-        var notches: (count: Int, deepestDecibels: Float) {
-            let feedback = engine.renderer.feedback
-            return (feedback.activeNotches, feedback.deepestNotchDecibels)
+        var notches: [MaximumStableGain.Notch] {
+            engine.renderer.feedback.notches.map { MaximumStableGain.Notch(hertz: $0.hertz, depthDecibels: $0.depthDecibels) }
         }
         /// The engine's own account of the microphone's path (no reverb, no voice processing here).
         var linearChain: LoopStability.Chain {
@@ -49,7 +48,8 @@ enum FeedbackBenchmark {
     static func runFigures(_ run: MaximumStableGain.Run) -> [String: Any] {
         ["gain_db": run.gainDecibels, "stable": run.stable, "closed_dbfs": run.closedDecibels, "open_dbfs": run.openDecibels,
          "limiter_seconds": run.limiterSeconds, "ducks": run.ducks,
-         "margin_db": run.margin.decibels.isFinite ? Double(run.margin.decibels) as Any : NSNull(), "margin_hertz": run.margin.hertz]
+         "margin_db": run.margin.decibels.isFinite ? Double(run.margin.decibels) as Any : NSNull(), "margin_hertz": run.margin.hertz,
+         "notches": run.notches.map { ["hertz": Double($0.hertz), "depth_db": Double($0.depthDecibels)] }]
     }
 
     /// The boost's range bounds the sweep.
@@ -64,6 +64,9 @@ enum FeedbackBenchmark {
         var peakDecibels: Float
         var scaleDecibels: Float
     }
+
+    /// The voice's peak at the microphone in a room whose peak gain is 0 dB.
+    static let voicePeakDecibels: Float = -24
 
     /// Where the sweep starts, against the room's peak gain (the loop's gain at its peak
     /// frequency, chain flat): below every room's edge.
@@ -97,7 +100,8 @@ enum FeedbackBenchmark {
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
         print("and the loop with the chain as it then stands meets the Nyquist criterion. Gains are the boost the room")
-        print("takes as given (a room at half the amplitude takes 6 dB more), and in brackets against the room's peak")
+        print("takes as given (a room at half the amplitude takes 6 dB more; the voice comes in 6 dB quieter there, so the")
+        print("speaker plays it as loud), and in brackets against the room's peak")
         print("gain (the loop's at its loudest frequency, the chain flat). The last column counts the notch-wide bands")
         print("where the open loop, \(Int(targetRiseDecibels)) dB past its edge, reaches +1 at zero phase: an estimate of the notches")
         print("that rise needs, one a band (the suppressor has \(FeedbackSuppressor.maximumNotchCount)); a room that needs more howls in more")
@@ -106,7 +110,11 @@ enum FeedbackBenchmark {
         print("room                  peak gain  suppressor off     suppressor on      rise (ideal)        voice r (on)   notches (deepest)   +\(Int(targetRiseDecibels)) dB needs")
         var figures: [[String: Any]] = []
         for room in rooms {
-            let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate, peakDecibels: -24)
+            // The voice comes in as much quieter as the room takes more boost, so the speaker
+            // plays it at the same level in every room: a quieter room then measures its loop,
+            // not the limiter's headroom over a voice boosted 6 dB louder.
+            let voice = SpeechLikeSignal.speechLike(seconds: MaximumStableGain.runSeconds, sampleRate: room.sampleRate,
+                                                    peakDecibels: voicePeakDecibels + room.peakDecibels + room.scaleDecibels)
             // The room's criterion, made once (a large transform) for both sweeps and the count.
             let stability = LoopStability(response: room.response, latencyFrameCount: AcousticLoop.latencyFrameCount, sampleRate: room.sampleRate)
             let start = -sweepStartBelowPeakDecibels - (room.peakDecibels + room.scaleDecibels)
@@ -119,7 +127,7 @@ enum FeedbackBenchmark {
             // The figures for the room as given: the scale applied to it added back.
             let offDecibels = off.decibels + room.scaleDecibels, onDecibels = on.decibels + room.scaleDecibels
             let rise = on.decibels - off.decibels
-            let notches = on.lastStable?.notches ?? (count: 0, deepestDecibels: 0)
+            let notches = (count: on.lastStable?.notches.count ?? 0, deepestDecibels: on.lastStable?.deepestNotchDecibels ?? 0)
             let bands = notchBands(stability: stability)
             let withinReach = bands.bands.count <= FeedbackSuppressor.maximumNotchCount
             // To the tenth printed, with no "-0.0" for a peak a hair under 0 dB.

@@ -16,9 +16,9 @@ public protocol FeedbackLoopChain: AnyObject {
     /// Times the whole output was ducked so far.
     /// - Thread: control.
     var duckCount: Int { get }
-    /// Notches in place now, and the deepest one's gain in dB (0 when none).
+    /// The notches in place now: each one's centre and gain in dB.
     /// - Thread: control.
-    var notches: (count: Int, deepestDecibels: Float) { get }
+    var notches: [MaximumStableGain.Notch] { get }
     /// The chain as it stands (its gain, filters and notches; its limiter and any duck left
     /// out): what the loop's linear criterion judges.
     /// - Thread: control.
@@ -37,6 +37,17 @@ public protocol FeedbackLoopChain: AnyObject {
 /// as an engineer rings a room out by raising the gain: its notches stay, while the loop's audio
 /// starts afresh.
 public enum MaximumStableGain {
+    /// A notch of the chain's feedback suppression: its centre and its gain in dB.
+    public struct Notch: Sendable, Equatable {
+        public var hertz: Float, depthDecibels: Float
+
+        /// - Thread: any.
+        public init(hertz: Float, depthDecibels: Float) {
+            self.hertz = hertz
+            self.depthDecibels = depthDecibels
+        }
+    }
+
     /// One run at one gain.
     public struct Run: Sendable {
         public var gainDecibels: Float
@@ -44,8 +55,11 @@ public enum MaximumStableGain {
         public var closedDecibels: Float, openDecibels: Float
         public var limiterSeconds: Double
         public var ducks: Int
-        /// Notches in place at the run's end, and the deepest one's gain in dB.
-        public var notches: (count: Int, deepestDecibels: Float)
+        /// Notches in place at the run's end.
+        public var notches: [Notch]
+        /// The deepest notch's gain in dB (0 when none).
+        /// - Thread: any.
+        public var deepestNotchDecibels: Float { notches.map(\.depthDecibels).min() ?? 0 }
         /// The linear loop's margin with the chain as it stands at the run's end.
         public var margin: LoopStability.Margin
         public var stable: Bool

@@ -17,14 +17,23 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
     case smallRoomModal
     /// Exponentially decaying noise (RT60 400 ms) after the direct path: no modes.
     case diffuse
+    /// PA rooms (`ResonantRoom.paRooms`): reverberation of 0.2, 0.4 and 0.6 s behind a speaker
+    /// with two or three 12 dB resonances.
+    case pa02, pa04, pa06
 
     public static let sampleRate = 48_000.0
-    /// 0.5 s: the tails are 50 dB down or more by then.
+    /// 0.5 s, the length of the rooms built here (the PA rooms are as long as their
+    /// reverberation): the tails are 50 dB down or more by then.
     public static let frameCount = 24_000
 
     /// The impulse response, normalised to a 0 dB magnitude peak.
     /// - Thread: control.
     public func response() -> [Float] {
+        if let room = ResonantRoom.paRooms.first(where: { $0.name == rawValue }) {
+            let response = room.impulseResponse(sampleRate: Self.sampleRate)
+            let peak = Self.magnitudePeak(response)
+            return response.map { $0 / peak }
+        }
         var generator = DeterministicRandom(seed: seed)
         var ir = [Double](repeating: 0, count: Self.frameCount)
         let rate = Self.sampleRate
@@ -81,6 +90,8 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
         case .diffuse:
             add(delaySeconds: 0.003, 1)
             addTail(t60: 0.4, sigma: 0.1, start: 0.003)
+        case .pa02, .pa04, .pa06:
+            preconditionFailure("made by ResonantRoom above")
         }
         let floats = ir.map { Float($0) }
         let peak = Self.magnitudePeak(floats)
@@ -93,6 +104,7 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
         case .stage: 0x5EED_0002
         case .smallRoomModal: 0x5EED_0003
         case .diffuse: 0x5EED_0004
+        case .pa02, .pa04, .pa06: 0  // ResonantRoom.paRooms carry their own
         }
     }
 
