@@ -16,8 +16,10 @@ enum FeedbackBenchmark {
     final class EngineChain: FeedbackLoopChain {
         let engine: Engine
         let interleaved: UnsafeMutablePointer<Float>
+        let adapts: Bool
 
         init(sampleRate: Double, suppressorOn: Bool) {
+            adapts = suppressorOn
             engine = Engine(configuration: EngineConfiguration(render: RenderConfiguration(
                 sampleRate: sampleRate, maxFrameCount: AcousticLoop.blockFrameCount, feedbackSuppression: suppressorOn)))
             interleaved = .allocate(capacity: 2 * AcousticLoop.blockFrameCount)
@@ -45,11 +47,12 @@ enum FeedbackBenchmark {
     }
 
     /// One run's figures for the JSON file.
-    static func runFigures(_ run: MaximumStableGain.Run) -> [String: Any] {
+    static func runFigures(_ run: MaximumStableGain.Run, sampleRate: Double) -> [String: Any] {
         ["gain_db": run.gainDecibels, "stable": run.stable, "closed_dbfs": run.closedDecibels, "open_dbfs": run.openDecibels,
          "limiter_seconds": run.limiterSeconds, "ducks": run.ducks,
          "margin_db": run.margin.decibels.isFinite ? Double(run.margin.decibels) as Any : NSNull(), "margin_hertz": run.margin.hertz,
-         "notches": run.notches.map { ["hertz": Double($0.hertz), "depth_db": Double($0.depthDecibels)] }]
+         "notches": run.notches.map { ["hertz": Double($0.hertz), "depth_db": Double($0.depthDecibels)] },
+         "seconds": Double(run.output.count) / sampleRate, "settling": run.settling]
     }
 
     /// The boost's range bounds the sweep.
@@ -99,7 +102,8 @@ enum FeedbackBenchmark {
         print("Feedback: the mic chain in a simulated room (64-frame blocks, \(AcousticLoop.latencyFrameCount) frames of device latency),")
         print("its boost swept up 1 dB at a time; a gain is stable when the last of \(Int(MaximumStableGain.runSeconds)) s of speech-like voice")
         print("is within \(Int(MaximumStableGain.allowedRiseDecibels)) dB of the open loop's, with at most \(MaximumStableGain.allowedLimiterSeconds) s of limiting and no duck,")
-        print("and the loop with the chain as it then stands meets the Nyquist criterion. Gains are the boost the room")
+        print("and the loop with the chain as it then stands meets the Nyquist criterion (where only the criterion finds")
+        print("the loop unstable, the suppressor gets \(MaximumStableGain.settlingRunCount) times as long at that gain). Gains are the boost the room")
         print("takes as given (a room at half the amplitude takes 6 dB more; the voice comes in 6 dB quieter there, so the")
         print("speaker plays it as loud), and in brackets against the room's peak")
         print("gain (the loop's at its loudest frequency, the chain flat). The last column counts the notch-wide bands")
@@ -153,7 +157,8 @@ enum FeedbackBenchmark {
                             "notches": notches.count, "deepest_notch_db": notches.deepestDecibels,
                             "linear_edge_off_db": edge.isFinite ? Double(edge) as Any : NSNull(), "notch_bands_for_target_rise": bands.bands.count,
                             "notch_bands_hertz": bands.bands.map { $0.hertz.rounded() },
-                            "runs_off": off.runs.map(runFigures), "runs_on": on.runs.map(runFigures)])
+                            "runs_off": off.runs.map { runFigures($0, sampleRate: room.sampleRate) },
+                            "runs_on": on.runs.map { runFigures($0, sampleRate: room.sampleRate) }])
         }
         return ["rooms": figures, "run_seconds": MaximumStableGain.runSeconds, "block_frames": AcousticLoop.blockFrameCount,
                 "latency_frames": AcousticLoop.latencyFrameCount, "target_rise_db": targetRiseDecibels]

@@ -23,6 +23,9 @@ public protocol FeedbackLoopChain: AnyObject {
     /// out): what the loop's linear criterion judges.
     /// - Thread: control.
     var linearChain: LoopStability.Chain { get }
+    /// Whether the chain changes itself as it runs (its feedback suppression is on).
+    /// - Thread: control.
+    var adapts: Bool { get }
 }
 
 /// The maximum stable gain of a chain in a simulated room (`AcousticLoop`), found by sweeping its
@@ -35,7 +38,10 @@ public protocol FeedbackLoopChain: AnyObject {
 /// meets the Nyquist criterion (`LoopStability`): a loop just past its edge grows so slowly that
 /// no run of seconds shows it, and it howls all the same. One chain is carried through the sweep,
 /// as an engineer rings a room out by raising the gain: its notches stay, while the loop's audio
-/// starts afresh.
+/// starts afresh. A loop at a hair past its edge may not grow at all in one run, so that nothing
+/// is heard for a chain that adapts to find, while the criterion calls it unstable: at such a gain
+/// the run is played again, `settlingRunCount` times as long, as an engineer talks on at a gain
+/// until the room settles, and that run's verdict stands.
 public enum MaximumStableGain {
     /// A notch of the chain's feedback suppression: its centre and its gain in dB.
     public struct Notch: Sendable, Equatable {
@@ -63,6 +69,11 @@ public enum MaximumStableGain {
         /// The linear loop's margin with the chain as it stands at the run's end.
         public var margin: LoopStability.Margin
         public var stable: Bool
+        /// Nothing was heard (the output near the open loop's, no limiting, no duck), yet the
+        /// criterion calls the loop unstable.
+        public var unstableUnheard: Bool
+        /// The run was played again, longer, at this gain (`settledRun`).
+        public var settling = false
         public var output: [Float]
     }
 
@@ -78,6 +89,9 @@ public enum MaximumStableGain {
     }
 
     public static let runSeconds = 6.0
+    /// How many times as long the run is played again at a gain the criterion alone calls
+    /// unstable, for a chain that adapts.
+    public static let settlingRunCount = 3
     public static let allowedRiseDecibels: Float = 6
     public static let allowedLimiterSeconds = 0.25
 
@@ -96,9 +110,25 @@ public enum MaximumStableGain {
         let limiterSeconds = Double(chain.limitedFrameCount - limitedBefore) / sampleRate
         let ducks = chain.duckCount - ducksBefore
         let margin = stability.margin(chain: chain.linearChain)
-        let stable = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0 && margin.isStable
+        let quiet = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0
         return Run(gainDecibels: gainDecibels, closedDecibels: closed, openDecibels: open, limiterSeconds: limiterSeconds,
-                   ducks: ducks, notches: chain.notches, margin: margin, stable: stable, output: output)
+                   ducks: ducks, notches: chain.notches, margin: margin, stable: quiet && margin.isStable,
+                   unstableUnheard: quiet && !margin.isStable, output: output)
+    }
+
+    /// `run`, and for a chain that adapts, at a gain where nothing was heard yet the criterion
+    /// calls the loop unstable, `run` again over the voice `settlingRunCount` times over.
+    /// - Thread: control.
+    public static func settledRun(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float],
+                                  sampleRate: Double, stability: LoopStability) -> Run {
+        let first = run(response: response, gainDecibels: gainDecibels, chain: chain, voice: voice, sampleRate: sampleRate,
+                        stability: stability)
+        guard chain.adapts, first.unstableUnheard else { return first }
+        let longer = [[Float]](repeating: voice, count: settlingRunCount).flatMap { $0 }
+        var settled = run(response: response, gainDecibels: gainDecibels, chain: chain, voice: longer, sampleRate: sampleRate,
+                          stability: stability)
+        settled.settling = true
+        return settled
     }
 
     /// Sweeps the gain up in 1 dB steps from `startDecibels` until a run is unstable (or
@@ -114,7 +144,8 @@ public enum MaximumStableGain {
         let stability = stability ?? LoopStability(response: response, latencyFrameCount: AcousticLoop.latencyFrameCount,
                                                    sampleRate: sampleRate)
         while gain <= ceilingDecibels {
-            let run = run(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate, stability: stability)
+            let run = settledRun(response: response, gainDecibels: gain, chain: chain, voice: voice, sampleRate: sampleRate,
+                                 stability: stability)
             runs.append(run)
             log?(run)
             if !run.stable { break }
@@ -122,13 +153,17 @@ public enum MaximumStableGain {
             gain += 1
         }
         if let stable = lastStable, stable.gainDecibels + 0.5 <= ceilingDecibels {
-            let half = run(response: response, gainDecibels: stable.gainDecibels + 0.5, chain: chain, voice: voice, sampleRate: sampleRate,
-                           stability: stability)
+            let half = settledRun(response: response, gainDecibels: stable.gainDecibels + 0.5, chain: chain, voice: voice,
+                                  sampleRate: sampleRate, stability: stability)
             runs.append(half)
             log?(half)
             if half.stable { lastStable = half }
         }
-        let correlation = lastStable.map { bestCorrelation(output: $0.output, voice: voice, sampleRate: sampleRate) } ?? 0
+        let correlation = lastStable.map { run in
+            // A settling run played the voice over and over.
+            let played = [[Float]](repeating: voice, count: max(1, run.output.count / max(voice.count, 1))).flatMap { $0 }
+            return bestCorrelation(output: run.output, voice: played, sampleRate: sampleRate)
+        } ?? 0
         return Result(decibels: lastStable?.gainDecibels ?? -.infinity, correlation: correlation, lastStable: lastStable, runs: runs)
     }
 
