@@ -43,8 +43,7 @@ public enum SongPreparation {
                                naming song: String? = nil, warning: (String) -> Void) throws -> DrumKit? {
         var kitPath = kitPath
         var kitClause: [String] = []
-        let bankHasKit = bank.presets.contains { $0.bank == SampleBank.Preset.percussionBank }
-        if kitPath == nil, !bankHasKit, sequencer.playsPercussion {
+        if kitPath == nil, !bank.hasDrumKit, sequencer.playsPercussion {
             let shipped = InstrumentLoader.shippedKitPath
             kitPath = shipped
             kitClause = ["channel 10 drums: played with the kit \(shipped)"]

@@ -132,8 +132,7 @@ public final class Synth {
         decoding = nil
         let now = engine.renderedFrameTime
         engine.install(bank, at: now)
-        let hasKit = bank.presets.contains { $0.bank == SampleBank.Preset.percussionBank }
-        if !hasKit {
+        if !bank.hasDrumKit {
             let kitPath = InstrumentLoader.shippedKitPath
             do {
                 engine.install(try kits.kit(at: kitPath), at: now)

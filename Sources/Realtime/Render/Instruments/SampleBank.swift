@@ -110,6 +110,11 @@ public final class SampleBank: @unchecked Sendable {
     @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Layout, Value>) -> Value { layout.pointee[keyPath: keyPath] }
 
+    /// Whether the bank has a drum kit (a preset in the percussion bank): a song's channel 10
+    /// plays the shipped kit where it has none.
+    /// - Thread: control.
+    public var hasDrumKit: Bool { layout.pointee.presets.contains { $0.bank == Preset.percussionBank } }
+
     /// Where a bank's data is, as trivially copyable pointers.
     public struct Layout: @unchecked Sendable, BitwiseCopyable {
         /// The pool's frames, as the audio thread reads them.
