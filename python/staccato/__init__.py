@@ -70,9 +70,11 @@ class Preset(NamedTuple):
     name: str
 
 
-def _failure(*paths: Optional[str]) -> Error:
-    """The calling thread's last library error, as the exception for it."""
-    line = _native.last_error()
+def _failure(*paths: Optional[str], line: Optional[str] = None) -> Error:
+    """`line` (by default the calling thread's last library error) as the exception for it: a
+    `NotFoundError` when one of `paths` is not there."""
+    if line is None:
+        line = _native.last_error()
     for path in paths:
         if path is not None and not os.path.exists(path):
             return NotFoundError(line, path)
@@ -271,8 +273,7 @@ def render_many(paths: Sequence[PathLike], instrument: Union[None, PathLike, Ins
     def finished(_user, index, error, audio, output):
         if error is not None:
             line = error.decode("utf-8", "replace")
-            song = songs[index]
-            results.put((index, NotFoundError(line, song) if not os.path.exists(song) else Error(line)))
+            results.put((index, _failure(songs[index], line=line)))
         elif output is not None:
             results.put((index, output.decode()))
         else:
