@@ -68,13 +68,25 @@ public enum MaximumStableGain {
         public var deepestNotchDecibels: Float { notches.map(\.depthDecibels).min() ?? 0 }
         /// The linear loop's margin with the chain as it stands at the run's end.
         public var margin: LoopStability.Margin
-        public var stable: Bool
-        /// Nothing was heard (the output near the open loop's, no limiting, no duck), yet the
-        /// criterion calls the loop unstable.
-        public var unstableUnheard: Bool
-        /// The run was played again, longer, at this gain (`settledRun`).
-        public var settling = false
+        /// Nothing was heard: the output near the open loop's, no limiting, no duck.
+        public var heardNothing: Bool
+        /// How many times over the voice was played: `settlingRunCount` for a run played again,
+        /// longer, at its gain (`settledRun`), else 1.
+        public var voiceRepeats = 1
         public var output: [Float]
+
+        /// - Thread: any.
+        public var stable: Bool { heardNothing && margin.isStable }
+        /// Nothing was heard, yet the criterion calls the loop unstable.
+        /// - Thread: any.
+        public var unstableUnheard: Bool { heardNothing && !margin.isStable }
+        /// - Thread: any.
+        public var settling: Bool { voiceRepeats > 1 }
+    }
+
+    /// `voice` played `count` times over, one after another.
+    static func repeated(_ voice: [Float], count: Int) -> [Float] {
+        [[Float]](repeating: voice, count: count).flatMap { $0 }
     }
 
     /// The result of a sweep.
@@ -99,7 +111,8 @@ public enum MaximumStableGain {
     /// criterion, made once for a sweep.
     /// - Thread: control.
     public static func run(response: [Float], gainDecibels: Float, chain: FeedbackLoopChain, voice: [Float], sampleRate: Double,
-                           stability: LoopStability) -> Run {
+                           stability: LoopStability, voiceRepeats: Int = 1) -> Run {
+        let voice = repeated(voice, count: voiceRepeats)
         let loop = AcousticLoop(response: response)
         chain.setGain(decibels: gainDecibels)
         let limitedBefore = chain.limitedFrameCount, ducksBefore = chain.duckCount
@@ -110,10 +123,10 @@ public enum MaximumStableGain {
         let limiterSeconds = Double(chain.limitedFrameCount - limitedBefore) / sampleRate
         let ducks = chain.duckCount - ducksBefore
         let margin = stability.margin(chain: chain.linearChain)
-        let quiet = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0
+        let heardNothing = closed <= open + allowedRiseDecibels && limiterSeconds <= allowedLimiterSeconds && ducks == 0
         return Run(gainDecibels: gainDecibels, closedDecibels: closed, openDecibels: open, limiterSeconds: limiterSeconds,
-                   ducks: ducks, notches: chain.notches, margin: margin, stable: quiet && margin.isStable,
-                   unstableUnheard: quiet && !margin.isStable, output: output)
+                   ducks: ducks, notches: chain.notches, margin: margin, heardNothing: heardNothing, voiceRepeats: voiceRepeats,
+                   output: output)
     }
 
     /// `run`, and for a chain that adapts, at a gain where nothing was heard yet the criterion
@@ -124,11 +137,8 @@ public enum MaximumStableGain {
         let first = run(response: response, gainDecibels: gainDecibels, chain: chain, voice: voice, sampleRate: sampleRate,
                         stability: stability)
         guard chain.adapts, first.unstableUnheard else { return first }
-        let longer = [[Float]](repeating: voice, count: settlingRunCount).flatMap { $0 }
-        var settled = run(response: response, gainDecibels: gainDecibels, chain: chain, voice: longer, sampleRate: sampleRate,
-                          stability: stability)
-        settled.settling = true
-        return settled
+        return run(response: response, gainDecibels: gainDecibels, chain: chain, voice: voice, sampleRate: sampleRate,
+                   stability: stability, voiceRepeats: settlingRunCount)
     }
 
     /// Sweeps the gain up in 1 dB steps from `startDecibels` until a run is unstable (or
@@ -159,10 +169,8 @@ public enum MaximumStableGain {
             log?(half)
             if half.stable { lastStable = half }
         }
-        let correlation = lastStable.map { run in
-            // A settling run played the voice over and over.
-            let played = [[Float]](repeating: voice, count: max(1, run.output.count / max(voice.count, 1))).flatMap { $0 }
-            return bestCorrelation(output: run.output, voice: played, sampleRate: sampleRate)
+        let correlation = lastStable.map {
+            bestCorrelation(output: $0.output, voice: repeated(voice, count: $0.voiceRepeats), sampleRate: sampleRate)
         } ?? 0
         return Result(decibels: lastStable?.gainDecibels ?? -.infinity, correlation: correlation, lastStable: lastStable, runs: runs)
     }

@@ -29,11 +29,13 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
     /// The impulse response, normalised to a 0 dB magnitude peak.
     /// - Thread: control.
     public func response() -> [Float] {
-        if let room = ResonantRoom.paRooms.first(where: { $0.name == rawValue }) {
-            let response = room.impulseResponse(sampleRate: Self.sampleRate)
-            let peak = Self.magnitudePeak(response)
-            return response.map { $0 / peak }
-        }
+        let response = ResonantRoom.paRooms.first { $0.name == rawValue }?.impulseResponse(sampleRate: Self.sampleRate) ?? built()
+        let peak = Self.magnitudePeak(response)
+        return response.map { $0 / peak }
+    }
+
+    /// The response of a room made here, unnormalised.
+    func built() -> [Float] {
         var generator = DeterministicRandom(seed: seed)
         var ir = [Double](repeating: 0, count: Self.frameCount)
         let rate = Self.sampleRate
@@ -91,11 +93,9 @@ public enum RoomImpulse: String, CaseIterable, Sendable {
             add(delaySeconds: 0.003, 1)
             addTail(t60: 0.4, sigma: 0.1, start: 0.003)
         case .pa02, .pa04, .pa06:
-            preconditionFailure("made by ResonantRoom above")
+            preconditionFailure("made by ResonantRoom (response())")
         }
-        let floats = ir.map { Float($0) }
-        let peak = Self.magnitudePeak(floats)
-        return floats.map { $0 / peak }
+        return ir.map { Float($0) }
     }
 
     var seed: UInt64 {

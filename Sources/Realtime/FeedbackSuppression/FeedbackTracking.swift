@@ -190,11 +190,11 @@ extension FeedbackSuppressor {
                     // asks whether it is a loop at its edge (`probeHops`).
                     let ringingLong = pure && !track.probed && track.steadyHops >= Self.probeHops
                         && track.envelopeDecibels >= track.peakDecibels - Self.stepDecibels
-                    if ringingLong && probeNotch(hertz: track.hertz) {
+                    if ringingLong, let slot = probeNotch(hertz: track.hertz) {
                         tracks[index].probed = true
                         noteStep(onTrack: index, atCeiling: false)
                         // A probe is judged over `probeJudgementHops`, not on one hop.
-                        if let slot = notchCovering(hertz: track.hertz) { notches[slot].stepAwaitsJudgement = false }
+                        notches[slot].stepAwaitsJudgement = false
                     }
                     continue
                 }

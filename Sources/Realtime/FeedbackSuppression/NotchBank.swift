@@ -68,9 +68,10 @@ extension FeedbackSuppressor {
         setNotch(slot: slot, hertz: centre, depthDecibels: depth, fresh: false)
     }
 
-    /// A new feedback frequency: a free slot, or else the shallowest (oldest of equals).
-    @inlinable @_noAllocation @_noLocks
-    mutating func place(hertz: Float, steps: Int) {
+    /// A new feedback frequency: a free slot, or else the shallowest (oldest of equals). Returns
+    /// the slot, or nil when every notch is at full depth and the duck starts instead.
+    @discardableResult @inlinable @_noAllocation @_noLocks
+    mutating func place(hertz: Float, steps: Int) -> Int? {
         var chosen = -1
         for slot in 0..<Self.maximumNotchCount where !notches[slot].inUse {
             chosen = slot
@@ -89,7 +90,7 @@ extension FeedbackSuppressor {
             }
             if shallowest >= Self.maximumDepthDecibels {
                 startDuck()  // every notch at full depth: nothing left to move
-                return
+                return nil
             }
         }
         newFrequencies += 1
@@ -106,6 +107,7 @@ extension FeedbackSuppressor {
         notches[chosen].stepIgnored = false
         notches[chosen].stepAwaitsJudgement = false
         setNotch(slot: chosen, hertz: hertz, depthDecibels: Self.stepDecibels * Float(steps), fresh: fresh)
+        return chosen
     }
 
     /// Sets a notch's centre and depth: the coefficients and the weight ramp over one hop (a
@@ -147,18 +149,16 @@ extension FeedbackSuppressor {
     }
 
     /// A probe (`probeHops`) on a tone holding steady at `hertz`: one step, in a free slot only,
-    /// so that no notch holding a loop is moved for it.
+    /// so that no notch holding a loop is moved for it. Returns the slot, or nil with none free.
     @inlinable @_noAllocation @_noLocks
-    mutating func probeNotch(hertz: Float) -> Bool {
+    mutating func probeNotch(hertz: Float) -> Int? {
         var free = false
         for slot in 0..<Self.maximumNotchCount where !notches[slot].inUse { free = true }
-        guard free else { return false }
-        place(hertz: hertz, steps: 1)
-        guard let slot = notchCovering(hertz: hertz) else { return false }
+        guard free, let slot = place(hertz: hertz, steps: 1) else { return nil }
         notches[slot].isProbe = true
         notches[slot].probeHopsLeft = Self.probeJudgementHops
         notches[slot].probeLowestDecibels = .infinity
-        return true
+        return slot
     }
 
     /// Frees a notch at once, ramping it out over a hop: a probe the tone ignored.
