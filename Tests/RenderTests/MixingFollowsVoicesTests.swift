@@ -84,6 +84,24 @@ final class MixingFollowsVoicesTests: XCTestCase {
         return one.indices.first { one[$0].bitPattern != other[$0].bitPattern }.map { $0 / 2 }
     }
 
+    /// A group computes its lanes' flex envelope levels and LFO waves together (`LaneFlexMath`):
+    /// a voice sounds the same whichever voices share its group, so the song through every flex
+    /// part renders the same bits on any number of threads, where the voices fall into other groups.
+    func testFlexModulationRendersTheSameBitsOnAnyThreadCount() {
+        let bank = SyntheticBank.sine(frequency: 330, flex: SyntheticBank.everyFlexPart) { region in
+            region.filterCutoffCents = 9_000
+            SyntheticBank.equalize(&region)
+        }
+        let reference = render(bank: bank, threads: 1, blockFrameCount: 64)
+        XCTAssertGreaterThan(reference.engine.renderer.statistics.peakVoices, 32, "enough voices that the workers share the segments")
+        XCTAssertGreaterThan(SignalAnalysis.channel(0, of: reference.samples, channelCount: 2).map(abs).max() ?? 0, 0.01, "it sounds")
+        for (threads, blockFrameCount) in [(2, 1_000), (3, 333)] {
+            let other = render(bank: bank, threads: threads, blockFrameCount: blockFrameCount)
+            XCTAssertNil(firstDifferentFrame(other.samples, reference.samples),
+                         "\(threads) threads in blocks of \(blockFrameCount): the first frame that differs from one thread in blocks of 64")
+        }
+    }
+
     func testCommandsThatChangeTheMixingTakeEffectOnTheirFramesWhileTheVoicesRunAhead() throws {
         let bank = try SoundFontLoader.load(path: BlockSizeIndependenceTests.font, sampleRate: rate)
         let reference = render(bank: bank, threads: 1, blockFrameCount: 64)

@@ -1,7 +1,8 @@
 import DSP
 
-/// A voice's running SFZ 2 flex envelopes and LFOs (`SamplerFlex`), advanced a control block at a
-/// time, and what their routes add to the voice's parameters.
+/// A voice's running SFZ 2 flex envelopes and LFOs (`SamplerFlex`), stepped a control block at a
+/// time, and what their routes add to the voice's parameters. The group computes its lanes' levels
+/// and waves together between the two (`LaneFlexMath`).
 ///
 /// One per voice slot, beside the pool's voices rather than in them: most voices have no flex
 /// modulation, and the slot (`SamplerFlex.capacity` of each) would double a voice's size. A voice
@@ -22,7 +23,14 @@ struct FlexVoiceState {
         var from: Float = 0
         var to: Float = 0
         var shape: Float = 0
+        /// The stage's curve as `LaneFlexMath` powers it: 1 + |shape| where that is whole and at
+        /// most 8, -1 where it is not, 0 for a straight line.
+        var power: Float = 0
         var level: Float = 0
+        /// It has reached its sustain point's level and holds it: a block while the key is down
+        /// leaves `level` as it is (`holdsThisBlock`), with nothing for the group to compute.
+        var reachedHold = false
+        var holdsThisBlock = false
 
         var isFinished: Bool { @_noAllocation @_noLocks get { stage >= pointCount } }
 
@@ -32,6 +40,7 @@ struct FlexVoiceState {
             self.stage = stage
             from = level
             elapsedFrames = 0
+            reachedHold = false
             guard let points, stage < pointCount else { return }
             let point = points[Int(stage)]
             var seconds = point.seconds
@@ -46,35 +55,21 @@ struct FlexVoiceState {
             stageFrames = max(0, seconds) * sampleRate
             stagePerFrame = stageFrames > 0 ? 1 / stageFrames : 0
             shape = point.shape
-        }
-
-        /// The level `fraction` (0…1) of the way through the stage, along its shape.
-        @_noAllocation @_noLocks
-        func levelAt(_ fraction: Float) -> Float {
-            var curve = min(max(fraction, 0), 1)
-            if shape > 0, curve > 0 {
-                curve = Self.power(curve, 1 + shape)
-            } else if shape < 0, curve < 1 {
-                curve = 1 - Self.power(1 - curve, 1 - shape)
-            }
-            return from + (to - from) * curve
-        }
-
-        /// `base` (0…1) to the `exponent` (1 or more): by multiplying for the whole exponents
-        /// libraries mostly write (a shape of 2 or -3), through 2^(e · log2 b) otherwise.
-        @inline(__always) @_noAllocation @_noLocks
-        static func power(_ base: Float, _ exponent: Float) -> Float {
-            let whole = Int(exponent)
-            guard Float(whole) == exponent, whole <= 8 else { return fastExp2(exponent * log2Approximation(base)) }
-            var result = base
-            for _ in 1..<whole { result *= base }
-            return result
+            let exponent = 1 + abs(shape)
+            power = shape == 0 ? 0 : exponent <= 8 && Float(Int32(exponent)) == exponent ? exponent : -1
         }
 
         /// Moves on `frameCount` frames: through every stage that ends meanwhile, holding at the
-        /// sustain point while the key is down, past it once `released`.
+        /// sustain point while the key is down, past it once `released`. Writes where along its
+        /// stage it is into `lane` of row `row` of `math`, which computes the level from it
+        /// (`LaneFlexMath.setEnvelope`); `level` is set from that before the next step. Returns
+        /// the `power` of the curve it wrote (0: a straight line), or nil where it holds and wrote
+        /// nothing.
         @_noAllocation @_noLocks
-        mutating func advance(by frameCount: Int, released: Bool, controllers: UnsafePointer<UInt8>, sampleRate: Float) {
+        mutating func step(by frameCount: Int, released: Bool, controllers: UnsafePointer<UInt8>, sampleRate: Float,
+                           row: Int, lane: Int, into math: inout LaneFlexMath) -> Float? {
+            holdsThisBlock = reachedHold && !released
+            if holdsThisBlock { return nil }
             var remaining = Float(frameCount)
             while stage < pointCount {
                 if released && stage <= sustainPoint {
@@ -85,15 +80,21 @@ struct FlexVoiceState {
                 if stage == sustainPoint || remaining < left {
                     // (A sustain point reached holds its level: the count stops there.)
                     elapsedFrames = min(elapsedFrames + remaining, stageFrames)
-                    level = stageFrames > 0 ? levelAt(elapsedFrames * stagePerFrame) : to
-                    return
+                    reachedHold = stage == sustainPoint && elapsedFrames >= stageFrames
+                    if stageFrames > 0 {
+                        math.setEnvelope(row: row, lane: lane, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape)
+                        return power
+                    }
+                    math.setEnvelope(row: row, lane: lane, from: to, to: to, fraction: 0, shape: 0)
+                    return 0
                 }
                 remaining -= max(0, left)
                 level = to
                 enter(stage + 1, controllers: controllers, sampleRate: sampleRate)
             }
             // Past its last point an envelope is silent, as sfizz has it.
-            level = 0
+            math.setEnvelope(row: row, lane: lane, from: 0, to: 0, fraction: 0, shape: 0)
+            return 0
         }
     }
 
@@ -109,22 +110,13 @@ struct FlexVoiceState {
         /// The sample-and-hold wave's value, and which half of its period it was drawn in.
         var held: Float = 0
         var heldInSecondHalf = false
-
-        /// The wave at `phase` (turns), before the fade.
-        @_noAllocation @_noLocks
-        static func wave(_ wave: SamplerFlex.Wave, at phase: Float) -> Float {
-            switch wave {
-            case .triangle: return phase < 0.25 ? 4 * phase : phase < 0.75 ? 2 - 4 * phase : 4 * phase - 4
-            case .sine: return fastSineOfTurns(phase)
-            case .pulse75: return phase < 0.75 ? 1 : 0
-            case .square: return phase < 0.5 ? 1 : 0
-            case .pulse25: return phase < 0.25 ? 1 : 0
-            case .pulse12: return phase < 0.125 ? 1 : 0
-            case .rampUp: return 2 * phase - 1
-            case .rampDown: return 1 - 2 * phase
-            case .sampleAndHold: return 0
-            }
-        }
+        /// Its wave's number (`LaneFlexMath.code`), and its frequency in hertz (0 or more) where no
+        /// controller moves it.
+        var waveCode: Float = 0
+        var frequency: Float = 0
+        /// Past its delay and fade, at a frequency no controller moves, with a wave that draws no
+        /// values: a block only moves its phase.
+        var isSteady = false
     }
 
     // What a block reads of every voice with flex modulation comes first, then its LFOs, then its
@@ -144,6 +136,8 @@ struct FlexVoiceState {
     var randomState: UInt32 = 1
     /// Seconds a frame, set at note-on: a division every block would head every LFO's chain.
     var framePeriod: Float = 0
+    /// The waves its LFOs run, a bit each (`LaneFlexMath.waveBit`).
+    var waves: UInt32 = 0
 
     /// A route reaches the equalizer: `equalizerMoves` has something to give.
     var movesEqualizer = false
@@ -218,6 +212,7 @@ struct FlexVoiceState {
             if slot == SamplerFlex.Target.resonance.slot { movesResonance = true }
         }
         amplitudeEnvelopeFinished = false
+        waves = 0
         var random = randomState
         withUnsafeMutableBytes(of: &envelopes) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
@@ -242,6 +237,10 @@ struct FlexVoiceState {
                                          fade: fadeFrames > 0 ? 0 : 1, fadePerFrame: fadeFrames > 0 ? 1 / fadeFrames : 0)
                 states[index].held = Self.nextRandom(&random)
                 states[index].heldInSecondHalf = states[index].phase >= 0.5
+                states[index].waveCode = LaneFlexMath.code(lfo.wave)
+                states[index].frequency = max(0, lfo.frequency)
+                Self.settle(&states[index])
+                waves |= LaneFlexMath.waveBit(lfo.wave)
             }
         }
         randomState = random
@@ -263,36 +262,54 @@ struct FlexVoiceState {
         return Float(state >> 8) * (2 / 16_777_216) - 1
     }
 
-    /// Moves every envelope and LFO on `frameCount` frames and sums what the routes add at the
-    /// block's end into `outputs` (as `Outputs()` made it), reading their controllers from
-    /// `controllers`.
+    /// Moves every envelope and LFO on `frameCount` frames, reading their controllers from
+    /// `controllers`, and writes where each is into `lane` of `math`; once `math` has computed
+    /// them, `route` sums what they add.
     @_noAllocation @_noLocks
-    mutating func advance(by frameCount: Int, controllers: UnsafePointer<UInt8>, sampleRate: Double, into outputs: inout Outputs) {
+    mutating func step(by frameCount: Int, controllers: UnsafePointer<UInt8>, sampleRate: Double, lane: Int, into math: inout LaneFlexMath) {
         let rate = Float(sampleRate), framePeriod = self.framePeriod
         let released = isReleased
-        let envelopeCount = self.envelopeCount, lfoCount = self.lfoCount, routeCount = self.routeCount
-        let routes = self.routes
-        var random = randomState
-        // Each source's value at the block's end: envelopes, then LFOs (`SamplerFlex.Route.source`).
-        // Scalars, written and read one at a time: lanes of a vector written singly and read
-        // whole stalled every block on the stores.
-        var values: (Float, Float, Float, Float, Float, Float, Float, Float,
-                     Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &values) { raw in
-            let values = raw.baseAddress!.assumingMemoryBound(to: Float.self)
-            withUnsafeMutableBytes(of: &envelopes) { raw in
-                let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
-                for index in 0..<envelopeCount {
-                    states[index].advance(by: frameCount, released: released, controllers: controllers, sampleRate: rate)
-                    values[index] = states[index].level
+        let envelopeCount = self.envelopeCount, lfoCount = self.lfoCount
+        var curves = LaneFlexMath.Curves()
+        var envelopeRows = 0
+        withUnsafeMutableBytes(of: &envelopes) { raw in
+            let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
+            for index in 0..<envelopeCount {
+                if let power = states[index].step(by: frameCount, released: released, controllers: controllers, sampleRate: rate,
+                                                  row: index, lane: lane, into: &math) {
+                    curves.add(power)
+                    envelopeRows = index + 1
                 }
             }
-            withUnsafeMutableBytes(of: &lfos) { raw in
-                let states = raw.baseAddress!.assumingMemoryBound(to: LFOState.self)
-                for index in 0..<lfoCount {
-                    values[SamplerFlex.capacity + index] = Self.advance(&states[index], by: frameCount, controllers: controllers,
-                                                                        framePeriod: framePeriod, random: &random)
+        }
+        withUnsafeMutableBytes(of: &lfos) { raw in
+            let states = raw.baseAddress!.assumingMemoryBound(to: LFOState.self)
+            let frames = Float(frameCount)
+            for index in 0..<lfoCount {
+                if states[index].isSteady {
+                    let phase = states[index].phase + states[index].frequency * frames * framePeriod
+                    states[index].phase = phase < 1 ? phase : Self.wrapped(phase)
+                    math.setLFO(row: index, lane: lane, phase: states[index].phase, fade: 1, waveCode: states[index].waveCode)
+                } else {
+                    Self.step(&states[index], by: frameCount, controllers: controllers, framePeriod: framePeriod, random: &randomState,
+                              row: index, lane: lane, into: &math)
                 }
+            }
+        }
+        math.note(envelopeCount: envelopeRows, lfoCount: lfoCount, waves: waves, curves: curves)
+    }
+
+    /// Sums what the routes add at the block's end into `outputs` (as `Outputs()` made it), from
+    /// the levels and waves `math` computed in `lane` after `step`, reading the routes'
+    /// controllers from `controllers`.
+    @_noAllocation @_noLocks
+    mutating func route(lane: Int, of math: UnsafePointer<LaneFlexMath>, controllers: UnsafePointer<UInt8>, into outputs: inout Outputs) {
+        let envelopeCount = self.envelopeCount, routeCount = self.routeCount
+        let routes = self.routes
+        withUnsafeMutableBytes(of: &envelopes) { raw in
+            let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
+            for index in 0..<envelopeCount where !states[index].holdsThisBlock {
+                states[index].level = math.pointee.value(source: index, lane: lane)
             }
             guard let routes else { return }
             withUnsafeMutableBytes(of: &outputs.sums) { raw in
@@ -303,13 +320,15 @@ struct FlexVoiceState {
                     if route.controller != SamplerFlex.noController {
                         depth += route.depthAtFullController * Float(controllers[Int(route.controller)]) * (1 / 127)
                     }
-                    let amount = values[Int(route.source)] * depth
+                    let source = Int(route.source)
+                    // (An envelope's level is its state's: one that holds wrote nothing this block.)
+                    let value = source < SamplerFlex.capacity ? states[source].level : math.pointee.value(source: source, lane: lane)
+                    let amount = value * depth
                     let target = Int(route.targetSlot)
                     if target == SamplerFlex.Target.amplitude.slot { sums[target] *= amount / 100 } else { sums[target] += amount }
                 }
             }
         }
-        randomState = random
         if amplitudeEnvelope >= 0 {
             let index = amplitudeEnvelope
             let envelope = withUnsafeBytes(of: &envelopes) {
@@ -323,41 +342,57 @@ struct FlexVoiceState {
         }
     }
 
-    /// Moves one LFO on `frameCount` frames; its value at the block's end.
+    /// Marks an LFO steady once its delay and fade are over, where nothing else moves it.
     @_noAllocation @_noLocks
-    static func advance(_ state: inout LFOState, by frameCount: Int, controllers: UnsafePointer<UInt8>, framePeriod: Float,
-                        random: inout UInt32) -> Float {
-        guard let description = state.description else { return 0 }
+    static func settle(_ state: inout LFOState) {
+        guard let description = state.description else { return }
+        var steady = state.delayFrames <= 0 && state.fade >= 1 && description.pointee.frequencyController == SamplerFlex.noController
+        if case .sampleAndHold = description.pointee.wave { steady = false }
+        state.isSteady = steady
+    }
+
+    /// Moves one LFO that is not steady on `frameCount` frames and writes where it is at the
+    /// block's end into `lane` of row `row` of `math`.
+    @_noAllocation @_noLocks
+    static func step(_ state: inout LFOState, by frameCount: Int, controllers: UnsafePointer<UInt8>, framePeriod: Float,
+                     random: inout UInt32, row: Int, lane: Int, into math: inout LaneFlexMath) {
+        guard let description = state.description else {
+            math.setLFO(row: row, lane: lane, phase: 0, fade: 0, waveCode: state.waveCode)
+            return
+        }
+        let lfo = description.pointee
         var frames = Float(frameCount)
         if state.delayFrames > 0 {
             let waited = min(state.delayFrames, frames)
             state.delayFrames -= waited
             frames -= waited
-            if state.delayFrames > 0 { return 0 }
+            if state.delayFrames > 0 {
+                math.setLFO(row: row, lane: lane, phase: state.phase, fade: 0, waveCode: state.waveCode)
+                return
+            }
         }
-        let lfo = description.pointee
-        var frequency = lfo.frequency
+        var frequency = state.frequency
         if lfo.frequencyController != SamplerFlex.noController {
-            frequency += lfo.frequencyAtFullController * Float(controllers[Int(lfo.frequencyController)]) * (1 / 127)
+            frequency = max(0, lfo.frequency + lfo.frequencyAtFullController * Float(controllers[Int(lfo.frequencyController)]) * (1 / 127))
         }
         // A block moves the phase less than a period (100 Hz at 64 frames and 8 kHz is 0.8 of
         // one), so one subtraction wraps it, where the general wrap's conversions cost a tenth of
         // the flex state's time.
-        var phase = state.phase + max(0, frequency) * frames * framePeriod
+        var phase = state.phase + frequency * frames * framePeriod
         if phase >= 1 { phase -= 1 }
         state.phase = phase < 1 ? phase : wrapped(phase)
         if state.fade < 1 { state.fade = min(1, state.fade + frames * state.fadePerFrame) }
-        let fade = state.fade
-        guard case .sampleAndHold = lfo.wave else {
-            return fade * LFOState.wave(lfo.wave, at: state.phase)
+        if case .sampleAndHold = lfo.wave {
+            // A new value each time the phase crosses into the other half of the period (a block
+            // that spans several crossings draws once: a control-rate LFO cannot show more).
+            let secondHalf = state.phase >= 0.5
+            if secondHalf != state.heldInSecondHalf {
+                state.heldInSecondHalf = secondHalf
+                state.held = nextRandom(&random)
+            }
+            math.setHeld(row: row, lane: lane, held: state.held)
         }
-        // A new value each time the phase crosses into the other half of the period (a block
-        // that spans several crossings draws once: a control-rate LFO cannot show more).
-        let secondHalf = state.phase >= 0.5
-        if secondHalf != state.heldInSecondHalf {
-            state.heldInSecondHalf = secondHalf
-            state.held = nextRandom(&random)
-        }
-        return fade * state.held
+        math.setLFO(row: row, lane: lane, phase: state.phase, fade: state.fade, waveCode: state.waveCode)
+        settle(&state)
     }
 }

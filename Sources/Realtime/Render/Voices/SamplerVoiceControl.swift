@@ -56,9 +56,11 @@ extension SamplerVoice {
     /// `filterActive`, mixes, and calls `finish`.
     /// `state` is a pointer because copying the channel's state for every voice every block costs
     /// more than the few fields read from it.
+    /// A voice with flex modulation has had it stepped (`stepFlex`) and the group's `flexMath`
+    /// computed before `prepare`, which sums its routes from `lane` of it.
     @_noAllocation @_noLocks
     mutating func prepare(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double,
-                          into block: inout ControlBlock) {
+                          flexMath: UnsafePointer<LaneFlexMath>, lane: Int, into block: inout ControlBlock) {
         block = ControlBlock()
         guard let samples else { return }
         if waitingFrames > 0 {
@@ -91,7 +93,7 @@ extension SamplerVoice {
         var flexPan: Float = 0
         if runsFlex, let flex {
             var flexed = FlexVoiceState.Outputs()
-            flex.pointee.advance(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate, into: &flexed)
+            flex.pointee.route(lane: lane, of: flexMath, controllers: state.pointee.controllers, into: &flexed)
             flexPitch = flexed.output(.pitch)
             flexCutoff = flexed.output(.cutoff)
             flexResonance = flexed.output(.resonance)
@@ -121,6 +123,20 @@ extension SamplerVoice {
         block.amplitude = flexAmplitude
         block.pan = min(max(pan + flexPan, -1), 1)
         block.isPending = true
+    }
+
+    /// Whether `prepare` reaches the flex modulation this block: the voice sounds (it is past its
+    /// start delay) and runs some.
+    var stepsFlex: Bool {
+        @_noAllocation @_noLocks get { isActive && runsFlex && flex != nil && samples != nil && waitingFrames <= 0 }
+    }
+
+    /// Steps the flex envelopes and LFOs over the block `prepare` is about to update (when
+    /// `stepsFlex`), writing where each is into `lane` of the group's `flexMath`.
+    @_noAllocation @_noLocks
+    mutating func stepFlex(frameCount: Int, channel state: UnsafePointer<ChannelState>, sampleRate: Double, lane: Int,
+                           into flexMath: inout LaneFlexMath) {
+        flex?.pointee.step(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate, lane: lane, into: &flexMath)
     }
 
     /// Whether the block's pitch, cutoff or attenuation moved since the last: only then does

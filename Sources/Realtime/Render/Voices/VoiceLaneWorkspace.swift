@@ -69,6 +69,8 @@ struct VoiceLaneWorkspace {
     /// The group's exponentials and filter sines for the block, and where their lanes' inputs lie.
     let laneMath: UnsafeMutablePointer<LaneControlMath>
     let laneMathOffsets: LaneControlMath.Offsets
+    /// The group's flex envelope levels and LFO waves for the block.
+    let laneFlex: UnsafeMutablePointer<LaneFlexMath>
 
     /// The buffers are written now, so that no page of them is first touched (faulted in) on the
     /// thread that renders: a group's first use of a bus would.
@@ -113,6 +115,8 @@ struct VoiceLaneWorkspace {
         laneMath = .allocate(capacity: 1)
         laneMath.initialize(to: LaneControlMath())
         laneMathOffsets = LaneControlMath.Offsets()
+        laneFlex = .allocate(capacity: 1)
+        laneFlex.initialize(to: LaneFlexMath())
     }
 
     /// - Thread: stopped.
@@ -125,6 +129,8 @@ struct VoiceLaneWorkspace {
         silence.deallocate()
         otherEncodingScratch.deallocate()
         laneMath.deallocate()
+        laneFlex.pointee.deallocate()
+        laneFlex.deallocate()
         placeholderGroup.deallocate()
         groupBlocks.deallocate()
         laneBases.deallocate()
@@ -201,12 +207,23 @@ struct VoiceLaneWorkspace {
             // every lane whose pitch, cutoff or level moved, at once; each voice's gains and filter
             // from them; the sines of the lanes whose two-pole filter moved, at once, and those
             // filters' coefficients.
+            // The flex envelopes and LFOs first, so that their levels and waves are computed for
+            // every lane at once before each voice sums its routes.
+            var flexing = false
+            for lane in 0..<count where group[lane].pointee.stepsFlex {
+                if !flexing { laneFlex.pointee.begin() }
+                flexing = true
+                let voice = group[lane]
+                voice.pointee.stepFlex(frameCount: blockFrames, channel: context.channels + Int(voice.pointee.channel),
+                                       sampleRate: context.sampleRate, lane: lane, into: &laneFlex.pointee)
+            }
+            if flexing { laneFlex.pointee.compute() }
             var moving = false
             for lane in 0..<Sampler.laneCount {
                 if lane < count && group[lane].pointee.isActive {
                     let voice = group[lane]
                     voice.pointee.prepare(frameCount: blockFrames, channel: context.channels + Int(voice.pointee.channel),
-                                          sampleRate: context.sampleRate, into: &groupBlocks[lane])
+                                          sampleRate: context.sampleRate, flexMath: laneFlex, lane: lane, into: &groupBlocks[lane])
                     if groupBlocks[lane].isPending && voice.pointee.moves(groupBlocks[lane]) {
                         LaneControlMath.setLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
                         moving = true
