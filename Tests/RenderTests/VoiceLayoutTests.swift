@@ -19,4 +19,19 @@ final class VoiceLayoutTests: XCTestCase {
         XCTAssertEqual(Int(bitPattern: pool.voices) % line, 0)
         XCTAssertEqual(Int(bitPattern: pool.fading) % line, 0)
     }
+
+    /// A voice's flex state keeps what every block reads on its first line and two LFOs to each of
+    /// the next lines, and the pool starts every state on a line of its own, so that a voice with
+    /// two LFOs and an envelope reads three lines of it a block.
+    func testTheFlexStateReadsItsHeaderAndTwoLFOsFromTwoLines() {
+        let line = CacheLine.byteCount
+        print("FlexVoiceState: stride \(MemoryLayout<FlexVoiceState>.stride), LFOs at \(MemoryLayout<FlexVoiceState>.offset(of: \FlexVoiceState.lfos)!), envelopes at \(MemoryLayout<FlexVoiceState>.offset(of: \FlexVoiceState.envelopes)!)")
+        XCTAssertEqual(MemoryLayout<FlexVoiceState>.offset(of: \FlexVoiceState.lfos)!, line, "the LFOs start on the second line")
+        XCTAssertEqual(2 * MemoryLayout<FlexVoiceState.LFOState>.stride, line, "two LFOs to a line")
+        XCTAssertEqual(MemoryLayout<FlexVoiceState>.offset(of: \FlexVoiceState.envelopes)! % line, 0, "the envelopes start on a line")
+        XCTAssertEqual(MemoryLayout<FlexVoiceState>.stride % line, 0, "a whole number of lines a state")
+        let pool = VoicePool(capacity: 3, fadeCapacity: 2)
+        defer { pool.deallocate() }
+        XCTAssertEqual(Int(bitPattern: pool.flexStates) % line, 0)
+    }
 }

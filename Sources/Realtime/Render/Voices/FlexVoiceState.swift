@@ -99,38 +99,40 @@ struct FlexVoiceState {
     }
 
     /// One LFO's place in its period, its delay and fade-in.
+    /// Its description is the state's `lfoDescriptions` at the same index: without a pointer of its
+    /// own it takes 32 bytes, two to a cache line.
     struct LFOState {
-        var description: UnsafePointer<SamplerFlex.LFO>? = nil
         /// Turns, 0 ..< 1.
         var phase: Float = 0
         var delayFrames: Float = 0
         /// The fade-in's share reached, 0…1, and what a frame adds to it (0: no fade).
         var fade: Float = 1
         var fadePerFrame: Float = 0
-        /// The sample-and-hold wave's value, and which half of its period it was drawn in.
+        /// The sample-and-hold wave's value.
         var held: Float = 0
-        var heldInSecondHalf = false
         /// Its wave's number (`LaneFlexMath.code`), and its frequency in hertz (0 or more) where no
         /// controller moves it.
         var waveCode: Float = 0
         var frequency: Float = 0
+        /// Which half of its period the sample-and-hold value was drawn in.
+        var heldInSecondHalf = false
         /// Past its delay and fade, at a frequency no controller moves, with a wave that draws no
         /// values: a block only moves its phase.
         var isSteady = false
     }
 
-    // What a block reads of every voice with flex modulation comes first, then its LFOs, then its
-    // envelopes (libraries run more LFOs than envelopes), so that the usual few share three or
-    // four cache lines of the state's dozen: the state is read beside the voice, and its lines
-    // were a tenth of a flex voice's time.
-    var envelopeCount = 0
-    var lfoCount = 0
+    // What a block reads of every voice with flex modulation fills the first cache line, its LFOs
+    // the next four, two to a line, and its envelopes the last seven, so that a voice with two
+    // LFOs and an envelope reads three lines a block (the pool keeps each state on a line of its
+    // own, `VoicePool.flexStates`): the state is read beside the voice, and its lines were a third
+    // of the time a voice took to step its flex modulation.
     var routes: UnsafePointer<SamplerFlex.Route>? = nil
-    var routeCount = 0
-    var amplitudeEnvelope = -1
-    var isReleased = false
-    /// The envelope that stands for the amplitude envelope has run its last point: the voice ends.
-    var amplitudeEnvelopeFinished = false
+    /// The region's LFOs in the bank's table: `lfos`' descriptions, index for index.
+    var lfoDescriptions: UnsafePointer<SamplerFlex.LFO>? = nil
+    var envelopeCount: Int32 = 0
+    var lfoCount: Int32 = 0
+    var routeCount: Int32 = 0
+    var amplitudeEnvelope: Int32 = -1
     /// The voice's own generator for the sample-and-hold wave (xorshift), seeded at note-on, so
     /// every render draws the same values at any block size.
     var randomState: UInt32 = 1
@@ -138,11 +140,14 @@ struct FlexVoiceState {
     var framePeriod: Float = 0
     /// The waves its LFOs run, a bit each (`LaneFlexMath.waveBit`).
     var waves: UInt32 = 0
-
+    var isReleased = false
+    /// The envelope that stands for the amplitude envelope has run its last point: the voice ends.
+    var amplitudeEnvelopeFinished = false
     /// A route reaches the equalizer: `equalizerMoves` has something to give.
     var movesEqualizer = false
     /// A route reaches the resonance: the voice sets its filter's Q from them every block.
     var movesResonance = false
+    private var headerPadding: (UInt64, UInt64) = (0, 0)
     var lfos: (LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState)
     var envelopes: (EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState,
                     EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState)
@@ -193,20 +198,22 @@ struct FlexVoiceState {
             envelopeCount = 0
             lfoCount = 0
             routeCount = 0
+            lfoDescriptions = nil
             return
         }
         let rate = Float(sampleRate)
         framePeriod = Float(1 / sampleRate)
-        envelopeCount = Int(ranges.envelopeCount)
-        lfoCount = Int(ranges.lfoCount)
+        envelopeCount = Int32(ranges.envelopeCount)
+        lfoCount = Int32(ranges.lfoCount)
+        lfoDescriptions = layout.pointee.lfos + Int(ranges.firstLFO)
         routes = layout.pointee.routes + Int(ranges.firstRoute)
-        routeCount = Int(ranges.routeCount)
-        amplitudeEnvelope = Int(ranges.amplitudeEnvelope)
+        routeCount = ranges.routeCount
+        amplitudeEnvelope = Int32(ranges.amplitudeEnvelope)
         isReleased = false
         randomState = UInt32(truncatingIfNeeded: seed &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         movesEqualizer = false
         movesResonance = false
-        for index in 0..<routeCount {
+        for index in 0..<Int(routeCount) {
             let slot = Int(routes![index].targetSlot)
             if slot >= SamplerFlex.Target.equalizer1Gain.slot { movesEqualizer = true }
             if slot == SamplerFlex.Target.resonance.slot { movesResonance = true }
@@ -216,7 +223,7 @@ struct FlexVoiceState {
         var random = randomState
         withUnsafeMutableBytes(of: &envelopes) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
-            for index in 0..<envelopeCount {
+            for index in 0..<Int(envelopeCount) {
                 let envelope = layout.pointee.envelopes[Int(ranges.firstEnvelope) + index]
                 states[index] = EnvelopeState(points: layout.pointee.points + Int(envelope.firstPoint), pointCount: envelope.pointCount,
                                               sustainPoint: envelope.sustainPoint)
@@ -225,21 +232,20 @@ struct FlexVoiceState {
         }
         withUnsafeMutableBytes(of: &lfos) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: LFOState.self)
-            for index in 0..<lfoCount {
-                let description = layout.pointee.lfos + Int(ranges.firstLFO) + index
-                let lfo = description.pointee
+            for index in 0..<Int(lfoCount) {
+                let lfo = layout.pointee.lfos[Int(ranges.firstLFO) + index]
                 func seconds(_ base: Float, _ controller: UInt8, _ atFull: Float) -> Float {
                     controller == SamplerFlex.noController ? base : base + atFull * Float(controllers[Int(controller)]) * (1 / 127)
                 }
                 let fadeFrames = max(0, seconds(lfo.fadeSeconds, lfo.fadeController, lfo.fadeAtFullController)) * rate
-                states[index] = LFOState(description: description, phase: Self.wrapped(lfo.phase),
+                states[index] = LFOState(phase: Self.wrapped(lfo.phase),
                                          delayFrames: max(0, seconds(lfo.delaySeconds, lfo.delayController, lfo.delayAtFullController)) * rate,
                                          fade: fadeFrames > 0 ? 0 : 1, fadePerFrame: fadeFrames > 0 ? 1 / fadeFrames : 0)
                 states[index].held = Self.nextRandom(&random)
                 states[index].heldInSecondHalf = states[index].phase >= 0.5
                 states[index].waveCode = LaneFlexMath.code(lfo.wave)
                 states[index].frequency = max(0, lfo.frequency)
-                Self.settle(&states[index])
+                Self.settle(&states[index], lfo: lfo)
                 waves |= LaneFlexMath.waveBit(lfo.wave)
             }
         }
@@ -269,7 +275,8 @@ struct FlexVoiceState {
     mutating func step(by frameCount: Int, controllers: UnsafePointer<UInt8>, sampleRate: Double, lane: Int, into math: inout LaneFlexMath) {
         let rate = Float(sampleRate), framePeriod = self.framePeriod
         let released = isReleased
-        let envelopeCount = self.envelopeCount, lfoCount = self.lfoCount
+        let envelopeCount = Int(self.envelopeCount), lfoCount = Int(self.lfoCount)
+        let descriptions = lfoDescriptions
         var curves = LaneFlexMath.Curves()
         var envelopeRows = 0
         withUnsafeMutableBytes(of: &envelopes) { raw in
@@ -291,8 +298,9 @@ struct FlexVoiceState {
                     states[index].phase = phase < 1 ? phase : Self.wrapped(phase)
                     math.setLFO(row: index, lane: lane, phase: states[index].phase, fade: 1, waveCode: states[index].waveCode)
                 } else {
-                    Self.step(&states[index], by: frameCount, controllers: controllers, framePeriod: framePeriod, random: &randomState,
-                              row: index, lane: lane, into: &math)
+                    guard let descriptions else { continue }
+                    Self.step(&states[index], of: descriptions[index], by: frameCount, controllers: controllers, framePeriod: framePeriod,
+                              random: &randomState, row: index, lane: lane, into: &math)
                 }
             }
         }
@@ -304,7 +312,7 @@ struct FlexVoiceState {
     /// controllers from `controllers`.
     @_noAllocation @_noLocks
     mutating func route(lane: Int, of math: UnsafePointer<LaneFlexMath>, controllers: UnsafePointer<UInt8>, into outputs: inout Outputs) {
-        let envelopeCount = self.envelopeCount, routeCount = self.routeCount
+        let envelopeCount = Int(self.envelopeCount), routeCount = Int(self.routeCount)
         let routes = self.routes
         withUnsafeMutableBytes(of: &envelopes) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
@@ -330,7 +338,7 @@ struct FlexVoiceState {
             }
         }
         if amplitudeEnvelope >= 0 {
-            let index = amplitudeEnvelope
+            let index = Int(amplitudeEnvelope)
             let envelope = withUnsafeBytes(of: &envelopes) {
                 $0.load(fromByteOffset: index * MemoryLayout<EnvelopeState>.stride, as: EnvelopeState.self)
             }
@@ -342,25 +350,20 @@ struct FlexVoiceState {
         }
     }
 
-    /// Marks an LFO steady once its delay and fade are over, where nothing else moves it.
+    /// Marks an LFO (described by `lfo`) steady once its delay and fade are over, where nothing else
+    /// moves it.
     @_noAllocation @_noLocks
-    static func settle(_ state: inout LFOState) {
-        guard let description = state.description else { return }
-        var steady = state.delayFrames <= 0 && state.fade >= 1 && description.pointee.frequencyController == SamplerFlex.noController
-        if case .sampleAndHold = description.pointee.wave { steady = false }
+    static func settle(_ state: inout LFOState, lfo: SamplerFlex.LFO) {
+        var steady = state.delayFrames <= 0 && state.fade >= 1 && lfo.frequencyController == SamplerFlex.noController
+        if case .sampleAndHold = lfo.wave { steady = false }
         state.isSteady = steady
     }
 
-    /// Moves one LFO that is not steady on `frameCount` frames and writes where it is at the
-    /// block's end into `lane` of row `row` of `math`.
+    /// Moves one LFO (described by `lfo`) that is not steady on `frameCount` frames and writes
+    /// where it is at the block's end into `lane` of row `row` of `math`.
     @_noAllocation @_noLocks
-    static func step(_ state: inout LFOState, by frameCount: Int, controllers: UnsafePointer<UInt8>, framePeriod: Float,
-                     random: inout UInt32, row: Int, lane: Int, into math: inout LaneFlexMath) {
-        guard let description = state.description else {
-            math.setLFO(row: row, lane: lane, phase: 0, fade: 0, waveCode: state.waveCode)
-            return
-        }
-        let lfo = description.pointee
+    static func step(_ state: inout LFOState, of lfo: SamplerFlex.LFO, by frameCount: Int, controllers: UnsafePointer<UInt8>,
+                     framePeriod: Float, random: inout UInt32, row: Int, lane: Int, into math: inout LaneFlexMath) {
         var frames = Float(frameCount)
         if state.delayFrames > 0 {
             let waited = min(state.delayFrames, frames)
@@ -393,6 +396,6 @@ struct FlexVoiceState {
             math.setHeld(row: row, lane: lane, held: state.held)
         }
         math.setLFO(row: row, lane: lane, phase: state.phase, fade: state.fade, waveCode: state.waveCode)
-        settle(&state)
+        settle(&state, lfo: lfo)
     }
 }

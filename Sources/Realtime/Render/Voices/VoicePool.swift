@@ -98,7 +98,7 @@ struct VoicePool {
         self.fadeCapacity = max(1, fadeCapacity)
         voices = Self.allocateVoices(self.capacity)
         fading = Self.allocateVoices(self.fadeCapacity)
-        flexStates = .allocate(capacity: self.capacity + self.fadeCapacity)
+        flexStates = Self.allocateOnLines(FlexVoiceState.self, count: self.capacity + self.fadeCapacity)
         flexStates.initialize(repeating: FlexVoiceState(), count: self.capacity + self.fadeCapacity)
         for index in 0..<self.capacity { voices[index].flex = flexStates + index }
         for index in 0..<self.fadeCapacity { fading[index].flex = flexStates + self.capacity + index }
@@ -128,11 +128,17 @@ struct VoicePool {
     /// `count` idle voices, the first on a cache line: voices rendered by a worker and scanned by
     /// the audio thread must not share a line with each other's parts (`SamplerVoice`'s layout).
     static func allocateVoices(_ count: Int) -> UnsafeMutablePointer<SamplerVoice> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<SamplerVoice>.stride,
-                                                   alignment: max(CacheLine.byteCount, MemoryLayout<SamplerVoice>.alignment))
-        let voices = raw.bindMemory(to: SamplerVoice.self, capacity: count)
+        let voices = allocateOnLines(SamplerVoice.self, count: count)
         voices.initialize(repeating: SamplerVoice(), count: count)
         return voices
+    }
+
+    /// Room for `count` values of `type`, not initialised, the first on a cache line (each on one,
+    /// where the type's stride is whole lines); freed through its raw pointer.
+    static func allocateOnLines<Element>(_ type: Element.Type, count: Int) -> UnsafeMutablePointer<Element> {
+        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Element>.stride,
+                                         alignment: max(CacheLine.byteCount, MemoryLayout<Element>.alignment))
+            .bindMemory(to: Element.self, capacity: count)
     }
 
     func deallocate() {
@@ -141,7 +147,7 @@ struct VoicePool {
         fading.deinitialize(count: fadeCapacity)
         UnsafeMutableRawPointer(fading).deallocate()
         flexStates.deinitialize(count: capacity + fadeCapacity)
-        flexStates.deallocate()
+        UnsafeMutableRawPointer(flexStates).deallocate()
         filterStages.deinitialize(count: capacity + fadeCapacity)
         filterStages.deallocate()
         tournament.deallocate()
