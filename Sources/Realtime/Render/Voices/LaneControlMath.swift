@@ -59,11 +59,27 @@ struct LaneControlMath {
         (filterSine, filterCosine) = VoiceFilter.twoPoleSines(turns: filterTurns)
     }
 
-    /// Computes every lane's exponentials from its inputs.
+    /// Which of a voice's pitch, cutoff and level moved this block, or of a group's voices'.
+    struct Movement {
+        var pitch = false, cutoff = false, level = false
+        @_noAllocation @_noLocks init() {}
+        @_noAllocation @_noLocks init(pitch: Bool, cutoff: Bool, level: Bool) { (self.pitch, self.cutoff, self.level) = (pitch, cutoff, level) }
+        var any: Bool { @_noAllocation @_noLocks get { pitch || cutoff || level } }
+        @_noAllocation @_noLocks
+        mutating func add(_ other: Movement) {
+            pitch = pitch || other.pitch
+            cutoff = cutoff || other.cutoff
+            level = level || other.level
+        }
+    }
+
+    /// Computes every lane's exponentials of the kinds that moved in some lane: a held note's
+    /// vibrato moves its pitch every block while its cutoff stays. A lane reads only those of its
+    /// own that moved (`SamplerVoice.complete`).
     @_noAllocation @_noLocks
-    mutating func computeExponentials() {
-        ratio = centsToRatio(cents)
-        cutoffHertz = absoluteCentsToHertz(cutoffCents)
-        level = centibelsToAmplitude(levelCentibels)
+    mutating func computeExponentials(of moved: Movement) {
+        if moved.pitch { ratio = centsToRatio(cents) }
+        if moved.cutoff { cutoffHertz = absoluteCentsToHertz(cutoffCents) }
+        if moved.level { level = centibelsToAmplitude(levelCentibels) }
     }
 }

@@ -139,11 +139,12 @@ extension SamplerVoice {
         flex?.pointee.step(by: frameCount, controllers: state.pointee.controllers, sampleRate: sampleRate, lane: lane, into: &flexMath)
     }
 
-    /// Whether the block's pitch, cutoff or attenuation moved since the last: only then does
-    /// `complete` read the exponentials it is given, and only then does the group compute them.
+    /// Which of the block's pitch, cutoff and attenuation moved since the last: only those does
+    /// `complete` read the exponentials of, and only those does the group compute.
     @_noAllocation @_noLocks
-    func moves(_ block: ControlBlock) -> Bool {
-        block.cents != lastCents || block.cutoffCents != lastCutoffCents || block.levelCentibels != lastLevelCentibels
+    func movement(_ block: ControlBlock) -> LaneControlMath.Movement {
+        LaneControlMath.Movement(pitch: block.cents != lastCents, cutoff: block.cutoffCents != lastCutoffCents,
+                                 level: block.levelCentibels != lastLevelCentibels)
     }
 
     /// The second step of the control update (see `prepare`): `ratio`, `cutoffHertz` and `level` are

@@ -218,21 +218,24 @@ struct VoiceLaneWorkspace {
                                        sampleRate: context.sampleRate, lane: lane, into: &laneFlex.pointee)
             }
             if flexing { laneFlex.pointee.compute() }
-            var moving = false
+            var moved = LaneControlMath.Movement()
             for lane in 0..<Sampler.laneCount {
                 if lane < count && group[lane].pointee.isActive {
                     let voice = group[lane]
                     voice.pointee.prepare(frameCount: blockFrames, channel: context.channels + Int(voice.pointee.channel),
                                           sampleRate: context.sampleRate, flexMath: laneFlex, lane: lane, into: &groupBlocks[lane])
-                    if groupBlocks[lane].isPending && voice.pointee.moves(groupBlocks[lane]) {
-                        LaneControlMath.setLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
-                        moving = true
+                    if groupBlocks[lane].isPending {
+                        let movement = voice.pointee.movement(groupBlocks[lane])
+                        if movement.any {
+                            LaneControlMath.setLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
+                            moved.add(movement)
+                        }
                     }
                 } else {
                     groupBlocks[lane] = SamplerVoice.ControlBlock()
                 }
             }
-            if moving { laneMath.pointee.computeExponentials() }
+            if moved.any { laneMath.pointee.computeExponentials(of: moved) }
             var filtering = false, settingFilters = false
             for lane in 0..<Sampler.laneCount {
                 if groupBlocks[lane].isPending {
