@@ -97,8 +97,8 @@ public func cosineOfTurns(_ turns: SIMD8<Double>) -> SIMD8<Double> { cosineOfTur
 @inlinable @inline(__always)
 public func cosineOfTurnsLanes<Lanes: SIMD>(_ turns: Lanes) -> Lanes where Lanes.Scalar == Double, Lanes.MaskStorage.Scalar == Int64 {
     // A quarter turn on, less a turn where that reaches 1: a loop over the lanes' bytes, which
-    // the optimiser turns into vector instructions (see `lanewiseMinimum`), where a mask's
-    // `replacing` is a call that visits the lanes one at a time.
+    // the optimiser turns into vector instructions (as `lanewiseMinimum` is written), where a
+    // mask's `replacing` is a call that visits the lanes one at a time.
     var pair: (quarterOn: Lanes, wrapped: Lanes) = (turns + 0.25, turns - 0.75)
     let stride = MemoryLayout<Double>.stride, second = MemoryLayout<Lanes>.stride
     withUnsafeMutableBytes(of: &pair) { lanes in
@@ -106,8 +106,7 @@ public func cosineOfTurnsLanes<Lanes: SIMD>(_ turns: Lanes) -> Lanes where Lanes
             lanes.storeBytes(of: lanes.load(fromByteOffset: second + lane * stride, as: Double.self), toByteOffset: lane * stride, as: Double.self)
         }
     }
-    let brought = pair.quarterOn
-    return sineOfTurnsLanes(brought)
+    return sineOfTurnsLanes(pair.quarterOn)
 }
 
 /// `sineOfTurns` of eight values at once: eight voices' filters are set together.

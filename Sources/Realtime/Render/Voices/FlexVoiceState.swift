@@ -82,10 +82,11 @@ struct FlexVoiceState {
                     elapsedFrames = min(elapsedFrames + remaining, stageFrames)
                     reachedHold = stage == sustainPoint && elapsedFrames >= stageFrames
                     if stageFrames > 0 {
-                        math.setEnvelope(row: row, lane: lane, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape)
+                        math.setEnvelope(row: row, lane: lane, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape,
+                                         power: power)
                         return power
                     }
-                    math.setEnvelope(row: row, lane: lane, from: to, to: to, fraction: 0, shape: 0)
+                    math.setEnvelope(row: row, lane: lane, from: to, to: to, fraction: 0, shape: 0, power: 0)
                     return 0
                 }
                 remaining -= max(0, left)
@@ -93,7 +94,7 @@ struct FlexVoiceState {
                 enter(stage + 1, controllers: controllers, sampleRate: sampleRate)
             }
             // Past its last point an envelope is silent, as sfizz has it.
-            math.setEnvelope(row: row, lane: lane, from: 0, to: 0, fraction: 0, shape: 0)
+            math.setEnvelope(row: row, lane: lane, from: 0, to: 0, fraction: 0, shape: 0, power: 0)
             return 0
         }
     }
@@ -116,6 +117,16 @@ struct FlexVoiceState {
         var frequency: Float = 0
         /// Which half of its period the sample-and-hold value was drawn in.
         var heldInSecondHalf = false
+
+        /// Moves the phase on `frames` frames at `frequency` hertz. A block moves it less than a
+        /// period (100 Hz at 64 frames and 8 kHz is 0.8 of one), so one subtraction wraps it,
+        /// where the general wrap's conversions cost a tenth of the flex state's time.
+        @_noAllocation @_noLocks
+        mutating func movePhase(frames: Float, frequency: Float, framePeriod: Float) {
+            var moved = phase + frequency * frames * framePeriod
+            if moved >= 1 { moved -= 1 }
+            phase = moved < 1 ? moved : FlexVoiceState.wrapped(moved)
+        }
         /// Past its delay and fade, at a frequency no controller moves, with a wave that draws no
         /// values: a block only moves its phase.
         var isSteady = false
@@ -294,8 +305,7 @@ struct FlexVoiceState {
             let frames = Float(frameCount)
             for index in 0..<lfoCount {
                 if states[index].isSteady {
-                    let phase = states[index].phase + states[index].frequency * frames * framePeriod
-                    states[index].phase = phase < 1 ? phase : Self.wrapped(phase)
+                    states[index].movePhase(frames: frames, frequency: states[index].frequency, framePeriod: framePeriod)
                     math.setLFO(row: index, lane: lane, phase: states[index].phase, fade: 1, waveCode: states[index].waveCode)
                 } else {
                     guard let descriptions else { continue }
@@ -378,12 +388,7 @@ struct FlexVoiceState {
         if lfo.frequencyController != SamplerFlex.noController {
             frequency = max(0, lfo.frequency + lfo.frequencyAtFullController * Float(controllers[Int(lfo.frequencyController)]) * (1 / 127))
         }
-        // A block moves the phase less than a period (100 Hz at 64 frames and 8 kHz is 0.8 of
-        // one), so one subtraction wraps it, where the general wrap's conversions cost a tenth of
-        // the flex state's time.
-        var phase = state.phase + frequency * frames * framePeriod
-        if phase >= 1 { phase -= 1 }
-        state.phase = phase < 1 ? phase : wrapped(phase)
+        state.movePhase(frames: frames, frequency: frequency, framePeriod: framePeriod)
         if state.fade < 1 { state.fade = min(1, state.fade + frames * state.fadePerFrame) }
         if case .sampleAndHold = lfo.wave {
             // A new value each time the phase crosses into the other half of the period (a block

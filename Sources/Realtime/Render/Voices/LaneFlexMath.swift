@@ -19,12 +19,12 @@ struct LaneFlexMath {
     private static var capacity: Int { @_noAllocation @_noLocks get { SamplerFlex.capacity } }
     /// The tables, each `capacity` rows, in one allocation.
     private enum Table: Int {
-        case envelopeFrom, envelopeTo, envelopeFraction, envelopeShape, lfoPhase, lfoFade, lfoHeld, lfoWave
+        case envelopeFrom, envelopeTo, envelopeFraction, envelopeShape, envelopePower, lfoPhase, lfoFade, lfoHeld, lfoWave
         /// The values: `2 × capacity` rows.
         case values
         /// Rows in all.
         @_noAllocation @_noLocks
-        static func rowCount() -> Int { 10 * LaneFlexMath.capacity }
+        static func rowCount() -> Int { 11 * LaneFlexMath.capacity }
         var firstRow: Int {
             @_noAllocation @_noLocks get {
                 switch self {
@@ -32,11 +32,12 @@ struct LaneFlexMath {
                 case .envelopeTo: 1 * LaneFlexMath.capacity
                 case .envelopeFraction: 2 * LaneFlexMath.capacity
                 case .envelopeShape: 3 * LaneFlexMath.capacity
-                case .lfoPhase: 4 * LaneFlexMath.capacity
-                case .lfoFade: 5 * LaneFlexMath.capacity
-                case .lfoHeld: 6 * LaneFlexMath.capacity
-                case .lfoWave: 7 * LaneFlexMath.capacity
-                case .values: 8 * LaneFlexMath.capacity
+                case .envelopePower: 4 * LaneFlexMath.capacity
+                case .lfoPhase: 5 * LaneFlexMath.capacity
+                case .lfoFade: 6 * LaneFlexMath.capacity
+                case .lfoHeld: 7 * LaneFlexMath.capacity
+                case .lfoWave: 8 * LaneFlexMath.capacity
+                case .values: 9 * LaneFlexMath.capacity
                 }
             }
         }
@@ -48,11 +49,8 @@ struct LaneFlexMath {
     private var lfoRows = 0
     /// The waves the lanes' LFOs run, a bit each (1 << `SamplerFlex.Wave.rawValue`).
     private var waves: UInt32 = 0
-    /// Some lane's stage is curved, and the most multiplications a whole power of them takes; some
-    /// curve's power is not whole (or above 8) and takes the exponential.
-    private var curved = false
-    private var longestWholePower: Float = 1
-    private var anyFractionalPower = false
+    /// The curves the lanes' envelopes wrote.
+    private var curves = Curves()
 
     /// - Thread: control.
     init() {
@@ -69,9 +67,7 @@ struct LaneFlexMath {
         envelopeRows = 0
         lfoRows = 0
         waves = 0
-        curved = false
-        longestWholePower = 1
-        anyFractionalPower = false
+        curves = Curves()
     }
 
     @inline(__always) @_noAllocation @_noLocks
@@ -80,13 +76,15 @@ struct LaneFlexMath {
     }
 
     /// Envelope `row` of `lane` is `fraction` (clamped to 0…1) of the way from `from` to `to`
-    /// along `shape` (`SamplerFlex.Point.shape`).
+    /// along `shape` (`SamplerFlex.Point.shape`), whose curve is `power`
+    /// (`FlexVoiceState.EnvelopeState.power`).
     @_noAllocation @_noLocks
-    func setEnvelope(row: Int, lane: Int, from: Float, to: Float, fraction: Float, shape: Float) {
+    func setEnvelope(row: Int, lane: Int, from: Float, to: Float, fraction: Float, shape: Float, power: Float) {
         store(from, .envelopeFrom, row: row, lane: lane)
         store(to, .envelopeTo, row: row, lane: lane)
         store(fraction, .envelopeFraction, row: row, lane: lane)
         store(shape, .envelopeShape, row: row, lane: lane)
+        store(power, .envelopePower, row: row, lane: lane)
     }
 
     /// LFO `row` of `lane` is at `phase` (turns) of the wave numbered `waveCode` (`code`), faded
@@ -118,6 +116,14 @@ struct LaneFlexMath {
             curved = true
             if power > 0 { longestWhole = max(longestWhole, power) } else { anyFractional = true }
         }
+
+        /// Adds another lane's curves to these.
+        @_noAllocation @_noLocks
+        mutating func add(_ other: Curves) {
+            curved = curved || other.curved
+            longestWhole = max(longestWhole, other.longestWhole)
+            anyFractional = anyFractional || other.anyFractional
+        }
     }
 
     /// A lane wrote `envelopeCount` envelopes and `lfoCount` LFOs of `waves` (`waveBit`s), their
@@ -127,11 +133,7 @@ struct LaneFlexMath {
         envelopeRows = max(envelopeRows, envelopeCount)
         lfoRows = max(lfoRows, lfoCount)
         self.waves |= waves
-        if curves.curved {
-            curved = true
-            longestWholePower = max(longestWholePower, curves.longestWhole)
-            anyFractionalPower = anyFractionalPower || curves.anyFractional
-        }
+        self.curves.add(curves)
     }
 
     /// The value of source `source` (`SamplerFlex.Route.source`) in `lane`, after `compute`.
@@ -183,15 +185,16 @@ struct LaneFlexMath {
     private func envelopeLevels(row: Int) {
         let from = lanes(.envelopeFrom, row: row), to = lanes(.envelopeTo, row: row)
         let fraction = lanes(.envelopeFraction, row: row), shape = lanes(.envelopeShape, row: row)
+        let wholePower = lanes(.envelopePower, row: row)
         let level = lanes(.values, row: row)
         let laneCount = 8
-        guard curved else {
+        guard curves.curved else {
             for lane in 0..<laneCount { level[lane] = from[lane] + (to[lane] - from[lane]) * min(max(fraction[lane], 0), 1) }
             return
         }
         // Each lane's base and exponent, then its power by multiplying as often as the longest
-        // whole power needs (a lane stops at its own), then through the exponential where some
-        // lane's exponent is not whole.
+        // whole power needs (a lane stops at its own), then through the exponential where its
+        // power is not whole (-1).
         var base = SIMD8<Float>(), exponent = SIMD8<Float>(), power = SIMD8<Float>()
         for lane in 0..<laneCount {
             let curve = min(max(fraction[lane], 0), 1)
@@ -200,20 +203,15 @@ struct LaneFlexMath {
         }
         power = base
         var multiplications: Float = 2
-        while multiplications <= longestWholePower {
-            for lane in 0..<laneCount { power[lane] = exponent[lane] >= multiplications ? power[lane] * base[lane] : power[lane] }
+        while multiplications <= curves.longestWhole {
+            for lane in 0..<laneCount { power[lane] = wholePower[lane] >= multiplications ? power[lane] * base[lane] : power[lane] }
             multiplications += 1
         }
-        if anyFractionalPower {
+        if curves.anyFractional {
             var logarithm = SIMD8<Float>()
             for lane in 0..<laneCount { logarithm[lane] = log2Approximation(base[lane]) }
             let exponential = fastExp2(exponent * logarithm)
-            for lane in 0..<laneCount {
-                // The whole part, exactly (to 2^23; any power beyond 8 takes the exponential).
-                let nearest = (exponent[lane] + 8_388_608) - 8_388_608
-                let whole = nearest > exponent[lane] ? nearest - 1 : nearest
-                power[lane] = whole == exponent[lane] && whole <= 8 ? power[lane] : exponential[lane]
-            }
+            for lane in 0..<laneCount { power[lane] = wholePower[lane] < 0 ? exponential[lane] : power[lane] }
         }
         for lane in 0..<laneCount {
             let curve = min(max(fraction[lane], 0), 1)
