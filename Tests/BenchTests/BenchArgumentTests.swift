@@ -105,6 +105,22 @@ final class BenchArgumentTests: XCTestCase {
         }
     }
 
+    /// `profile` prints every stage's share of a song's render, timed inside the engine, and a
+    /// song that is not there is one line naming it.
+    func testProfilePrintsEveryStageOfASong() throws {
+        let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
+        let result = try CommandRunner.bench(["profile", song, "--runs", "1"], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        for stage in ["read", "control", "filter and mix", "sends", "sum", "other"] {
+            XCTAssertTrue(result.standardOutput.contains("\n  \(stage) "), "\(stage): \(result.standardOutput)")
+        }
+        XCTAssertTrue(result.standardOutput.contains("without the stage clock"), result.standardOutput)
+        let missing = try CommandRunner.bench(["profile", "/nonexistent/song.mid"], timeout: 60)
+        XCTAssertEqual(missing.exitCode, 1, missing.standardError)
+        XCTAssertEqual(missing.errorLines.count, 1, missing.standardError)
+        XCTAssertTrue(missing.standardError.contains("/nonexistent/song.mid"), missing.standardError)
+    }
+
     /// The ring benchmark runs for seconds; an unwritable report path must stop it before it starts.
     func testUnwritableJSONPathFailsBeforeTheRun() throws {
         let result = try CommandRunner.bench(["ring", "--runs", "2", "--json", "/nonexistent-folder/report.json"], timeout: 60)
@@ -128,7 +144,7 @@ final class BenchArgumentTests: XCTestCase {
         XCTAssertEqual(top.exitCode, 0, top.standardError)
         let names = top.standardOutput.components(separatedBy: "benchmarks:\n")[1].components(separatedBy: "\n\n")[0]
             .split(separator: "\n").map { String($0.split(separator: " ")[0]) }
-        XCTAssertEqual(names, ["ring", "polyphony", "burst", "drums", "throughput", "latency", "roundtrip", "soak",
+        XCTAssertEqual(names, ["ring", "polyphony", "burst", "drums", "throughput", "profile", "latency", "roundtrip", "soak",
                                "compare", "fonts", "library", "feedback", "chart"])
         for name in names {
             let help = try CommandRunner.bench([name, "--help"])

@@ -22,7 +22,8 @@ final class MixSummationTreeTests: XCTestCase {
         init(itemCount: Int, quantumCount: Int) {
             work = VoiceWorkItems(voiceCapacity: 16 * VoiceWorkItems.maximumSamplerItemCount, firstVoice: voice,
                                   context: VoiceRenderContext(channels: channels, sampleRate: 48_000, sendsEnabled: true,
-                                                              interpolation: .cubic, kernel: .generic, starvedVoices: starved))
+                                                              interpolation: .cubic, kernel: .generic, starvedVoices: starved,
+                                                              stageClock: RenderStageClock()))
             work.voiceCount = 16 * itemCount
             work.frameCount = RenderQuantum.frameCount
             work.quantumCount = quantumCount

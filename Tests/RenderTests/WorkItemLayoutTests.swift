@@ -21,7 +21,8 @@ final class WorkItemLayoutTests: XCTestCase {
         init(voiceCapacity: Int) {
             work.initialize(to: VoiceWorkItems(voiceCapacity: voiceCapacity, firstVoice: voice,
                                                context: VoiceRenderContext(channels: channels, sampleRate: 48_000, sendsEnabled: true,
-                                                                           interpolation: .cubic, kernel: .generic, starvedVoices: starved)))
+                                                                           interpolation: .cubic, kernel: .generic, starvedVoices: starved,
+                                                              stageClock: RenderStageClock())))
         }
 
         deinit {

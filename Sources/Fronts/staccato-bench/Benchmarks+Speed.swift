@@ -118,4 +118,28 @@ extension Benchmarks {
         try songs.forEach(requireExistingFile)
         return try measure(options) { try ThroughputBenchmark.run(font: font, songs: songs, runs: runs, threadCounts: threadCounts) }
     }
+
+    static let profile = Subcommand(
+        program: program, name: "profile",
+        summary: "Where a song's render spends its time, stage by stage (read, control, filter and mix, sends, sum), timed inside the engine.",
+        positionals: [PositionalSpec(name: "SONG.mid", help: "the song to render", isRequired: true)],
+        options: [
+            BenchOptions.soundFont,
+            BenchOptions.runs(5),
+            OptionSpec(name: "threads", valueName: "N", help: "threads that render the voices", default: .number(1),
+                       range: 1...Double(RenderConfiguration.maximumThreadCount)),
+            OptionSpec(name: "no-effects", help: "render dry: no reverb or chorus sends"),
+            BenchOptions.json(),
+        ]
+    ) { options in
+        guard options.positionals.count == 1 else { throw UsageError(description: "profile takes one song: profile SONG.mid --soundfont FONT") }
+        let song = options.positionals[0]
+        try requireExistingFile(song)
+        let runs = try options.integer("runs")
+        let threads = try options.integer("threads")
+        let font = try options.existingFile("soundfont")
+        let effects = !options.has("no-effects")
+        return try measure(options) { try ProfileReport.run(song: song, font: font, runs: runs, threads: threads, effects: effects) }
+    }
 }
+

@@ -6,7 +6,7 @@ import Foundation
 enum Benchmarks {
     /// The program every benchmark is of: the first word of its usage line.
     static let program = "staccato-bench"
-    static let all: [Subcommand] = [ring, polyphony, burst, drums, throughput, latency, roundtrip, soak, compare, fonts, library, feedback, chart]
+    static let all: [Subcommand] = [ring, polyphony, burst, drums, throughput, profile, latency, roundtrip, soak, compare, fonts, library, feedback, chart]
 
     /// `staccato-bench --help`: every benchmark by its summary.
     static let staccatoBench = CommandLineProgram(

@@ -40,6 +40,10 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// generators), on by default as in FluidSynth; off, every voice plays dry and the buses cost
     /// nothing.
     public var effects: Bool = true
+    /// Times each stage of the render (`RenderStage`) and keeps the totals (`Renderer.stageTimes`):
+    /// two reads of the clock a stage, a group of voices and a block at a time, for a profile a
+    /// maintainer can repeat (`staccato-bench profile`). Off, the renderer reads no clock for it.
+    public var profilesStages: Bool = false
     /// The gain of everything a song plays (sampler and drum kit; not the microphone or the test
     /// tone), in dB, before the master volume. The default leaves dense General MIDI mixes
     /// through common fonts clear of the output limiter (see `defaultSongGainDecibels`).

@@ -29,6 +29,8 @@ public final class Renderer: @unchecked Sendable {
     var chain: EffectsChain
     /// The reverb and chorus buses the sampler's voices send to.
     var sends: EffectsSends
+    /// Each stage's time, when the configuration profiles them (`RenderConfiguration.profilesStages`).
+    let stageClock: RenderStageClock
     /// The stereo mix bus, `maxFrameCount` frames each; interleaved into the output at the end.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
@@ -167,11 +169,19 @@ public final class Renderer: @unchecked Sendable {
         recordsMicrophone = self.microphoneTap.isEnabled
         precondition(self.microphoneTap.channelCount == 2, "the microphone tap is stereo")
         tones = ToneBank(sampleRate: configuration.sampleRate)
+        if configuration.profilesStages {
+            let totals = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: RenderStage.allCases.count)
+            for stage in RenderStage.allCases { (totals + stage.rawValue).initialize(to: Atomic(0)) }
+            stageClock = RenderStageClock(totals: totals)
+        } else {
+            stageClock = RenderStageClock()
+        }
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, interpolation: configuration.cubicInterpolation ? .cubic : .linear,
                           kernel: configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic,
-                          sendsEnabled: configuration.effects, workerCount: configuration.threadCount - 1)
+                          sendsEnabled: configuration.effects, workerCount: configuration.threadCount - 1,
+                          stageClock: stageClock)
         voiceThreadCount = (sampler.workers?.workerCount ?? 0) + 1
         workerItemCounter = sampler.workers?.workerItemCount
         workerPriority = sampler.workers?.requestedPriority
@@ -241,6 +251,7 @@ public final class Renderer: @unchecked Sendable {
         unmixed.deallocate()
         chain.deallocate()
         sends.deallocate()
+        stageClock.totals?.deallocate()
     }
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.

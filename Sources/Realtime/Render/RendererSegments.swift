@@ -86,6 +86,7 @@ extension Renderer {
             var songIsScaled = songVolume.isMoving
             if !songIsScaled { songIsScaled = songVolume.current != 1 }
             let reverb = sends.reverbInput + offset, chorus = sends.chorusInput + offset
+            var mark = stageClock.now()
             if songIsScaled {
                 songLeft.update(repeating: 0, count: frames)
                 songRight.update(repeating: 0, count: frames)
@@ -100,9 +101,11 @@ extension Renderer {
             } else {
                 sampler.addMixes(segment.mixes, quantum: index, left: left, right: right, reverb: reverb, chorus: chorus)
             }
+            mark = stageClock.charge(.sum, since: mark)
             if index < segment.mixes.soundingQuantumCount { quantumSounded = true }
             if offset + frames == RenderQuantum.frameCount {
                 sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: RenderQuantum.frameCount, frameTime: quantumBegin)
+                mark = stageClock.charge(.sends, since: mark)
                 mixedUntil = quantumBegin + quantum
                 if quantumSounded { soundingUntil = mixedUntil }
             }

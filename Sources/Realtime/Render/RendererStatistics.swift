@@ -16,6 +16,11 @@ extension Renderer {
         return reached > frameTime ? Int(reached - frameTime) : 0
     }
 
+    /// The time each stage of the render took so far, summed over its threads; all zero unless the
+    /// configuration profiles them (`RenderConfiguration.profilesStages`).
+    /// - Thread: stopped. Or the thread that renders offline, between blocks.
+    public var stageTimes: RenderStageTimes { stageClock.times() }
+
     /// Sampler counters as last published by the audio thread.
     /// - Thread: any.
     public var statistics: RenderStatistics {

@@ -111,7 +111,8 @@ struct Sampler {
     ///     loops that does it.
     ///   - sendsEnabled: whether voices feed the effects sends (`RenderConfiguration.effects`).
     init(sampleRate: Double, voiceCount: Int, fadeSlotCount: Int, interpolation: SamplerVoice.Interpolation = .cubic,
-         kernel: SamplerKernelVariant = .generic, sendsEnabled: Bool = true, workerCount: Int = 0) {
+         kernel: SamplerKernelVariant = .generic, sendsEnabled: Bool = true, workerCount: Int = 0,
+         stageClock: RenderStageClock = RenderStageClock()) {
         self.sampleRate = sampleRate
         channels = .allocate(capacity: MIDILimits.channelCount)
         controllerValues = .allocate(capacity: MIDILimits.channelCount * MIDILimits.controllerCount)
@@ -136,7 +137,7 @@ struct Sampler {
         work.initialize(to: VoiceWorkItems(voiceCapacity: pool.capacity + pool.fadeCapacity, firstVoice: pool.voices,
                                            context: VoiceRenderContext(channels: channels, sampleRate: sampleRate, sendsEnabled: sendsEnabled,
                                                                        interpolation: interpolation, kernel: kernel,
-                                                                       starvedVoices: starvedVoices)))
+                                                                       starvedVoices: starvedVoices, stageClock: stageClock)))
         workers = workerCount > 0 ? VoiceWorkers(count: workerCount, work: work, sampleRate: sampleRate) : nil
     }
 

@@ -13,6 +13,8 @@ struct VoiceRenderContext {
     /// Voices ended because their sample's next frames were not yet decoded
     /// (`SamplerVoice.ControlBlock.isStarved`), counted by whichever thread rendered them.
     let starvedVoices: UnsafeMutablePointer<Atomic<Int>>
+    /// Charged with each stage's time when the render profiles its stages.
+    let stageClock: RenderStageClock
 }
 
 /// The scratch one thread renders voices with, `Sampler.laneCount` at a time so their reads,
@@ -158,10 +160,12 @@ struct VoiceLaneWorkspace {
             renderGroup(count: min(Sampler.laneCount, voiceCount - first), frameCount: frameCount, context: context)
             first += Sampler.laneCount
         }
+        var mark = context.stageClock.now()
         Self.sumLanes(busLeft, into: mix.left, frameCount: frameCount)
         Self.sumLanes(busRight, into: mix.right, frameCount: frameCount)
         if reverbBusInUse { Self.sumLanes(busReverb, into: mix.reverb, frameCount: frameCount) }
         if chorusBusInUse { Self.sumLanes(busChorus, into: mix.chorus, frameCount: frameCount) }
+        mark = context.stageClock.charge(.sum, since: mark)
         mix.sends.pointee = (reverbBusInUse ? VoiceItemMix.reverbSent : 0) | (chorusBusInUse ? VoiceItemMix.chorusSent : 0)
     }
 
@@ -201,6 +205,8 @@ struct VoiceLaneWorkspace {
     @_noAllocation @_noLocks
     mutating func renderGroup(count: Int, frameCount: Int, context: VoiceRenderContext) {
         var offset = 0
+        let clock = context.stageClock
+        var mark = clock.now()
         while offset < frameCount {
             let blockFrames = min(SamplerVoice.controlBlockFrameCount, frameCount - offset)
             // The control update in passes: each voice up to its exponentials; the exponentials of
@@ -261,7 +267,9 @@ struct VoiceLaneWorkspace {
                     group[lane].pointee.setFilter(sine: laneMath.pointee.filterSine[lane], cosine: laneMath.pointee.filterCosine[lane])
                 }
             }
+            mark = clock.charge(.control, since: mark)
             readLanes(count: count, frameCount: blockFrames, context: context)
+            mark = clock.charge(.read, since: mark)
             var staged = false
             for lane in 0..<count where groupBlocks[lane].isReading && (group[lane].pointee.runsEqualizer || group[lane].pointee.runsSecondFilter) {
                 staged = true
@@ -278,6 +286,7 @@ struct VoiceLaneWorkspace {
                 var unused = VoiceFilterLanes()
                 mixGroup(frameCount: blockFrames, filtering: false, filter: &unused, offset: offset, context: context)
             }
+            mark = clock.charge(.filterAndMix, since: mark)
             for lane in 0..<count where group[lane].pointee.isActive {
                 let voice = group[lane]
                 // A voice that ends here is counted out by the sampler once every item is done.
@@ -285,6 +294,7 @@ struct VoiceLaneWorkspace {
             }
             offset += blockFrames
         }
+        mark = clock.charge(.control, since: mark)
     }
 
     /// Runs the second filter and the equalizer of every lane whose voice has them over the block

@@ -278,7 +278,9 @@ struct VoiceWorkItems {
                 // that finishes it adds the pair.
                 guard counter.pointee.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue & 1 == 1 else { return }
                 let leftStart = parent << (level + 1)
+                let mark = context.stageClock.now()
                 for quantum in 0..<quantumCount { addMix(rightStart, into: leftStart, quantum: quantum) }
+                _ = context.stageClock.charge(.sum, since: mark)
             }
             node = parent
             level += 1

@@ -292,11 +292,4 @@ struct VoiceWorkers {
         guard paced.pointee.load(ordering: .relaxed) else { return false }
         return blockSequence.pointee.load(ordering: .relaxed) &- burstBlock <= 1
     }
-
-    @_noAllocation @_noLocks
-    static func monotonicNanoseconds() -> Int {
-        var now = timespec()
-        _ = _unsafePerformance { clock_gettime(CLOCK_MONOTONIC, &now) }
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
 }

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// The parts of a render that `RenderStageTimes` splits its time into.
+/// - Thread: any. A plain value.
+public enum RenderStage: Int, CaseIterable, Sendable {
+    /// The voices' sample reads: the lane reader and the frames near a loop's or a sample's end.
+    case read
+    /// The voices' control work once a block: envelopes, LFOs, modulators and flex modulation,
+    /// pitch, the exponentials and the filters' coefficients, and each voice's end.
+    case control
+    /// The voices' filters and second filter stages, and their gains into the lane buses.
+    case filterAndMix
+    /// The reverb and the chorus, run on what the voices sent them.
+    case sends
+    /// Summing: the lane buses across their lanes, the work items' mixes into one, and that into
+    /// the song's buses.
+    case sum
+
+    /// How a report names it.
+    /// - Thread: any.
+    public var name: String {
+        switch self {
+        case .read: "read"
+        case .control: "control"
+        case .filterAndMix: "filter and mix"
+        case .sends: "sends"
+        case .sum: "sum"
+        }
+    }
+}
+
+/// The time a render spent in each `RenderStage`, in nanoseconds on the monotonic clock, summed over
+/// the threads that rendered (`Renderer.stageTimes`).
+/// - Thread: any. A plain value.
+public struct RenderStageTimes: Sendable, Equatable {
+    /// Nanoseconds by stage, `RenderStage.rawValue` for index.
+    public var nanoseconds: [UInt64]
+
+    /// - Thread: any.
+    public init(nanoseconds: [UInt64] = Array(repeating: 0, count: RenderStage.allCases.count)) {
+        self.nanoseconds = nanoseconds
+    }
+
+    /// - Thread: any.
+    public subscript(stage: RenderStage) -> UInt64 { nanoseconds[stage.rawValue] }
+
+    /// Every stage's nanoseconds together.
+    /// - Thread: any.
+    public var total: UInt64 { nanoseconds.reduce(0, +) }
+}
+
+/// The audio thread's and the voice workers' side of `RenderStageTimes`: reads the clock between
+/// stages and charges the stage just run, only where the configuration asks for it
+/// (`RenderConfiguration.profilesStages`); otherwise every call is a test of one pointer and nothing
+/// else, so that a render that does not profile runs as before (`monotonicNanoseconds`). The totals
+/// are atomic, because voice workers charge them beside the audio thread.
+struct RenderStageClock {
+    /// One total a stage; nil: not profiling.
+    let totals: UnsafeMutablePointer<Atomic<UInt64>>?
+
+    /// A clock that charges nothing.
+    @_noAllocation @_noLocks
+    init() { totals = nil }
+
+    /// A clock that charges `totals`, one a stage.
+    init(totals: UnsafeMutablePointer<Atomic<UInt64>>) { self.totals = totals }
+
+    /// Now, in nanoseconds; 0 when not profiling.
+    @inline(__always) @_noAllocation @_noLocks
+    func now() -> UInt64 {
+        guard totals != nil else { return 0 }
+        return UInt64(monotonicNanoseconds())
+    }
+
+    /// Charges `stage` with the time since `start` (a `now()`), and returns now.
+    @inline(__always) @_noAllocation @_noLocks
+    func charge(_ stage: RenderStage, since start: UInt64) -> UInt64 {
+        guard let totals else { return 0 }
+        let now = UInt64(monotonicNanoseconds())
+        totals[stage.rawValue].add(now &- start, ordering: .relaxed)
+        return now
+    }
+
+    /// The totals so far.
+    /// - Thread: control. Once the threads that charge them are idle.
+    func times() -> RenderStageTimes {
+        guard let totals else { return RenderStageTimes() }
+        return RenderStageTimes(nanoseconds: RenderStage.allCases.map { totals[$0.rawValue].load(ordering: .relaxed) })
+    }
+}

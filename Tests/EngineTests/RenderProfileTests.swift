@@ -1,0 +1,57 @@
+import Engine
+import MIDI
+import Render
+import TestSupport
+import XCTest
+
+/// `RenderProfile`: the engine's own timing of each stage of a song's render.
+final class RenderProfileTests: XCTestCase {
+    let rate = 48_000.0
+
+    func song() throws -> MIDIFile {
+        try MIDIFile.read(path: CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path)
+    }
+
+    func samples(_ song: MIDIFile, bank: SampleBank, configuration: RenderConfiguration) -> [Float] {
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
+        XCTAssertTrue(engine.install(bank))
+        var frames: [Float] = []
+        engine.render(song) { frames.append(contentsOf: $0) }
+        return frames
+    }
+
+    /// Every stage of a song with reverb takes time, the stages and the rest make up the render's
+    /// wall time on one thread, and the shares add up to the whole.
+    func testEveryStageOfASongIsTimedAndTheSharesMakeUpTheRender() throws {
+        let bank = try InstrumentLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: rate)
+        let profile = RenderProfile.measure(try song(), bank: bank, configuration: RenderConfiguration(sampleRate: rate))
+        for stage in RenderStage.allCases {
+            XCTAssertGreaterThan(profile.stages[stage], 0, "\(stage.name) was timed")
+        }
+        XCTAssertGreaterThan(profile.audioSeconds, 40, "the whole march rendered")
+        XCTAssertLessThanOrEqual(profile.stages.total, UInt64(profile.renderSeconds * 1e9), "no more stage time than wall time on one thread")
+        let shares = RenderStage.allCases.map { profile.share(of: $0) }.reduce(0, +) + profile.otherShare
+        XCTAssertEqual(shares, 1, accuracy: 1e-9)
+        XCTAssertGreaterThan(profile.share(of: .read), profile.share(of: .sends), "a song's voices read more than its reverb runs")
+    }
+
+    /// Timing the stages changes nothing the render writes, on one thread or two; without it the
+    /// renderer reads no clock and keeps no times.
+    func testTimingTheStagesLeavesTheSamplesAsTheyWere() throws {
+        let bank = try InstrumentLoader.load(path: CommandRunner.shippedSoundFont, sampleRate: rate)
+        let song = try song()
+        var plain = RenderConfiguration(sampleRate: rate)
+        let reference = samples(song, bank: bank, configuration: plain)
+        for threads in [1, 2] {
+            var timed = plain
+            timed.profilesStages = true
+            timed.threadCount = threads
+            XCTAssertEqual(samples(song, bank: bank, configuration: timed), reference, "\(threads) thread(s), timed")
+        }
+        plain.threadCount = 2
+        let engine = Engine(configuration: EngineConfiguration(render: plain))
+        XCTAssertTrue(engine.install(bank))
+        engine.render(song) { _ in }
+        XCTAssertEqual(engine.renderer.stageTimes.total, 0, "nothing timed unless asked")
+    }
+}
