@@ -111,7 +111,7 @@ final class BenchArgumentTests: XCTestCase {
         let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
         let result = try CommandRunner.bench(["profile", song, "--runs", "1"], timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.standardError)
-        for stage in ["read", "control", "filter and mix", "sends", "sum", "other"] {
+        for stage in ["read", "read at ends", "control", "filter and mix", "sends", "sum", "other"] {
             XCTAssertTrue(result.standardOutput.contains("\n  \(stage) "), "\(stage): \(result.standardOutput)")
         }
         XCTAssertTrue(result.standardOutput.contains("without the stage clock"), result.standardOutput)

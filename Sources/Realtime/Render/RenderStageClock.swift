@@ -3,8 +3,11 @@ import Synchronization
 /// The parts of a render that `RenderStageTimes` splits its time into.
 /// - Thread: any. A plain value.
 public enum RenderStage: Int, CaseIterable, Sendable {
-    /// The voices' sample reads: the lane reader and the frames near a loop's or a sample's end.
+    /// The voices' sample reads by the lane reader, eight voices a frame.
     case read
+    /// The frames where some lane comes within reach of its loop's end or its sample's end, read
+    /// one lane at a time: what the lane reader leaves to the scalar one.
+    case readAtEnds
     /// The voices' control work once a block: envelopes, LFOs, modulators and flex modulation,
     /// pitch, the exponentials and the filters' coefficients, and each voice's end.
     case control
@@ -21,6 +24,7 @@ public enum RenderStage: Int, CaseIterable, Sendable {
     public var name: String {
         switch self {
         case .read: "read"
+        case .readAtEnds: "read at ends"
         case .control: "control"
         case .filterAndMix: "filter and mix"
         case .sends: "sends"

@@ -268,8 +268,7 @@ struct VoiceLaneWorkspace {
                 }
             }
             mark = clock.charge(.control, since: mark)
-            readLanes(count: count, frameCount: blockFrames, context: context)
-            mark = clock.charge(.read, since: mark)
+            readLanes(count: count, frameCount: blockFrames, context: context, mark: &mark)
             var staged = false
             for lane in 0..<count where groupBlocks[lane].isReading && (group[lane].pointee.runsEqualizer || group[lane].pointee.runsSecondFilter) {
                 staged = true
@@ -331,8 +330,10 @@ struct VoiceLaneWorkspace {
     /// Reads one control block of every lane into `scratch` and sets each lane's `produced`. Runs
     /// that no lane's loop end or sample end interrupts go through the SIMD reader; the frame or
     /// two where some lane crosses its boundary are read lane by lane, and the SIMD reader resumes.
+    /// `mark` is the stage clock's last reading: the lane reader's frames are charged to
+    /// `RenderStage.read`, the others to `.readAtEnds`.
     @_noAllocation @_noLocks
-    mutating func readLanes(count: Int, frameCount: Int, context: VoiceRenderContext) {
+    mutating func readLanes(count: Int, frameCount: Int, context: VoiceRenderContext, mark: inout UInt64) {
         let lanes = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: Float.self)
         var done = 0
         while done < frameCount {
@@ -342,6 +343,7 @@ struct VoiceLaneWorkspace {
             }
             if clear > 0 {
                 readGroup(count: count, from: done, frameCount: clear, context: context)
+                mark = context.stageClock.charge(.read, since: mark)
                 done += clear
                 continue
             }
@@ -357,6 +359,7 @@ struct VoiceLaneWorkspace {
                     groupBlocks[lane].produced = done
                 }
             }
+            mark = context.stageClock.charge(.readAtEnds, since: mark)
             done += 1
         }
         for lane in 0..<count where groupBlocks[lane].isReading { groupBlocks[lane].produced = frameCount }
