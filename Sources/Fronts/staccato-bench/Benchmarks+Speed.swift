@@ -142,4 +142,3 @@ extension Benchmarks {
         return try measure(options) { try ProfileReport.run(song: song, font: font, runs: runs, threads: threads, effects: effects) }
     }
 }
-

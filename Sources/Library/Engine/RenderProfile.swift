@@ -4,7 +4,8 @@ import Render
 
 /// Where a song's offline render spends its time, stage by stage (`RenderStage`), timed inside the
 /// engine (`RenderConfiguration.profilesStages`): read (by the lanes, and at loop and sample ends
-/// one lane at a time), control, filter and mix, sends and sum, and the rest (events, drums, the output's effects and limiter, and handing the frames over).
+/// one lane at a time), control, filter and mix, sends and sum, and the rest (events, drums, the
+/// output's effects and limiter, and handing the frames over).
 /// What `staccato-bench profile` prints, so that a change's effect on each stage shows without an
 /// external profiler.
 /// - Thread: any. A plain value.

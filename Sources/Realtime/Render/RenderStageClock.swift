@@ -66,8 +66,19 @@ struct RenderStageClock {
     @_noAllocation @_noLocks
     init() { totals = nil }
 
-    /// A clock that charges `totals`, one a stage.
-    init(totals: UnsafeMutablePointer<Atomic<UInt64>>) { self.totals = totals }
+    /// A clock that charges totals of its own, all zero to begin with; `deallocate` frees them.
+    /// - Thread: control.
+    static func counting() -> RenderStageClock {
+        let totals = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: RenderStage.allCases.count)
+        for stage in RenderStage.allCases { (totals + stage.rawValue).initialize(to: Atomic(0)) }
+        return RenderStageClock(totals: totals)
+    }
+
+    private init(totals: UnsafeMutablePointer<Atomic<UInt64>>) { self.totals = totals }
+
+    /// Frees the totals of a `counting()` clock.
+    /// - Thread: stopped.
+    func deallocate() { totals?.deallocate() }
 
     /// Now, in nanoseconds; 0 when not profiling.
     @inline(__always) @_noAllocation @_noLocks

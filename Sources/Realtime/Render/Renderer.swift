@@ -169,13 +169,7 @@ public final class Renderer: @unchecked Sendable {
         recordsMicrophone = self.microphoneTap.isEnabled
         precondition(self.microphoneTap.channelCount == 2, "the microphone tap is stereo")
         tones = ToneBank(sampleRate: configuration.sampleRate)
-        if configuration.profilesStages {
-            let totals = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: RenderStage.allCases.count)
-            for stage in RenderStage.allCases { (totals + stage.rawValue).initialize(to: Atomic(0)) }
-            stageClock = RenderStageClock(totals: totals)
-        } else {
-            stageClock = RenderStageClock()
-        }
+        stageClock = configuration.profilesStages ? RenderStageClock.counting() : RenderStageClock()
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, interpolation: configuration.cubicInterpolation ? .cubic : .linear,
@@ -251,7 +245,7 @@ public final class Renderer: @unchecked Sendable {
         unmixed.deallocate()
         chain.deallocate()
         sends.deallocate()
-        stageClock.totals?.deallocate()
+        stageClock.deallocate()
     }
 
     /// Frames rendered so far, as last published by the audio thread at the end of a block.

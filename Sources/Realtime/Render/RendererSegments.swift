@@ -105,7 +105,7 @@ extension Renderer {
             if index < segment.mixes.soundingQuantumCount { quantumSounded = true }
             if offset + frames == RenderQuantum.frameCount {
                 sends.process(addingTo: quantumLeft, right: quantumRight, frameCount: RenderQuantum.frameCount, frameTime: quantumBegin)
-                mark = stageClock.charge(.sends, since: mark)
+                _ = stageClock.charge(.sends, since: mark)
                 mixedUntil = quantumBegin + quantum
                 if quantumSounded { soundingUntil = mixedUntil }
             }

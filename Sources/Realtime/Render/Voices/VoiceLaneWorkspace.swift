@@ -160,12 +160,12 @@ struct VoiceLaneWorkspace {
             renderGroup(count: min(Sampler.laneCount, voiceCount - first), frameCount: frameCount, context: context)
             first += Sampler.laneCount
         }
-        var mark = context.stageClock.now()
+        let mark = context.stageClock.now()
         Self.sumLanes(busLeft, into: mix.left, frameCount: frameCount)
         Self.sumLanes(busRight, into: mix.right, frameCount: frameCount)
         if reverbBusInUse { Self.sumLanes(busReverb, into: mix.reverb, frameCount: frameCount) }
         if chorusBusInUse { Self.sumLanes(busChorus, into: mix.chorus, frameCount: frameCount) }
-        mark = context.stageClock.charge(.sum, since: mark)
+        _ = context.stageClock.charge(.sum, since: mark)
         mix.sends.pointee = (reverbBusInUse ? VoiceItemMix.reverbSent : 0) | (chorusBusInUse ? VoiceItemMix.chorusSent : 0)
     }
 
@@ -293,7 +293,7 @@ struct VoiceLaneWorkspace {
             }
             offset += blockFrames
         }
-        mark = clock.charge(.control, since: mark)
+        _ = clock.charge(.control, since: mark)
     }
 
     /// Runs the second filter and the equalizer of every lane whose voice has them over the block
