@@ -36,14 +36,15 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// `SamplerKernels.readLanes` of this variant.
     /// - Thread: audio
     @inline(__always) @_noAllocation @_noLocks
-    func readLanes(cubic: Bool, encoding: SampleEncoding, bases: UnsafePointer<UnsafeRawPointer>,
-                   positions: UnsafePointer<LanePositions>, into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    func readLanes(cubic: Bool, encoding: SampleEncoding, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+                   crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
+                   into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
         if case .avx2FMA = self {
-            SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, bases: bases, positions: positions, into: output,
-                                         frameCount: frameCount)
+            SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, loops: loops, bases: bases, crossingBases: crossingBases,
+                                         positions: positions, into: output, frameCount: frameCount)
         } else {
-            SamplerKernels.readLanes(cubic: cubic, encoding: encoding, bases: bases, positions: positions, into: output,
-                                     frameCount: frameCount)
+            SamplerKernels.readLanes(cubic: cubic, encoding: encoding, loops: loops, bases: bases, crossingBases: crossingBases,
+                                     positions: positions, into: output, frameCount: frameCount)
         }
     }
 

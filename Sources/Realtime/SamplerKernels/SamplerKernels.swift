@@ -44,59 +44,109 @@ func loadWindow(_ base: UnsafeRawPointer, words: Bool) -> SIMD4<Float> {
 /// lane loads its four neighbouring samples as one vector; the vectors are transposed so that the
 /// interpolation runs across lanes. The frames keep the stored scale (a 16-bit pool's reach ±32768):
 /// the caller folds `SampleEncoding.scale`, a power of two, into the lanes' gains, which gives the
-/// bits scaling each frame would, one multiply a block rather than one a frame. No lane may come
-/// within two frames of its sample's end or loop end (the caller checks).
+/// bits scaling each frame would, one multiply a block rather than one a frame.
+/// With `loops`, a lane that loops in the reader (`LanePositions.loopLength`) reads the windows
+/// that reach past its loop end from `crossingBases[k]` (its stitched copy, placed so that the
+/// same whole count finds it) and steps back at the end. Every other lane must stay two frames
+/// clear of its sample's end or loop end (the caller checks); without `loops`, every lane must, and
+/// no frame pays for the test.
 /// - Thread: audio
 @_noAllocation @_noLocks
-public func readLanes(cubic: Bool, encoding: SampleEncoding, bases: UnsafePointer<UnsafeRawPointer>,
-                      positions: UnsafePointer<LanePositions>, into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
-    // One specialised loop per encoding and interpolation, so that none tests either per frame.
-    switch (encoding, cubic) {
-    case (.int16, true): readWordLanesCubic(bases, positions, output, frameCount)
-    case (.int16, false): readWordLanesLinear(bases, positions, output, frameCount)
-    case (.float32, true): readFloatLanesCubic(bases, positions, output, frameCount)
-    case (.float32, false): readFloatLanesLinear(bases, positions, output, frameCount)
+public func readLanes(cubic: Bool, encoding: SampleEncoding, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+                      crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
+                      into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    // One specialised loop per encoding, interpolation and looping, so that none tests any per frame.
+    switch (encoding, cubic, loops) {
+    case (.int16, true, false): readWordLanesCubic(bases, positions, output, frameCount)
+    case (.int16, true, true): readLoopingWordLanesCubic(bases, crossingBases, positions, output, frameCount)
+    case (.int16, false, false): readWordLanesLinear(bases, positions, output, frameCount)
+    case (.int16, false, true): readLoopingWordLanesLinear(bases, crossingBases, positions, output, frameCount)
+    case (.float32, true, false): readFloatLanesCubic(bases, positions, output, frameCount)
+    case (.float32, true, true): readLoopingFloatLanesCubic(bases, crossingBases, positions, output, frameCount)
+    case (.float32, false, false): readFloatLanesLinear(bases, positions, output, frameCount)
+    case (.float32, false, true): readLoopingFloatLanesLinear(bases, crossingBases, positions, output, frameCount)
     }
 }
 
-// The four loops, each a function of its own around one inlined copy of the reader with its two
+// The eight loops, each a function of its own around one inlined copy of the reader with its three
 // flags constant. Inlined together into one caller, the optimiser stopped inlining them and merged
-// the calls into one, flags tested every frame.
-@inline(never) @_noAllocation @_noLocks
-func readWordLanesCubic(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-                        _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: true, bases, positions, output, frameCount)
-}
+// the calls into one, flags tested every frame. (The loops that do not loop take no stitched
+// bases: an argument left unused made the optimiser emit a copy without it that other modules
+// could link to.)
+typealias LaneBases = UnsafePointer<UnsafeRawPointer>
+typealias LanePositionsPointer = UnsafePointer<LanePositions>
+typealias LaneOutput = UnsafeMutablePointer<SIMD8<Float>>
 
 @inline(never) @_noAllocation @_noLocks
-func readWordLanesLinear(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-                         _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: false, bases, positions, output, frameCount)
+func readWordLanesCubic(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: true, loops: false, bases, bases, positions, output, frameCount)
 }
-
 @inline(never) @_noAllocation @_noLocks
-func readFloatLanesCubic(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-                         _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: true, bases, positions, output, frameCount)
+func readLoopingWordLanesCubic(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+                               _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: true, loops: true, bases, crossingBases, positions, output, frameCount)
 }
-
 @inline(never) @_noAllocation @_noLocks
-func readFloatLanesLinear(_ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-                          _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: false, bases, positions, output, frameCount)
+func readWordLanesLinear(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: false, loops: false, bases, bases, positions, output, frameCount)
+}
+@inline(never) @_noAllocation @_noLocks
+func readLoopingWordLanesLinear(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+                                _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: true, cubic: false, loops: true, bases, crossingBases, positions, output, frameCount)
+}
+@inline(never) @_noAllocation @_noLocks
+func readFloatLanesCubic(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: true, loops: false, bases, bases, positions, output, frameCount)
+}
+@inline(never) @_noAllocation @_noLocks
+func readLoopingFloatLanesCubic(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+                                _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: true, loops: true, bases, crossingBases, positions, output, frameCount)
+}
+@inline(never) @_noAllocation @_noLocks
+func readFloatLanesLinear(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: false, loops: false, bases, bases, positions, output, frameCount)
+}
+@inline(never) @_noAllocation @_noLocks
+func readLoopingFloatLanesLinear(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+                                 _ output: LaneOutput, _ frameCount: Int) {
+    readAllLanes(words: false, cubic: false, loops: true, bases, crossingBases, positions, output, frameCount)
 }
 
 /// All eight lanes: one pass of 256-bit vectors, or two of 128-bit ones.
 @inline(__always)
-func readAllLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPointer>, _ positions: UnsafePointer<LanePositions>,
-                  _ output: UnsafeMutablePointer<SIMD8<Float>>, _ frameCount: Int) {
+func readAllLanes(words: Bool, cubic: Bool, loops: Bool, _ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+                  _ output: LaneOutput, _ frameCount: Int) {
     #if WIDE_VECTORS
-    readEightLanes(words: words, cubic: cubic, bases: bases, positions: positions, into: output, frameCount: frameCount)
+    readEightLanes(words: words, cubic: cubic, loops: loops, bases: bases, crossingBases: crossingBases, positions: positions,
+                   into: output, frameCount: frameCount)
     #else
     for half in 0..<2 {
-        readFourLanes(words: words, cubic: cubic, half: half, bases: bases, positions: positions, into: output, frameCount: frameCount)
+        readFourLanes(words: words, cubic: cubic, loops: loops, half: half, bases: bases, crossingBases: crossingBases,
+                      positions: positions, into: output, frameCount: frameCount)
     }
     #endif
+}
+
+/// Steps back by `loopLength` every lane of `whole` at or past `loopEnd`, then tells which lanes'
+/// windows reach past their loop ends: those read from their stitched copies. Reached only in a
+/// frame where some lane is near its loop end; the common frame tests one comparison. (One per
+/// width: a generic one compared lane by lane through memory.)
+/// (The counts are below 2^31, so the signed comparisons, which the vector units have, compare
+/// them as numbers.)
+@inline(__always)
+func wrapLoops(_ whole: inout SIMD8<UInt32>, loopEnd: SIMD8<Int32>, loopLength: SIMD8<UInt32>,
+               crossingFrom: SIMD8<Int32>) -> SIMDMask<SIMD8<Int32>> {
+    whole &-= SIMD8<UInt32>().replacing(with: loopLength, where: SIMD8<Int32>(truncatingIfNeeded: whole) .>= loopEnd)
+    return SIMD8<Int32>(truncatingIfNeeded: whole) .>= crossingFrom
+}
+
+@inline(__always)
+func wrapLoops(_ whole: inout SIMD4<UInt32>, loopEnd: SIMD4<Int32>, loopLength: SIMD4<UInt32>,
+               crossingFrom: SIMD4<Int32>) -> SIMDMask<SIMD4<Int32>> {
+    whole &-= SIMD4<UInt32>().replacing(with: loopLength, where: SIMD4<Int32>(truncatingIfNeeded: whole) .>= loopEnd)
+    return SIMD4<Int32>(truncatingIfNeeded: whole) .>= crossingFrom
 }
 
 /// The reader's loop for 128-bit vectors, one copy per interpolation so that neither tests the
@@ -104,15 +154,19 @@ func readAllLanes(words: Bool, cubic: Bool, _ bases: UnsafePointer<UnsafeRawPoin
 /// lanes' bases, positions and samples at once overflow the registers, and the spills cost more than
 /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
 @inline(__always)
-func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
-                                         positions: UnsafePointer<LanePositions>,
-                                         into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+func readFourLanes(words: Bool, cubic: Bool, loops: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
+                   crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
+                   into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     let first = half * 4
     let b0 = bases[first], b1 = bases[first + 1], b2 = bases[first + 2], b3 = bases[first + 3]
-    var fraction = half == 0 ? positions.pointee.fraction.lowHalf : positions.pointee.fraction.highHalf
-    let fractionStep = half == 0 ? positions.pointee.fractionStep.lowHalf : positions.pointee.fractionStep.highHalf
-    let wholeStep = half == 0 ? positions.pointee.wholeStep.lowHalf : positions.pointee.wholeStep.highHalf
-    var whole = SIMD4<UInt32>()
+    let all = positions.pointee
+    var fraction = half == 0 ? all.fraction.lowHalf : all.fraction.highHalf
+    let fractionStep = half == 0 ? all.fractionStep.lowHalf : all.fractionStep.highHalf
+    let wholeStep = half == 0 ? all.wholeStep.lowHalf : all.wholeStep.highHalf
+    let crossingFrom = half == 0 ? all.crossingFrom.lowHalf : all.crossingFrom.highHalf
+    let loopEnd = half == 0 ? all.loopEnd.lowHalf : all.loopEnd.highHalf
+    let loopLength = half == 0 ? all.loopLength.lowHalf : all.loopLength.highHalf
+    var whole = half == 0 ? all.whole.lowHalf : all.whole.highHalf
     let one = SIMD4<Float>(repeating: 1)
     var lanes = UnsafeMutableRawPointer(output).assumingMemoryBound(to: SIMD4<Float>.self) + half
     let frameBytes = words ? 2 : 4
@@ -123,13 +177,22 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
         (base + Int(whole) * 2).loadUnaligned(as: SIMD4<Int16>.self)
     }
     for _ in 0..<frameCount {
+        // Each lane's base: its sample's, or near its loop end its stitched copy's.
+        var c0 = b0, c1 = b1, c2 = b2, c3 = b3
+        if loops && any(SIMD4<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) {
+            let crossing = wrapLoops(&whole, loopEnd: loopEnd, loopLength: loopLength, crossingFrom: crossingFrom)
+            if crossing[0] { c0 = crossingBases[first] }
+            if crossing[1] { c1 = crossingBases[first + 1] }
+            if crossing[2] { c2 = crossingBases[first + 2] }
+            if crossing[3] { c3 = crossingBases[first + 3] }
+        }
         // Lane k's samples k-1 … k+2 around its position, one unaligned load per lane.
         let ym1: SIMD4<Float>, y0: SIMD4<Float>, y1: SIMD4<Float>, y2: SIMD4<Float>
         if words {
             // Transposed as words by unpacking (SSE2 has no widening load, and widening each window
             // first, then transposing Floats, takes a fifth more instructions), then widened.
-            let w0 = wordWindow(b0, whole[0]), w1 = wordWindow(b1, whole[1])
-            let w2 = wordWindow(b2, whole[2]), w3 = wordWindow(b3, whole[3])
+            let w0 = wordWindow(c0, whole[0]), w1 = wordWindow(c1, whole[1])
+            let w2 = wordWindow(c2, whole[2]), w3 = wordWindow(c3, whole[3])
             let pairs01 = unsafeBitCast(SIMD8<Int16>(w0[0], w1[0], w0[1], w1[1], w0[2], w1[2], w0[3], w1[3]), to: SIMD4<Int32>.self)
             let pairs23 = unsafeBitCast(SIMD8<Int16>(w2[0], w3[0], w2[1], w3[1], w2[2], w3[2], w2[3], w3[3]), to: SIMD4<Int32>.self)
             let early = unsafeBitCast(SIMD4<Int32>(pairs01[0], pairs23[0], pairs01[1], pairs23[1]), to: SIMD8<Int16>.self)
@@ -139,7 +202,7 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
             y1 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: late.lowHalf))
             y2 = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: late.highHalf))
         } else {
-            let r0 = window(b0, whole[0]), r1 = window(b1, whole[1]), r2 = window(b2, whole[2]), r3 = window(b3, whole[3])
+            let r0 = window(c0, whole[0]), r1 = window(c1, whole[1]), r2 = window(c2, whole[2]), r3 = window(c3, whole[3])
             ym1 = SIMD4(r0[0], r1[0], r2[0], r3[0])
             y0 = SIMD4(r0[1], r1[1], r2[1], r3[1])
             y1 = SIMD4(r0[2], r1[2], r2[2], r3[2])
@@ -162,32 +225,63 @@ func readFourLanes(words: Bool, cubic: Bool, half: Int, bases: UnsafePointer<Uns
 }
 
 #if WIDE_VECTORS
+/// The windows of one frame at each lane's `whole` count, as `readEightLanes` transposes them:
+/// lane k's in the low half of register k mod 4 and lane k + 4's in its high half.
+@inline(__always)
+func windows(words: Bool, _ whole: SIMD8<UInt32>, _ bases: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer,
+                                                          UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer))
+    -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+    let frameBytes = words ? 2 : 4
+    @inline(__always) func pair(_ low: UnsafeRawPointer, _ lowWhole: UInt32, _ high: UnsafeRawPointer, _ highWhole: UInt32) -> SIMD8<Float> {
+        SIMD8(lowHalf: loadWindow(low + Int(lowWhole) * frameBytes, words: words),
+              highHalf: loadWindow(high + Int(highWhole) * frameBytes, words: words))
+    }
+    return (pair(bases.0, whole[0], bases.4, whole[4]), pair(bases.1, whole[1], bases.5, whole[5]),
+            pair(bases.2, whole[2], bases.6, whole[6]), pair(bases.3, whole[3], bases.7, whole[7]))
+}
+
+/// `windows` in a frame where some lane's window reaches past its loop end (`crossing`): those
+/// lanes read from their stitched copies. Out of line, so that the common frame keeps every lane's
+/// base in a register: inlined, the two paths' loads were merged and the bases reloaded from the
+/// stack every frame.
+@inline(never)
+func crossingWindows(words: Bool, _ whole: SIMD8<UInt32>, _ crossing: SIMDMask<SIMD8<Int32>>, bases: UnsafePointer<UnsafeRawPointer>,
+                     crossingBases: UnsafePointer<UnsafeRawPointer>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+    @inline(__always) func base(_ lane: Int) -> UnsafeRawPointer { crossing[lane] ? crossingBases[lane] : bases[lane] }
+    return windows(words: words, whole, (base(0), base(1), base(2), base(3), base(4), base(5), base(6), base(7)))
+}
+
 /// The reader's loop for 256-bit vectors: all eight lanes in one pass. Lane k's window and lane k+4's
 /// share a register (one in each 128-bit half), so the transpose and the interpolation serve eight
 /// lanes for about the instructions four cost in the 128-bit loop.
 @inline(__always)
-func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPointer>,
-                                          positions: UnsafePointer<LanePositions>,
-                                          into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
-    let b0 = bases[0], b1 = bases[1], b2 = bases[2], b3 = bases[3]
-    let b4 = bases[4], b5 = bases[5], b6 = bases[6], b7 = bases[7]
+func readEightLanes(words: Bool, cubic: Bool, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+                    crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
+                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
+    let own = (bases[0], bases[1], bases[2], bases[3], bases[4], bases[5], bases[6], bases[7])
     var fraction = positions.pointee.fraction
     let fractionStep = positions.pointee.fractionStep
     let wholeStep = positions.pointee.wholeStep
-    var whole = SIMD8<UInt32>()
+    let crossingFrom = positions.pointee.crossingFrom
+    var whole = positions.pointee.whole
     let one = SIMD8<Float>(repeating: 1)
-    let frameBytes = words ? 2 : 4
-    @inline(__always) func windows(_ low: UnsafeRawPointer, _ lowWhole: UInt32,
-                                   _ high: UnsafeRawPointer, _ highWhole: UInt32) -> SIMD8<Float> {
-        SIMD8(lowHalf: loadWindow(low + Int(lowWhole) * frameBytes, words: words),
-              highHalf: loadWindow(high + Int(highWhole) * frameBytes, words: words))
-    }
     // The windows of a frame are loaded at the end of the frame before: reaching the transpose
     // through the loop rather than straight from the loads, they are shuffled in registers, where
     // loaded in the same pass the optimiser re-reads them element by element (more instructions).
-    var r0 = windows(b0, 0, b4, 0), r1 = windows(b1, 0, b5, 0)
-    var r2 = windows(b2, 0, b6, 0), r3 = windows(b3, 0, b7, 0)
-    for frame in 0..<frameCount {
+    // Each lane's windows from its sample, or near its loop end from its stitched copy, a lane
+    // past its loop end stepped back first.
+    @inline(__always) func load(_ whole: inout SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        guard loops && any(SIMD8<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) else { return windows(words: words, whole, own) }
+        let crossing = wrapLoops(&whole, loopEnd: positions.pointee.loopEnd, loopLength: positions.pointee.loopLength,
+                                 crossingFrom: crossingFrom)
+        return crossingWindows(words: words, whole, crossing, bases: bases, crossingBases: crossingBases)
+    }
+    var (r0, r1, r2, r3) = load(&whole)
+    // A pointer that moves to an end, not an index and a count: the register that saves keeps
+    // every lane's base in one.
+    var frame = output
+    let end = output + frameCount
+    while frame < end {
         // The transpose in two steps of two-register unpacks (eight instructions), the second step
         // through 64-bit lanes: written as one gather of four registers' elements, or as two steps
         // of Float lanes (which the optimiser folds back into one), it became 26 shuffles and blends.
@@ -203,18 +297,18 @@ func readEightLanes(words: Bool, cubic: Bool, bases: UnsafePointer<UnsafeRawPoin
         if cubic {
             let ym1 = join(low01, low23, 0)
             let y2 = join(high01, high23, 1)
-            output[frame] = catmullRom(ym1, y0, y1, y2, at: fraction)
+            frame.pointee = catmullRom(ym1, y0, y1, y2, at: fraction)
         } else {
-            output[frame] = multiplyAdd(y1 - y0, fraction, y0)
+            frame.pointee = multiplyAdd(y1 - y0, fraction, y0)
         }
         fraction += fractionStep
         let carry = fraction .>= one
         fraction -= SIMD8<Float>().replacing(with: 1, where: carry)
         whole &+= wholeStep
         whole.replace(with: whole &+ 1, where: carry)
-        guard frame + 1 < frameCount else { break }
-        r0 = windows(b0, whole[0], b4, whole[4]); r1 = windows(b1, whole[1], b5, whole[5])
-        r2 = windows(b2, whole[2], b6, whole[6]); r3 = windows(b3, whole[3], b7, whole[7])
+        frame += 1
+        guard frame < end else { break }
+        (r0, r1, r2, r3) = load(&whole)
     }
 }
 #endif

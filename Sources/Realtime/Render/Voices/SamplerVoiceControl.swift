@@ -246,9 +246,11 @@ extension SamplerVoice {
     }
 
     /// Frames (at most `limit`) that can be read at `lastIncrement` without coming within two frames
-    /// of the loop end or the sample end: the stretch the group's SIMD reader may take.
+    /// of the sample end, or of the loop end of a loop the reader does not take: the stretch the
+    /// group's SIMD reader may take.
     @_noAllocation @_noLocks
     func clearFrameCount(limit: Int) -> Int {
+        if loopsInReader { return limit }
         let boundary = isLooping ? loopEnd : end
         let clear = (Double(boundary - 2) - position) / lastIncrement
         return clear <= 0 ? 0 : min(limit, Int(clear))

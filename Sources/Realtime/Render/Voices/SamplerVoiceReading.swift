@@ -56,11 +56,51 @@ extension SamplerVoice {
         return frameCount
     }
 
-    /// A sample read near the loop end: frames at or past `loopEnd` come from the loop start.
+    /// Whether the group's SIMD reader takes this voice's loop (`LanePositions`): it loops, and a
+    /// frame's step is shorter than the loop by two frames or more, so that one step back by the
+    /// loop's length brings any position past the end inside the loop. A shorter loop (a few
+    /// frames, played octaves up) is read by `readSample`.
+    var loopsInReader: Bool {
+        @_noAllocation @_noLocks get { isLooping && Double(loopEnd &- loopStart) >= lastIncrement + 2 }
+    }
+
+    /// Writes the five frames that the reader's two windows across the loop end read, as
+    /// `sampleAcrossLoop` reads them: the loop's last three frames, then its first two. Stored as
+    /// the pool stores them, for the kernel's loads; `stitch` holds
+    /// `VoiceLaneWorkspace.stitchByteCount` bytes.
+    @_noAllocation @_noLocks
+    func stitchLoop(_ samples: SampleFrames, into stitch: UnsafeMutableRawPointer) {
+        for index in 0..<5 {
+            let frame = index < 3 ? loopEnd - 3 + index : loopStart + (index - 3)
+            switch samples.encoding {
+            case .int16:
+                stitch.storeBytes(of: samples.base.load(fromByteOffset: 2 * frame, as: Int16.self), toByteOffset: 2 * index, as: Int16.self)
+            case .float32:
+                stitch.storeBytes(of: samples.base.load(fromByteOffset: 4 * frame, as: Float.self), toByteOffset: 4 * index, as: Float.self)
+            }
+        }
+    }
+
+    /// Moves the position on `frameCount` frames at `lastIncrement`, as the SIMD reader read them:
+    /// back by the loop's length each time it passes the end of a loop the reader takes.
+    @_noAllocation @_noLocks
+    mutating func advance(by frameCount: Int) {
+        var next = position + Double(frameCount) * lastIncrement
+        // (Only a loop the reader takes can have been passed: the group's runs stop short of any other.)
+        if isLooping && next >= Double(loopEnd) {
+            let loopEnd = Double(self.loopEnd), loopLength = Double(self.loopEnd &- loopStart)
+            while next >= loopEnd { next -= loopLength }
+        }
+        position = next
+    }
+
+    /// A sample read near the loop end: frames at or past `loopEnd` come from the loop, as many
+    /// loop lengths back as they are past it (a step longer than a loop of a few frames, played
+    /// octaves up, can leave the position a loop or more past the end).
     @_noAllocation @_noLocks
     func sampleAcrossLoop(_ samples: SampleFrames, whole: Int, fraction: Float, _ interpolation: Interpolation) -> Float {
         func at(_ frame: Int) -> Float {
-            isLooping && frame >= loopEnd ? samples.stored(loopStart + (frame - loopEnd)) : samples.stored(frame)
+            isLooping && frame >= loopEnd ? samples.stored(loopStart + (frame - loopEnd) % (loopEnd - loopStart)) : samples.stored(frame)
         }
         if !interpolation.isCubic { return at(whole) + (at(whole + 1) - at(whole)) * fraction }
         return cubic(at(whole - 1), at(whole), at(whole + 1), at(whole + 2), fraction)

@@ -54,6 +54,13 @@ struct VoiceLaneWorkspace {
     /// of a vector held in registers goes through the stack and stalls on every write.
     let laneBases: UnsafeMutablePointer<UnsafeRawPointer>
     let lanePositions: UnsafeMutablePointer<LanePositions>
+    /// Where a lane that loops in the reader reads the two windows that reach across its loop end:
+    /// its stitch (`SamplerVoice.stitchLoop`) in `laneStitches`, offset so that the lane's whole
+    /// count finds it as it finds its sample.
+    let laneCrossingBases: UnsafeMutablePointer<UnsafeRawPointer>
+    /// `stitchByteCount` bytes a lane.
+    let laneStitches: UnsafeMutableRawPointer
+    static var stitchByteCount: Int { @_noAllocation @_noLocks get { 32 } }
     /// The group's ramped gains for the block, gathered the same way.
     let laneGains: UnsafeMutablePointer<LaneGains>
     /// Each lane's filter for the block: the voice's own, or `passthrough` when it does not filter.
@@ -67,7 +74,11 @@ struct VoiceLaneWorkspace {
     /// as plain scalars, which the reader then loads whole.
     let fractionOffset: Int
     let fractionStepOffset: Int
+    let wholeOffset: Int
     let wholeStepOffset: Int
+    let crossingFromOffset: Int
+    let loopEndOffset: Int
+    let loopLengthOffset: Int
     /// The group's exponentials and filter sines for the block, and where their lanes' inputs lie.
     let laneMath: UnsafeMutablePointer<LaneControlMath>
     let laneMathOffsets: LaneControlMath.Offsets
@@ -102,6 +113,10 @@ struct VoiceLaneWorkspace {
         laneBases.initialize(repeating: UnsafeRawPointer(silence), count: laneCount)
         lanePositions = .allocate(capacity: 1)
         lanePositions.initialize(to: LanePositions())
+        laneCrossingBases = .allocate(capacity: laneCount)
+        laneCrossingBases.initialize(repeating: UnsafeRawPointer(silence), count: laneCount)
+        laneStitches = .allocate(byteCount: laneCount * Self.stitchByteCount, alignment: 64)
+        laneStitches.initializeMemory(as: UInt8.self, repeating: 0, count: laneCount * Self.stitchByteCount)
         laneGains = .allocate(capacity: 1)
         laneGains.initialize(to: LaneGains())
         passthrough = .allocate(capacity: 1)
@@ -113,7 +128,11 @@ struct VoiceLaneWorkspace {
         filterOffset = MemoryLayout<SamplerVoice>.offset(of: \SamplerVoice.filter)!
         fractionOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fraction)!
         fractionStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.fractionStep)!
+        wholeOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.whole)!
         wholeStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wholeStep)!
+        crossingFromOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.crossingFrom)!
+        loopEndOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.loopEnd)!
+        loopLengthOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.loopLength)!
         laneMath = .allocate(capacity: 1)
         laneMath.initialize(to: LaneControlMath())
         laneMathOffsets = LaneControlMath.Offsets()
@@ -137,6 +156,8 @@ struct VoiceLaneWorkspace {
         groupBlocks.deallocate()
         laneBases.deallocate()
         lanePositions.deallocate()
+        laneCrossingBases.deallocate()
+        laneStitches.deallocate()
         laneGains.deallocate()
         laneFilters.deallocate()
         laneBands.deallocate()
@@ -328,8 +349,10 @@ struct VoiceLaneWorkspace {
     }
 
     /// Reads one control block of every lane into `scratch` and sets each lane's `produced`. Runs
-    /// that no lane's loop end or sample end interrupts go through the SIMD reader; the frame or
-    /// two where some lane crosses its boundary are read lane by lane, and the SIMD reader resumes.
+    /// that no lane's sample end interrupts go through the SIMD reader, which takes the lanes'
+    /// loops itself (`SamplerVoice.loopsInReader`); the frame or two where some lane reaches its
+    /// sample's end (or the end of a loop too short for the reader) are read lane by lane, and the
+    /// SIMD reader resumes.
     /// `mark` is the stage clock's last reading: the lane reader's frames are charged to
     /// `RenderStage.read`, the others to `.readAtEnds`.
     @_noAllocation @_noLocks
@@ -366,14 +389,14 @@ struct VoiceLaneWorkspace {
     }
 
     /// Reads `frameCount` frames from frame `from` of the block for every lane at once (no lane is
-    /// near a boundary) through the kernel's SIMD reader. Lanes not reading read silence at a
-    /// standstill.
+    /// near its sample's end, and a lane near its loop end loops in the reader) through the
+    /// kernel's SIMD reader. Lanes not reading read silence at a standstill.
     @_noAllocation @_noLocks
     func readGroup(count: Int, from: Int, frameCount: Int, context: VoiceRenderContext) {
         // Within a run each lane's position is split into a whole frame count from its base and a
         // Float fraction: cheap to step and convert. The error (under 1e-5 frames a block) never
         // accumulates: the Double position is advanced exactly at the end.
-        lanePositions.pointee = LanePositions()
+        lanePositions.pointee.reset()
         let positions = UnsafeMutableRawPointer(lanePositions)
         // A lane's numbers, stored as scalars (a single lane written into a vector value goes
         // through the stack and stalls on every write); a silent lane's stay zero, so it stands
@@ -383,7 +406,13 @@ struct VoiceLaneWorkspace {
             positions.storeBytes(of: fractionStep, toByteOffset: fractionStepOffset + 4 * lane, as: Float.self)
             positions.storeBytes(of: wholeStep, toByteOffset: wholeStepOffset + 4 * lane, as: UInt32.self)
         }
-        var wordLanes = 0, floatLanes = 0
+        func placeLoop(lane: Int, whole: Int, crossingFrom: Int, loopEnd: Int, loopLength: Int) {
+            positions.storeBytes(of: UInt32(truncatingIfNeeded: whole), toByteOffset: wholeOffset + 4 * lane, as: UInt32.self)
+            positions.storeBytes(of: Int32(truncatingIfNeeded: crossingFrom), toByteOffset: crossingFromOffset + 4 * lane, as: Int32.self)
+            positions.storeBytes(of: Int32(truncatingIfNeeded: loopEnd), toByteOffset: loopEndOffset + 4 * lane, as: Int32.self)
+            positions.storeBytes(of: UInt32(truncatingIfNeeded: loopLength), toByteOffset: loopLengthOffset + 4 * lane, as: UInt32.self)
+        }
+        var wordLanes = 0, floatLanes = 0, loops = false
         for lane in 0..<Sampler.laneCount {
             guard lane < count, groupBlocks[lane].isReading, let samples = group[lane].pointee.samples else {
                 laneBases[lane] = UnsafeRawPointer(silence + 1)
@@ -396,11 +425,29 @@ struct VoiceLaneWorkspace {
             let increment = voice.pointee.lastIncrement
             place(lane: lane, fraction: Float(voice.pointee.position - Double(start)),
                   fractionStep: Float(increment - Double(UInt32(increment))), wholeStep: UInt32(increment))
+            // A lane that may come near its loop end in this run: its base moves back to the loop's
+            // start if it is past it (so that stepping back keeps its count at 0 or more), and its
+            // loop and the stitch its windows there read are counted from that base. (Every other
+            // lane's loop stays out of the reader's way, at `Int32.max`.)
+            if voice.pointee.position + Double(frameCount) * increment + 1 >= Double(voice.pointee.loopEnd - 2),
+               voice.pointee.loopsInReader {
+                let loopStart = voice.pointee.loopStart, loopEnd = voice.pointee.loopEnd
+                let first = min(start, loopStart)
+                laneBases[lane] = samples.address(ofFrame: first - 1)
+                let crossingFrom = loopEnd &- 2 &- first
+                placeLoop(lane: lane, whole: start &- first, crossingFrom: crossingFrom, loopEnd: loopEnd &- first,
+                          loopLength: loopEnd &- loopStart)
+                let stitch = laneStitches + lane * Self.stitchByteCount
+                voice.pointee.stitchLoop(samples, into: stitch)
+                laneCrossingBases[lane] = UnsafeRawPointer(stitch) - crossingFrom * samples.encoding.bytesPerFrame
+                loops = true
+            }
         }
         let output = scratch + from
         if floatLanes == 0 || wordLanes == 0 {
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, bases: laneBases,
-                             positions: lanePositions, into: output, frameCount: frameCount)
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, loops: loops,
+                                     bases: laneBases,
+                                     crossingBases: laneCrossingBases, positions: lanePositions, into: output, frameCount: frameCount)
         } else {
             // Voices of two banks stored at different widths (one ringing out after a switch): each
             // width is read in a pass of its own with the other's lanes silent, and the passes are
@@ -412,20 +459,22 @@ struct VoiceLaneWorkspace {
                 for lane in 0..<Sampler.laneCount where lanes & (1 << lane) != 0 {
                     laneBases[lane] = UnsafeRawPointer(self.silence + 1)
                     place(lane: lane, fraction: 0, fractionStep: 0, wholeStep: 0)
+                    placeLoop(lane: lane, whole: 0, crossingFrom: Int(Int32.max), loopEnd: Int(Int32.max), loopLength: 0)
                 }
             }
             silence(lanes: floatLanes)
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .int16, bases: laneBases, positions: lanePositions,
-                             into: output, frameCount: frameCount)
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .int16, loops: loops, bases: laneBases,
+                                     crossingBases: laneCrossingBases, positions: lanePositions, into: output, frameCount: frameCount)
             lanePositions.pointee = all
             for lane in 0..<Sampler.laneCount { laneBases[lane] = UnsafeRawPointer(bitPattern: bases[lane])! }
             silence(lanes: wordLanes)
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .float32, bases: laneBases, positions: lanePositions,
-                             into: otherEncodingScratch, frameCount: frameCount)
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .float32, loops: loops, bases: laneBases,
+                                     crossingBases: laneCrossingBases, positions: lanePositions, into: otherEncodingScratch,
+                                     frameCount: frameCount)
             for frame in 0..<frameCount { output[frame] += otherEncodingScratch[frame] }
         }
         for lane in 0..<count where groupBlocks[lane].isReading {
-            group[lane].pointee.position += Double(frameCount) * group[lane].pointee.lastIncrement
+            group[lane].pointee.advance(by: frameCount)
         }
     }
 

@@ -1,0 +1,103 @@
+import DSP
+import Engine
+import Render
+import XCTest
+
+/// Loops read in the SIMD lanes (`LanePositions`): each lane steps back at its own loop end and
+/// reads the windows that reach across it from a stitched copy of the loop's ends, so a short loop
+/// sounds as the same frames unrolled into a long sample, on either kernel, with either
+/// interpolation, and no frame of it falls to the scalar read. A loop too short for the reader (a
+/// frame's step within two frames of its length) is read lane by lane and sounds the same.
+final class LoopReadingTests: XCTestCase {
+    static let rate = 48_000.0
+    static let attackFrameCount = 300
+    /// Frames after the loop end: loud, so that a window that read them instead of the loop's
+    /// start would show.
+    static let tailFrameCount = 8
+
+    /// Deterministic noise in ±20,000: every window sees unrelated neighbours.
+    static func noise(_ count: Int, seed: UInt32) -> [Int16] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Int16(Int(state >> 16) % 40_001 - 20_000)
+        }
+    }
+
+    /// An attack, a loop of `loopFrameCount` frames and a loud tail; with `repeats` above 1 the
+    /// loop's frames are written that many times and the loop is the last copy, which no note
+    /// reaches in the test: the same sound with no loop end to cross. The attack ends on the
+    /// loop's last frame: a window at the loop's start reads the frame before it, the attack's,
+    /// on every pass (FluidSynth reads the loop's last there once the voice has looped), and the
+    /// unrolled copies read the loop's last.
+    static func bank(loopFrameCount: Int, repeats: Int) -> SampleBank {
+        let loop = noise(loopFrameCount, seed: 0x9E37_79B9)
+        var frames = noise(attackFrameCount - 1, seed: 0x1234_5678) + [loop[loopFrameCount - 1]]
+        for _ in 0..<repeats { frames += loop }
+        frames += [Int16](repeating: 30_000, count: tailFrameCount)
+        let guardFrames = SampleBank.guardFrameCount
+        let padding = [Int16](repeating: 0, count: guardFrames)
+        var region = SamplerRegion()
+        region.start = guardFrames
+        region.loopStart = guardFrames + attackFrameCount + (repeats - 1) * loopFrameCount
+        region.loopEnd = region.loopStart + loopFrameCount
+        region.end = region.loopEnd + tailFrameCount
+        region.loopMode = .continuous
+        region.sampleRate = rate
+        region.rootKey = 60
+        region.volumeEnvelope.release = 0.05
+        return SampleBank(name: "loop", takingSamples: SamplePool.copying(padding + frames + padding), regions: [region],
+                          presets: [SampleBank.Preset(bank: 0, program: 0, firstRegion: 0, regionCount: 1)], presetNames: ["loop"])
+    }
+
+    /// Keys from an octave below the root to two and a half above (steps of 0.5 to 5.7 frames, most
+    /// of them fractional): two groups of eight voices, each lane crossing its loop end at its own
+    /// frames. Held, then released.
+    static let keys: [UInt8] = Array(48..<60) + [67, 72, 79, 84, 88, 90]
+
+    func render(_ bank: SampleBank, kernel: SamplerKernelVariant, cubic: Bool) -> (samples: [Float], stages: RenderStageTimes) {
+        var configuration = RenderConfiguration(sampleRate: Self.rate, cubicInterpolation: cubic, outputLimiter: false,
+                                                samplerKernel: kernel, effects: false, songGainDecibels: 0)
+        configuration.profilesStages = true
+        let engine = Engine(configuration: EngineConfiguration(render: configuration))
+        XCTAssertTrue(engine.install(bank))
+        for key in Self.keys { XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: key, velocity: 100))) }
+        var samples = engine.renderOffline(frameCount: 9_000)
+        for key in Self.keys { XCTAssertTrue(engine.send(midi: .noteOff(channel: 0, key: key, velocity: 64))) }
+        samples += engine.renderOffline(frameCount: 6_000)
+        return (samples, engine.renderer.stageTimes)
+    }
+
+    func compare(loopFrameCount: Int, readInLanes: Bool) throws {
+        let looped = Self.bank(loopFrameCount: loopFrameCount, repeats: 1)
+        // Enough copies that the highest note, four and a half frames a frame, never reaches the last.
+        let unrolled = Self.bank(loopFrameCount: loopFrameCount, repeats: 90_000 / loopFrameCount)
+        let kernels: [SamplerKernelVariant] = SamplerKernelVariant.avx2FMA.isSupported ? [.generic, .avx2FMA] : [.generic]
+        for kernel in kernels {
+            for cubic in [true, false] {
+                let wrapped = render(looped, kernel: kernel, cubic: cubic), straight = render(unrolled, kernel: kernel, cubic: cubic)
+                let peak = straight.samples.map(abs).max() ?? 0
+                XCTAssertGreaterThan(peak, 0.1, "\(kernel), cubic \(cubic): the notes sound")
+                var worst: Float = 0
+                for (a, b) in zip(wrapped.samples, straight.samples) { worst = max(worst, abs(a - b)) }
+                // The positions differ only in the Double rounding of stepping back by the loop.
+                XCTAssertLessThan(worst, peak * 1e-5, "\(kernel), cubic \(cubic), a loop of \(loopFrameCount): as the unrolled loop")
+                if readInLanes {
+                    XCTAssertEqual(wrapped.stages[.readAtEnds], 0, "\(kernel), cubic \(cubic): no frame read lane by lane")
+                } else {
+                    XCTAssertGreaterThan(wrapped.stages[.readAtEnds], 0, "\(kernel), cubic \(cubic): the high notes read lane by lane")
+                }
+                XCTAssertGreaterThan(wrapped.stages[.read], 0)
+            }
+        }
+    }
+
+    func testAShortLoopReadInTheLanesSoundsAsTheUnrolledLoop() throws {
+        try compare(loopFrameCount: 64, readInLanes: true)
+    }
+
+    func testALoopTooShortForTheLanesIsReadLaneByLaneAndSoundsTheSame() throws {
+        // Four frames: the notes from a fifth above the root step two or more a frame.
+        try compare(loopFrameCount: 4, readInLanes: false)
+    }
+}
