@@ -3,29 +3,30 @@
 
 /// Where eight lanes of the SIMD reader are in their samples, how far they step each frame, and
 /// where their loops end: a whole frame count from the lane's base and a Float fraction, cheap to
-/// step and convert. A lane with a loop length above 0 loops inside the reader: its run goes on
-/// through its loop end, reading the two windows that reach across it from a stitched copy
-/// (`crossingFrom`) and stepping back by the loop's length when it passes the end.
+/// step and convert. A lane given a loop (`crossingFrom`) loops inside the reader: its run goes on
+/// through its loop end, reading the two windows that reach across it from a stitched copy and
+/// stepping back by the loop's length when it passes the end.
 public struct LanePositions {
     /// - Thread: audio.
     public var fraction: SIMD8<Float>
     /// - Thread: audio.
     public var fractionStep: SIMD8<Float>
     /// The whole count the lane starts at. Unsigned, so that a lane's index widens to a pointer
-    /// offset for free: a lane that loops in the reader has its base before its loop's start, so
-    /// that stepping back never takes its count below 0.
+    /// offset for free: a lane that loops in the reader counts from its loop's start when it is
+    /// past it, so that stepping back never takes its count below 0.
     /// - Thread: audio.
     public var whole: SIMD8<UInt32>
     /// - Thread: audio.
     public var wholeStep: SIMD8<UInt32>
-    /// The whole count from which a lane's four-frame window reaches past its loop end, and its
-    /// loop end's: from the one the lane reads its window from its stitched copy (the reader's
-    /// `crossingBases`), at the other it steps back by `loopLength`. `Int32.max` in a lane that
-    /// does not loop in the reader. (Signed: the vector comparisons are.)
+    /// A lane's loop in the reader, as whole counts from the lane's base: from `crossingFrom` its
+    /// four-frame window reaches past its loop end, and it reads the window from its stitched copy
+    /// (the reader's `crossingBases`); at `wrapFrom`, its loop end, it steps back by
+    /// `loopLength`. `Int32.max` in a lane whose loop end the run cannot reach. (Signed: the vector
+    /// comparisons are.)
     /// - Thread: audio.
     public var crossingFrom: SIMD8<Int32>
     /// - Thread: audio.
-    public var loopEnd: SIMD8<Int32>
+    public var wrapFrom: SIMD8<Int32>
     /// - Thread: audio.
     public var loopLength: SIMD8<UInt32>
 
@@ -34,7 +35,7 @@ public struct LanePositions {
     @inlinable @_noAllocation @_noLocks
     public init() {
         (fraction, fractionStep, whole, wholeStep, loopLength) = (SIMD8(), SIMD8(), SIMD8(), SIMD8(), SIMD8())
-        (crossingFrom, loopEnd) = (SIMD8(repeating: .max), SIMD8(repeating: .max))
+        (crossingFrom, wrapFrom) = (SIMD8(repeating: .max), SIMD8(repeating: .max))
     }
 
     /// Back to `init()`'s values, a vector at a time: assigning a new value copied it whole
@@ -43,7 +44,7 @@ public struct LanePositions {
     @inlinable @_noAllocation @_noLocks
     public mutating func reset() {
         (fraction, fractionStep, whole, wholeStep, loopLength) = (SIMD8(), SIMD8(), SIMD8(), SIMD8(), SIMD8())
-        (crossingFrom, loopEnd) = (SIMD8(repeating: .max), SIMD8(repeating: .max))
+        (crossingFrom, wrapFrom) = (SIMD8(repeating: .max), SIMD8(repeating: .max))
     }
 }
 

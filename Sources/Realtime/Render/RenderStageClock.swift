@@ -5,8 +5,9 @@ import Synchronization
 public enum RenderStage: Int, CaseIterable, Sendable {
     /// The voices' sample reads by the lane reader, eight voices a frame.
     case read
-    /// The frames where some lane comes within reach of its loop's end or its sample's end, read
-    /// one lane at a time: what the lane reader leaves to the scalar one.
+    /// The frames where some lane comes within reach of its sample's end (or of the end of a loop
+    /// too short for the lane reader), read one lane at a time: what the lane reader leaves to
+    /// the scalar one.
     case readAtEnds
     /// The voices' control work once a block: envelopes, LFOs, modulators and flex modulation,
     /// pitch, the exponentials and the filters' coefficients, and each voice's end.

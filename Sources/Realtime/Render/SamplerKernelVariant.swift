@@ -36,14 +36,14 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// `SamplerKernels.readLanes` of this variant.
     /// - Thread: audio
     @inline(__always) @_noAllocation @_noLocks
-    func readLanes(cubic: Bool, encoding: SampleEncoding, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+    func readLanes(cubic: Bool, encoding: SampleEncoding, anyLaneLoops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
                    crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
         if case .avx2FMA = self {
-            SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, loops: loops, bases: bases, crossingBases: crossingBases,
+            SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases,
                                          positions: positions, into: output, frameCount: frameCount)
         } else {
-            SamplerKernels.readLanes(cubic: cubic, encoding: encoding, loops: loops, bases: bases, crossingBases: crossingBases,
+            SamplerKernels.readLanes(cubic: cubic, encoding: encoding, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases,
                                      positions: positions, into: output, frameCount: frameCount)
         }
     }

@@ -45,18 +45,18 @@ func loadWindow(_ base: UnsafeRawPointer, words: Bool) -> SIMD4<Float> {
 /// interpolation runs across lanes. The frames keep the stored scale (a 16-bit pool's reach ±32768):
 /// the caller folds `SampleEncoding.scale`, a power of two, into the lanes' gains, which gives the
 /// bits scaling each frame would, one multiply a block rather than one a frame.
-/// With `loops`, a lane that loops in the reader (`LanePositions.loopLength`) reads the windows
+/// With `anyLaneLoops`, a lane that loops in the reader (`LanePositions.loopLength`) reads the windows
 /// that reach past its loop end from `crossingBases[k]` (its stitched copy, placed so that the
 /// same whole count finds it) and steps back at the end. Every other lane must stay two frames
-/// clear of its sample's end or loop end (the caller checks); without `loops`, every lane must, and
+/// clear of its sample's end or loop end (the caller checks); without it, every lane must, and
 /// no frame pays for the test.
 /// - Thread: audio
 @_noAllocation @_noLocks
-public func readLanes(cubic: Bool, encoding: SampleEncoding, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+public func readLanes(cubic: Bool, encoding: SampleEncoding, anyLaneLoops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
                       crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
                       into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     // One specialised loop per encoding, interpolation and looping, so that none tests any per frame.
-    switch (encoding, cubic, loops) {
+    switch (encoding, cubic, anyLaneLoops) {
     case (.int16, true, false): readWordLanesCubic(bases, positions, output, frameCount)
     case (.int16, true, true): readLoopingWordLanesCubic(bases, crossingBases, positions, output, frameCount)
     case (.int16, false, false): readWordLanesLinear(bases, positions, output, frameCount)
@@ -79,73 +79,73 @@ typealias LaneOutput = UnsafeMutablePointer<SIMD8<Float>>
 
 @inline(never) @_noAllocation @_noLocks
 func readWordLanesCubic(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: true, loops: false, bases, bases, positions, output, frameCount)
+    readAllLanes(words: true, cubic: true, anyLaneLoops: false, bases, bases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readLoopingWordLanesCubic(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
                                _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: true, loops: true, bases, crossingBases, positions, output, frameCount)
+    readAllLanes(words: true, cubic: true, anyLaneLoops: true, bases, crossingBases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readWordLanesLinear(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: false, loops: false, bases, bases, positions, output, frameCount)
+    readAllLanes(words: true, cubic: false, anyLaneLoops: false, bases, bases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readLoopingWordLanesLinear(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
                                 _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: true, cubic: false, loops: true, bases, crossingBases, positions, output, frameCount)
+    readAllLanes(words: true, cubic: false, anyLaneLoops: true, bases, crossingBases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readFloatLanesCubic(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: true, loops: false, bases, bases, positions, output, frameCount)
+    readAllLanes(words: false, cubic: true, anyLaneLoops: false, bases, bases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readLoopingFloatLanesCubic(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
                                 _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: true, loops: true, bases, crossingBases, positions, output, frameCount)
+    readAllLanes(words: false, cubic: true, anyLaneLoops: true, bases, crossingBases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readFloatLanesLinear(_ bases: LaneBases, _ positions: LanePositionsPointer, _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: false, loops: false, bases, bases, positions, output, frameCount)
+    readAllLanes(words: false, cubic: false, anyLaneLoops: false, bases, bases, positions, output, frameCount)
 }
 @inline(never) @_noAllocation @_noLocks
 func readLoopingFloatLanesLinear(_ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
                                  _ output: LaneOutput, _ frameCount: Int) {
-    readAllLanes(words: false, cubic: false, loops: true, bases, crossingBases, positions, output, frameCount)
+    readAllLanes(words: false, cubic: false, anyLaneLoops: true, bases, crossingBases, positions, output, frameCount)
 }
 
 /// All eight lanes: one pass of 256-bit vectors, or two of 128-bit ones.
 @inline(__always)
-func readAllLanes(words: Bool, cubic: Bool, loops: Bool, _ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
+func readAllLanes(words: Bool, cubic: Bool, anyLaneLoops: Bool, _ bases: LaneBases, _ crossingBases: LaneBases, _ positions: LanePositionsPointer,
                   _ output: LaneOutput, _ frameCount: Int) {
     #if WIDE_VECTORS
-    readEightLanes(words: words, cubic: cubic, loops: loops, bases: bases, crossingBases: crossingBases, positions: positions,
+    readEightLanes(words: words, cubic: cubic, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases, positions: positions,
                    into: output, frameCount: frameCount)
     #else
     for half in 0..<2 {
-        readFourLanes(words: words, cubic: cubic, loops: loops, half: half, bases: bases, crossingBases: crossingBases,
+        readFourLanes(words: words, cubic: cubic, anyLaneLoops: anyLaneLoops, half: half, bases: bases, crossingBases: crossingBases,
                       positions: positions, into: output, frameCount: frameCount)
     }
     #endif
 }
 
-/// Steps back by `loopLength` every lane of `whole` at or past `loopEnd`, then tells which lanes'
+/// Steps back by `loopLength` every lane of `whole` at or past `wrapFrom`, then tells which lanes'
 /// windows reach past their loop ends: those read from their stitched copies. Reached only in a
 /// frame where some lane is near its loop end; the common frame tests one comparison. (One per
 /// width: a generic one compared lane by lane through memory.)
 /// (The counts are below 2^31, so the signed comparisons, which the vector units have, compare
 /// them as numbers.)
 @inline(__always)
-func wrapLoops(_ whole: inout SIMD8<UInt32>, loopEnd: SIMD8<Int32>, loopLength: SIMD8<UInt32>,
+func wrapLoops(_ whole: inout SIMD8<UInt32>, wrapFrom: SIMD8<Int32>, loopLength: SIMD8<UInt32>,
                crossingFrom: SIMD8<Int32>) -> SIMDMask<SIMD8<Int32>> {
-    whole &-= SIMD8<UInt32>().replacing(with: loopLength, where: SIMD8<Int32>(truncatingIfNeeded: whole) .>= loopEnd)
+    whole &-= SIMD8<UInt32>().replacing(with: loopLength, where: SIMD8<Int32>(truncatingIfNeeded: whole) .>= wrapFrom)
     return SIMD8<Int32>(truncatingIfNeeded: whole) .>= crossingFrom
 }
 
 @inline(__always)
-func wrapLoops(_ whole: inout SIMD4<UInt32>, loopEnd: SIMD4<Int32>, loopLength: SIMD4<UInt32>,
+func wrapLoops(_ whole: inout SIMD4<UInt32>, wrapFrom: SIMD4<Int32>, loopLength: SIMD4<UInt32>,
                crossingFrom: SIMD4<Int32>) -> SIMDMask<SIMD4<Int32>> {
-    whole &-= SIMD4<UInt32>().replacing(with: loopLength, where: SIMD4<Int32>(truncatingIfNeeded: whole) .>= loopEnd)
+    whole &-= SIMD4<UInt32>().replacing(with: loopLength, where: SIMD4<Int32>(truncatingIfNeeded: whole) .>= wrapFrom)
     return SIMD4<Int32>(truncatingIfNeeded: whole) .>= crossingFrom
 }
 
@@ -154,7 +154,7 @@ func wrapLoops(_ whole: inout SIMD4<UInt32>, loopEnd: SIMD4<Int32>, loopLength: 
 /// lanes' bases, positions and samples at once overflow the registers, and the spills cost more than
 /// the second pass. Nothing here waits on a long chain, so four lanes lose no overlap.
 @inline(__always)
-func readFourLanes(words: Bool, cubic: Bool, loops: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
+func readFourLanes(words: Bool, cubic: Bool, anyLaneLoops: Bool, half: Int, bases: UnsafePointer<UnsafeRawPointer>,
                    crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     let first = half * 4
@@ -164,7 +164,7 @@ func readFourLanes(words: Bool, cubic: Bool, loops: Bool, half: Int, bases: Unsa
     let fractionStep = half == 0 ? all.fractionStep.lowHalf : all.fractionStep.highHalf
     let wholeStep = half == 0 ? all.wholeStep.lowHalf : all.wholeStep.highHalf
     let crossingFrom = half == 0 ? all.crossingFrom.lowHalf : all.crossingFrom.highHalf
-    let loopEnd = half == 0 ? all.loopEnd.lowHalf : all.loopEnd.highHalf
+    let wrapFrom = half == 0 ? all.wrapFrom.lowHalf : all.wrapFrom.highHalf
     let loopLength = half == 0 ? all.loopLength.lowHalf : all.loopLength.highHalf
     var whole = half == 0 ? all.whole.lowHalf : all.whole.highHalf
     let one = SIMD4<Float>(repeating: 1)
@@ -179,8 +179,8 @@ func readFourLanes(words: Bool, cubic: Bool, loops: Bool, half: Int, bases: Unsa
     for _ in 0..<frameCount {
         // Each lane's base: its sample's, or near its loop end its stitched copy's.
         var c0 = b0, c1 = b1, c2 = b2, c3 = b3
-        if loops && any(SIMD4<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) {
-            let crossing = wrapLoops(&whole, loopEnd: loopEnd, loopLength: loopLength, crossingFrom: crossingFrom)
+        if anyLaneLoops && any(SIMD4<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) {
+            let crossing = wrapLoops(&whole, wrapFrom: wrapFrom, loopLength: loopLength, crossingFrom: crossingFrom)
             if crossing[0] { c0 = crossingBases[first] }
             if crossing[1] { c1 = crossingBases[first + 1] }
             if crossing[2] { c2 = crossingBases[first + 2] }
@@ -255,7 +255,7 @@ func crossingWindows(words: Bool, _ whole: SIMD8<UInt32>, _ crossing: SIMDMask<S
 /// share a register (one in each 128-bit half), so the transpose and the interpolation serve eight
 /// lanes for about the instructions four cost in the 128-bit loop.
 @inline(__always)
-func readEightLanes(words: Bool, cubic: Bool, loops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
+func readEightLanes(words: Bool, cubic: Bool, anyLaneLoops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
                     crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
                     into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
     let own = (bases[0], bases[1], bases[2], bases[3], bases[4], bases[5], bases[6], bases[7])
@@ -271,8 +271,8 @@ func readEightLanes(words: Bool, cubic: Bool, loops: Bool, bases: UnsafePointer<
     // Each lane's windows from its sample, or near its loop end from its stitched copy, a lane
     // past its loop end stepped back first.
     @inline(__always) func load(_ whole: inout SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-        guard loops && any(SIMD8<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) else { return windows(words: words, whole, own) }
-        let crossing = wrapLoops(&whole, loopEnd: positions.pointee.loopEnd, loopLength: positions.pointee.loopLength,
+        guard anyLaneLoops && any(SIMD8<Int32>(truncatingIfNeeded: whole) .>= crossingFrom) else { return windows(words: words, whole, own) }
+        let crossing = wrapLoops(&whole, wrapFrom: positions.pointee.wrapFrom, loopLength: positions.pointee.loopLength,
                                  crossingFrom: crossingFrom)
         return crossingWindows(words: words, whole, crossing, bases: bases, crossingBases: crossingBases)
     }

@@ -247,10 +247,12 @@ extension SamplerVoice {
 
     /// Frames (at most `limit`) that can be read at `lastIncrement` without coming within two frames
     /// of the sample end, or of the loop end of a loop the reader does not take: the stretch the
-    /// group's SIMD reader may take.
+    /// group's SIMD reader may take. A voice that starts past its loop end (a start offset beyond
+    /// it) is read a frame at a time until `readSample` has brought it into the loop: the reader
+    /// steps back one loop length at most.
     @_noAllocation @_noLocks
     func clearFrameCount(limit: Int) -> Int {
-        if loopsInReader { return limit }
+        if loopsInReader && position < Double(loopEnd) { return limit }
         let boundary = isLooping ? loopEnd : end
         let clear = (Double(boundary - 2) - position) / lastIncrement
         return clear <= 0 ? 0 : min(limit, Int(clear))

@@ -77,7 +77,7 @@ struct VoiceLaneWorkspace {
     let wholeOffset: Int
     let wholeStepOffset: Int
     let crossingFromOffset: Int
-    let loopEndOffset: Int
+    let wrapFromOffset: Int
     let loopLengthOffset: Int
     /// The group's exponentials and filter sines for the block, and where their lanes' inputs lie.
     let laneMath: UnsafeMutablePointer<LaneControlMath>
@@ -131,7 +131,7 @@ struct VoiceLaneWorkspace {
         wholeOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.whole)!
         wholeStepOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wholeStep)!
         crossingFromOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.crossingFrom)!
-        loopEndOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.loopEnd)!
+        wrapFromOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.wrapFrom)!
         loopLengthOffset = MemoryLayout<LanePositions>.offset(of: \LanePositions.loopLength)!
         laneMath = .allocate(capacity: 1)
         laneMath.initialize(to: LaneControlMath())
@@ -406,13 +406,13 @@ struct VoiceLaneWorkspace {
             positions.storeBytes(of: fractionStep, toByteOffset: fractionStepOffset + 4 * lane, as: Float.self)
             positions.storeBytes(of: wholeStep, toByteOffset: wholeStepOffset + 4 * lane, as: UInt32.self)
         }
-        func placeLoop(lane: Int, whole: Int, crossingFrom: Int, loopEnd: Int, loopLength: Int) {
+        func placeLoop(lane: Int, whole: Int, crossingFrom: Int, wrapFrom: Int, loopLength: Int) {
             positions.storeBytes(of: UInt32(truncatingIfNeeded: whole), toByteOffset: wholeOffset + 4 * lane, as: UInt32.self)
             positions.storeBytes(of: Int32(truncatingIfNeeded: crossingFrom), toByteOffset: crossingFromOffset + 4 * lane, as: Int32.self)
-            positions.storeBytes(of: Int32(truncatingIfNeeded: loopEnd), toByteOffset: loopEndOffset + 4 * lane, as: Int32.self)
+            positions.storeBytes(of: Int32(truncatingIfNeeded: wrapFrom), toByteOffset: wrapFromOffset + 4 * lane, as: Int32.self)
             positions.storeBytes(of: UInt32(truncatingIfNeeded: loopLength), toByteOffset: loopLengthOffset + 4 * lane, as: UInt32.self)
         }
-        var wordLanes = 0, floatLanes = 0, loops = false
+        var wordLanes = 0, floatLanes = 0, anyLaneLoops = false
         for lane in 0..<Sampler.laneCount {
             guard lane < count, groupBlocks[lane].isReading, let samples = group[lane].pointee.samples else {
                 laneBases[lane] = UnsafeRawPointer(silence + 1)
@@ -425,27 +425,29 @@ struct VoiceLaneWorkspace {
             let increment = voice.pointee.lastIncrement
             place(lane: lane, fraction: Float(voice.pointee.position - Double(start)),
                   fractionStep: Float(increment - Double(UInt32(increment))), wholeStep: UInt32(increment))
-            // A lane that may come near its loop end in this run: its base moves back to the loop's
-            // start if it is past it (so that stepping back keeps its count at 0 or more), and its
-            // loop and the stitch its windows there read are counted from that base. (Every other
-            // lane's loop stays out of the reader's way, at `Int32.max`.)
-            if voice.pointee.position + Double(frameCount) * increment + 1 >= Double(voice.pointee.loopEnd - 2),
-               voice.pointee.loopsInReader {
+            // A lane that may come near its loop end in this run (the frame of slack covers the
+            // Float fraction's drift over the run): its whole count starts at the loop's start or
+            // its own position, whichever is earlier (so that stepping back never takes the count
+            // below 0), its base a frame before that, and its loop and the stitch its windows there
+            // read are counted from there. (Every other lane's loop stays out of the reader's way,
+            // at `Int32.max`.)
+            if voice.pointee.loopsInReader,
+               voice.pointee.position + Double(frameCount) * increment + 1 >= Double(voice.pointee.loopEnd - 2) {
                 let loopStart = voice.pointee.loopStart, loopEnd = voice.pointee.loopEnd
-                let first = min(start, loopStart)
-                laneBases[lane] = samples.address(ofFrame: first - 1)
-                let crossingFrom = loopEnd &- 2 &- first
-                placeLoop(lane: lane, whole: start &- first, crossingFrom: crossingFrom, loopEnd: loopEnd &- first,
+                let countOrigin = min(start, loopStart)
+                laneBases[lane] = samples.address(ofFrame: countOrigin - 1)
+                let crossingFrom = loopEnd &- 2 &- countOrigin
+                placeLoop(lane: lane, whole: start &- countOrigin, crossingFrom: crossingFrom, wrapFrom: loopEnd &- countOrigin,
                           loopLength: loopEnd &- loopStart)
                 let stitch = laneStitches + lane * Self.stitchByteCount
                 voice.pointee.stitchLoop(samples, into: stitch)
                 laneCrossingBases[lane] = UnsafeRawPointer(stitch) - crossingFrom * samples.encoding.bytesPerFrame
-                loops = true
+                anyLaneLoops = true
             }
         }
         let output = scratch + from
         if floatLanes == 0 || wordLanes == 0 {
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, loops: loops,
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: floatLanes == 0 ? .int16 : .float32, anyLaneLoops: anyLaneLoops,
                                      bases: laneBases,
                                      crossingBases: laneCrossingBases, positions: lanePositions, into: output, frameCount: frameCount)
         } else {
@@ -459,16 +461,16 @@ struct VoiceLaneWorkspace {
                 for lane in 0..<Sampler.laneCount where lanes & (1 << lane) != 0 {
                     laneBases[lane] = UnsafeRawPointer(self.silence + 1)
                     place(lane: lane, fraction: 0, fractionStep: 0, wholeStep: 0)
-                    placeLoop(lane: lane, whole: 0, crossingFrom: Int(Int32.max), loopEnd: Int(Int32.max), loopLength: 0)
+                    placeLoop(lane: lane, whole: 0, crossingFrom: Int(Int32.max), wrapFrom: Int(Int32.max), loopLength: 0)
                 }
             }
             silence(lanes: floatLanes)
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .int16, loops: loops, bases: laneBases,
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .int16, anyLaneLoops: anyLaneLoops, bases: laneBases,
                                      crossingBases: laneCrossingBases, positions: lanePositions, into: output, frameCount: frameCount)
             lanePositions.pointee = all
             for lane in 0..<Sampler.laneCount { laneBases[lane] = UnsafeRawPointer(bitPattern: bases[lane])! }
             silence(lanes: wordLanes)
-            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .float32, loops: loops, bases: laneBases,
+            context.kernel.readLanes(cubic: context.interpolation.isCubic, encoding: .float32, anyLaneLoops: anyLaneLoops, bases: laneBases,
                                      crossingBases: laneCrossingBases, positions: lanePositions, into: otherEncodingScratch,
                                      frameCount: frameCount)
             for frame in 0..<frameCount { output[frame] += otherEncodingScratch[frame] }
