@@ -20,9 +20,7 @@ extension SamplerVoice {
                 // Within two frames of the loop end: read across the wrap point.
                 output[index * stride] = sampleAcrossLoop(samples, whole: whole, fraction: Float(position - Double(whole)), interpolation)
                 position += increment
-                // As many loop lengths as it passed: a step longer than a short loop (a few frames,
-                // played octaves up) would otherwise leave the loop for good and read on past it.
-                while isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
+                wrapIntoLoop()
                 index += 1
                 continue
             }
@@ -82,16 +80,20 @@ extension SamplerVoice {
     }
 
     /// Moves the position on `frameCount` frames at `lastIncrement`, as the SIMD reader read them:
-    /// back by the loop's length each time it passes the end of a loop the reader takes.
+    /// back by the loop's length each time it passes the end of a loop the reader takes. (Only a
+    /// loop the reader takes can have been passed: the group's runs stop short of any other.)
     @_noAllocation @_noLocks
     mutating func advance(by frameCount: Int) {
-        var next = position + Double(frameCount) * lastIncrement
-        // (Only a loop the reader takes can have been passed: the group's runs stop short of any other.)
-        if isLooping && next >= Double(loopEnd) {
-            let loopEnd = Double(self.loopEnd), loopLength = Double(self.loopEnd &- loopStart)
-            while next >= loopEnd { next -= loopLength }
-        }
-        position = next
+        position += Double(frameCount) * lastIncrement
+        wrapIntoLoop()
+    }
+
+    /// Brings a looping voice's position back into its loop: as many loop lengths as it passed,
+    /// since a step longer than a short loop (a few frames, played octaves up) would otherwise
+    /// leave the loop for good and read on past it.
+    @_noAllocation @_noLocks
+    mutating func wrapIntoLoop() {
+        while isLooping && position >= Double(loopEnd) { position -= Double(loopEnd - loopStart) }
     }
 
     /// A sample read near the loop end: frames at or past `loopEnd` come from the loop, as many
