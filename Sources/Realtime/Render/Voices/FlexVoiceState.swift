@@ -59,18 +59,32 @@ struct FlexVoiceState {
             power = shape == 0 ? 0 : exponent <= 8 && Float(Int32(exponent)) == exponent ? exponent : -1
         }
 
-        /// Moves on `frameCount` frames: through every stage that ends meanwhile, holding at the
+        /// Moves on `frames` frames: through every stage that ends meanwhile, holding at the
         /// sustain point while the key is down, past it once `released`. Writes where along its
-        /// stage it is into `lane` of row `row` of `math`, which computes the level from it
-        /// (`LaneFlexMath.setEnvelope`); `level` is set from that before the next step. Returns
-        /// the `power` of the curve it wrote (0: a straight line), or nil where it holds and wrote
-        /// nothing.
-        @_noAllocation @_noLocks
-        mutating func step(by frameCount: Int, released: Bool, controllers: UnsafePointer<UInt8>, sampleRate: Float,
-                           row: Int, lane: Int, into math: inout LaneFlexMath) -> Float? {
+        /// stage it is into row `row` of `lane`, from which the group computes the level
+        /// (`LaneFlexMath.Lane.setEnvelope`); `level` is set from that before the next step. One
+        /// that holds writes nothing (`holdsThisBlock`).
+        @inline(__always) @_noAllocation @_noLocks
+        mutating func step(by frames: Float, released: Bool, controllers: UnsafePointer<UInt8>, sampleRate: Float,
+                           row: Int, into lane: LaneFlexMath.Lane) {
             holdsThisBlock = reachedHold && !released
-            if holdsThisBlock { return nil }
-            var remaining = Float(frameCount)
+            if holdsThisBlock { return }
+            // Most blocks stay inside the stage: the first pass of `walk`'s loop, with nothing to
+            // enter, kept in line (the walk's stage entries out of it).
+            if stage < pointCount && !(released && stage <= sustainPoint) && frames < stageFrames - elapsedFrames {
+                elapsedFrames = min(elapsedFrames + frames, stageFrames)
+                reachedHold = stage == sustainPoint && elapsedFrames >= stageFrames
+                lane.setEnvelope(row: row, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape, power: power)
+                return
+            }
+            walk(by: frames, released: released, controllers: controllers, sampleRate: sampleRate, row: row, into: lane)
+        }
+
+        /// `step` through every stage that ends in the block.
+        @inline(never) @_noAllocation @_noLocks
+        mutating func walk(by frames: Float, released: Bool, controllers: UnsafePointer<UInt8>, sampleRate: Float,
+                           row: Int, into lane: LaneFlexMath.Lane) {
+            var remaining = frames
             while stage < pointCount {
                 if released && stage <= sustainPoint {
                     enter(sustainPoint + 1, controllers: controllers, sampleRate: sampleRate)
@@ -82,20 +96,18 @@ struct FlexVoiceState {
                     elapsedFrames = min(elapsedFrames + remaining, stageFrames)
                     reachedHold = stage == sustainPoint && elapsedFrames >= stageFrames
                     if stageFrames > 0 {
-                        math.setEnvelope(row: row, lane: lane, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape,
-                                         power: power)
-                        return power
+                        lane.setEnvelope(row: row, from: from, to: to, fraction: elapsedFrames * stagePerFrame, shape: shape, power: power)
+                        return
                     }
-                    math.setEnvelope(row: row, lane: lane, from: to, to: to, fraction: 0, shape: 0, power: 0)
-                    return 0
+                    lane.setEnvelope(row: row, from: to, to: to, fraction: 0, shape: 0, power: 0)
+                    return
                 }
                 remaining -= max(0, left)
                 level = to
                 enter(stage + 1, controllers: controllers, sampleRate: sampleRate)
             }
             // Past its last point an envelope is silent, as sfizz has it.
-            math.setEnvelope(row: row, lane: lane, from: 0, to: 0, fraction: 0, shape: 0, power: 0)
-            return 0
+            lane.setEnvelope(row: row, from: 0, to: 0, fraction: 0, shape: 0, power: 0)
         }
     }
 
@@ -149,8 +161,6 @@ struct FlexVoiceState {
     var randomState: UInt32 = 1
     /// Seconds a frame, set at note-on: a division every block would head every LFO's chain.
     var framePeriod: Float = 0
-    /// The waves its LFOs run, a bit each (`LaneFlexMath.waveBit`).
-    var waves: UInt32 = 0
     var isReleased = false
     /// The envelope that stands for the amplitude envelope has run its last point: the voice ends.
     var amplitudeEnvelopeFinished = false
@@ -158,7 +168,7 @@ struct FlexVoiceState {
     var movesEqualizer = false
     /// A route reaches the resonance: the voice sets its filter's Q from them every block.
     var movesResonance = false
-    private var headerPadding: (UInt64, UInt64) = (0, 0)
+    private var headerPadding: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0)
     var lfos: (LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState)
     var envelopes: (EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState,
                     EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState)
@@ -230,7 +240,6 @@ struct FlexVoiceState {
             if slot == SamplerFlex.Target.resonance.slot { movesResonance = true }
         }
         amplitudeEnvelopeFinished = false
-        waves = 0
         var random = randomState
         withUnsafeMutableBytes(of: &envelopes) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
@@ -257,7 +266,6 @@ struct FlexVoiceState {
                 states[index].waveCode = LaneFlexMath.code(lfo.wave)
                 states[index].frequency = max(0, lfo.frequency)
                 Self.settle(&states[index], lfo: lfo)
-                waves |= LaneFlexMath.waveBit(lfo.wave)
             }
         }
         randomState = random
@@ -284,37 +292,36 @@ struct FlexVoiceState {
     /// them, `route` sums what they add.
     @_noAllocation @_noLocks
     mutating func step(by frameCount: Int, controllers: UnsafePointer<UInt8>, sampleRate: Double, lane: Int, into math: inout LaneFlexMath) {
-        let rate = Float(sampleRate), framePeriod = self.framePeriod
-        let released = isReleased
+        let frames = Float(frameCount), framePeriod = self.framePeriod
+        let column = math.lane(lane)
         let envelopeCount = Int(self.envelopeCount), lfoCount = Int(self.lfoCount)
-        let descriptions = lfoDescriptions
-        var curves = LaneFlexMath.Curves()
+        // The envelopes up to the last that wrote (one that holds writes nothing to compute).
         var envelopeRows = 0
-        withUnsafeMutableBytes(of: &envelopes) { raw in
-            let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
-            for index in 0..<envelopeCount {
-                if let power = states[index].step(by: frameCount, released: released, controllers: controllers, sampleRate: rate,
-                                                  row: index, lane: lane, into: &math) {
-                    curves.add(power)
-                    envelopeRows = index + 1
+        if envelopeCount > 0 {
+            let rate = Float(sampleRate), released = isReleased
+            withUnsafeMutableBytes(of: &envelopes) { raw in
+                let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
+                for index in 0..<envelopeCount {
+                    states[index].step(by: frames, released: released, controllers: controllers, sampleRate: rate, row: index, into: column)
+                    envelopeRows = states[index].holdsThisBlock ? envelopeRows : index + 1
                 }
             }
         }
-        withUnsafeMutableBytes(of: &lfos) { raw in
-            let states = raw.baseAddress!.assumingMemoryBound(to: LFOState.self)
-            let frames = Float(frameCount)
-            for index in 0..<lfoCount {
-                if states[index].isSteady {
-                    states[index].movePhase(frames: frames, frequency: states[index].frequency, framePeriod: framePeriod)
-                    math.setLFO(row: index, lane: lane, phase: states[index].phase, fade: 1, waveCode: states[index].waveCode)
-                } else {
-                    guard let descriptions else { continue }
-                    Self.step(&states[index], of: descriptions[index], by: frameCount, controllers: controllers, framePeriod: framePeriod,
-                              random: &randomState, row: index, lane: lane, into: &math)
+        if lfoCount > 0, let descriptions = lfoDescriptions {
+            withUnsafeMutableBytes(of: &lfos) { raw in
+                let states = raw.baseAddress!.assumingMemoryBound(to: LFOState.self)
+                for index in 0..<lfoCount {
+                    if states[index].isSteady {
+                        states[index].movePhase(frames: frames, frequency: states[index].frequency, framePeriod: framePeriod)
+                        column.setLFO(row: index, phase: states[index].phase, fade: 1, waveCode: states[index].waveCode)
+                    } else {
+                        Self.step(&states[index], of: descriptions[index], by: frames, controllers: controllers, framePeriod: framePeriod,
+                                  random: &randomState, row: index, into: column)
+                    }
                 }
             }
         }
-        math.note(envelopeCount: envelopeRows, lfoCount: lfoCount, waves: waves, curves: curves)
+        math.note(envelopeCount: envelopeRows, lfoCount: lfoCount)
     }
 
     /// Sums what the routes add at the block's end into `outputs` (as `Outputs()` made it), from
@@ -324,10 +331,11 @@ struct FlexVoiceState {
     mutating func route(lane: Int, of math: UnsafePointer<LaneFlexMath>, controllers: UnsafePointer<UInt8>, into outputs: inout Outputs) {
         let envelopeCount = Int(self.envelopeCount), routeCount = Int(self.routeCount)
         let routes = self.routes
+        let column = math.pointee.lane(lane)
         withUnsafeMutableBytes(of: &envelopes) { raw in
             let states = raw.baseAddress!.assumingMemoryBound(to: EnvelopeState.self)
             for index in 0..<envelopeCount where !states[index].holdsThisBlock {
-                states[index].level = math.pointee.value(source: index, lane: lane)
+                states[index].level = column.value(source: index)
             }
             guard let routes else { return }
             withUnsafeMutableBytes(of: &outputs.sums) { raw in
@@ -340,7 +348,7 @@ struct FlexVoiceState {
                     }
                     let source = Int(route.source)
                     // (An envelope's level is its state's: one that holds wrote nothing this block.)
-                    let value = source < SamplerFlex.capacity ? states[source].level : math.pointee.value(source: source, lane: lane)
+                    let value = source < SamplerFlex.capacity ? states[source].level : column.value(source: source)
                     let amount = value * depth
                     let target = Int(route.targetSlot)
                     if target == SamplerFlex.Target.amplitude.slot { sums[target] *= amount / 100 } else { sums[target] += amount }
@@ -370,17 +378,17 @@ struct FlexVoiceState {
     }
 
     /// Moves one LFO (described by `lfo`) that is not steady on `frameCount` frames and writes
-    /// where it is at the block's end into `lane` of row `row` of `math`.
+    /// where it is at the block's end into row `row` of `lane`.
     @_noAllocation @_noLocks
-    static func step(_ state: inout LFOState, of lfo: SamplerFlex.LFO, by frameCount: Int, controllers: UnsafePointer<UInt8>,
-                     framePeriod: Float, random: inout UInt32, row: Int, lane: Int, into math: inout LaneFlexMath) {
-        var frames = Float(frameCount)
+    static func step(_ state: inout LFOState, of lfo: SamplerFlex.LFO, by frameCount: Float, controllers: UnsafePointer<UInt8>,
+                     framePeriod: Float, random: inout UInt32, row: Int, into lane: LaneFlexMath.Lane) {
+        var frames = frameCount
         if state.delayFrames > 0 {
             let waited = min(state.delayFrames, frames)
             state.delayFrames -= waited
             frames -= waited
             if state.delayFrames > 0 {
-                math.setLFO(row: row, lane: lane, phase: state.phase, fade: 0, waveCode: state.waveCode)
+                lane.setLFO(row: row, phase: state.phase, fade: 0, waveCode: state.waveCode)
                 return
             }
         }
@@ -398,9 +406,9 @@ struct FlexVoiceState {
                 state.heldInSecondHalf = secondHalf
                 state.held = nextRandom(&random)
             }
-            math.setHeld(row: row, lane: lane, held: state.held)
+            lane.setHeld(row: row, held: state.held)
         }
-        math.setLFO(row: row, lane: lane, phase: state.phase, fade: state.fade, waveCode: state.waveCode)
+        lane.setLFO(row: row, phase: state.phase, fade: state.fade, waveCode: state.waveCode)
         settle(&state, lfo: lfo)
     }
 }

@@ -22,9 +22,14 @@ struct LaneFlexMath {
         case envelopeFrom, envelopeTo, envelopeFraction, envelopeShape, envelopePower, lfoPhase, lfoFade, lfoHeld, lfoWave
         /// The values: `2 × capacity` rows.
         case values
+        /// Four rows a curve's computation works in (its bases, exponents, powers and fractions
+        /// clamped to 0…1): as rows of
+        /// plain floats, its loops become vector instructions, where a local SIMD8 read by lane
+        /// went through the stack lane by lane.
+        case curveScratch
         /// Rows in all.
         @_noAllocation @_noLocks
-        static func rowCount() -> Int { 11 * LaneFlexMath.capacity }
+        static func rowCount() -> Int { 11 * LaneFlexMath.capacity + 4 }
         var firstRow: Int {
             @_noAllocation @_noLocks get {
                 switch self {
@@ -38,6 +43,7 @@ struct LaneFlexMath {
                 case .lfoHeld: 7 * LaneFlexMath.capacity
                 case .lfoWave: 8 * LaneFlexMath.capacity
                 case .values: 9 * LaneFlexMath.capacity
+                case .curveScratch: 11 * LaneFlexMath.capacity
                 }
             }
         }
@@ -47,10 +53,6 @@ struct LaneFlexMath {
     /// The most envelopes, and the most LFOs, a lane wrote this block: the rows `compute` reads.
     private var envelopeRows = 0
     private var lfoRows = 0
-    /// The waves the lanes' LFOs run, a bit each (1 << `SamplerFlex.Wave.rawValue`).
-    private var waves: UInt32 = 0
-    /// The curves the lanes' envelopes wrote.
-    private var curves = Curves()
 
     /// - Thread: control.
     init() {
@@ -66,80 +68,69 @@ struct LaneFlexMath {
     mutating func begin() {
         envelopeRows = 0
         lfoRows = 0
-        waves = 0
-        curves = Curves()
     }
 
+    /// One lane's column of the tables, where a voice writes its inputs and reads its values.
+    /// Offsets are computed unchecked: a row and a lane are below `rowCount()` and 8, and the
+    /// checks were a tenth of a voice's flex step.
+    struct Lane {
+        fileprivate let column: UnsafeMutableRawPointer
+
+        @inline(__always) @_noAllocation @_noLocks
+        private func offset(_ table: Table, row: Int) -> Int {
+            (table.firstRow &+ row) &* MemoryLayout<SIMD8<Float>>.stride
+        }
+
+        @inline(__always) @_noAllocation @_noLocks
+        private func store(_ value: Float, _ table: Table, row: Int) {
+            column.storeBytes(of: value, toByteOffset: offset(table, row: row), as: Float.self)
+        }
+
+        /// Envelope `row` is `fraction` (clamped to 0…1) of the way from `from` to `to` along
+        /// `shape` (`SamplerFlex.Point.shape`), whose curve is `power`
+        /// (`FlexVoiceState.EnvelopeState.power`).
+        @inline(__always) @_noAllocation @_noLocks
+        func setEnvelope(row: Int, from: Float, to: Float, fraction: Float, shape: Float, power: Float) {
+            store(from, .envelopeFrom, row: row)
+            store(to, .envelopeTo, row: row)
+            store(fraction, .envelopeFraction, row: row)
+            store(shape, .envelopeShape, row: row)
+            store(power, .envelopePower, row: row)
+        }
+
+        /// LFO `row` is at `phase` (turns) of the wave numbered `waveCode` (`code`), faded in by
+        /// `fade`.
+        @inline(__always) @_noAllocation @_noLocks
+        func setLFO(row: Int, phase: Float, fade: Float, waveCode: Float) {
+            store(phase, .lfoPhase, row: row)
+            store(fade, .lfoFade, row: row)
+            store(waveCode, .lfoWave, row: row)
+        }
+
+        /// LFO `row` is a sample-and-hold wave holding `held`.
+        @inline(__always) @_noAllocation @_noLocks
+        func setHeld(row: Int, held: Float) {
+            store(held, .lfoHeld, row: row)
+        }
+
+        /// The value of source `source` (`SamplerFlex.Route.source`), after `compute`.
+        @inline(__always) @_noAllocation @_noLocks
+        func value(source: Int) -> Float {
+            UnsafeRawPointer(column).load(fromByteOffset: offset(.values, row: source), as: Float.self)
+        }
+    }
+
+    /// Lane `lane`'s column (0 ..< 8).
     @inline(__always) @_noAllocation @_noLocks
-    private func store(_ value: Float, _ table: Table, row: Int, lane: Int) {
-        UnsafeMutableRawPointer(rows + table.firstRow + row).storeBytes(of: value, toByteOffset: lane * MemoryLayout<Float>.stride, as: Float.self)
+    func lane(_ lane: Int) -> Lane {
+        Lane(column: UnsafeMutableRawPointer(rows) + (lane &* MemoryLayout<Float>.stride))
     }
 
-    /// Envelope `row` of `lane` is `fraction` (clamped to 0…1) of the way from `from` to `to`
-    /// along `shape` (`SamplerFlex.Point.shape`), whose curve is `power`
-    /// (`FlexVoiceState.EnvelopeState.power`).
-    @_noAllocation @_noLocks
-    func setEnvelope(row: Int, lane: Int, from: Float, to: Float, fraction: Float, shape: Float, power: Float) {
-        store(from, .envelopeFrom, row: row, lane: lane)
-        store(to, .envelopeTo, row: row, lane: lane)
-        store(fraction, .envelopeFraction, row: row, lane: lane)
-        store(shape, .envelopeShape, row: row, lane: lane)
-        store(power, .envelopePower, row: row, lane: lane)
-    }
-
-    /// LFO `row` of `lane` is at `phase` (turns) of the wave numbered `waveCode` (`code`), faded
-    /// in by `fade`.
-    @_noAllocation @_noLocks
-    func setLFO(row: Int, lane: Int, phase: Float, fade: Float, waveCode: Float) {
-        store(phase, .lfoPhase, row: row, lane: lane)
-        store(fade, .lfoFade, row: row, lane: lane)
-        store(waveCode, .lfoWave, row: row, lane: lane)
-    }
-
-    /// LFO `row` of `lane` is a sample-and-hold wave holding `held`.
-    @_noAllocation @_noLocks
-    func setHeld(row: Int, lane: Int, held: Float) {
-        store(held, .lfoHeld, row: row, lane: lane)
-    }
-
-    /// The curves a lane's envelopes wrote: whether any is curved, the longest whole power among
-    /// them, and whether any power is not whole (`FlexVoiceState.EnvelopeState.power`).
-    struct Curves {
-        var curved = false
-        var longestWhole: Float = 1
-        var anyFractional = false
-        @_noAllocation @_noLocks init() {}
-
-        @_noAllocation @_noLocks
-        mutating func add(_ power: Float) {
-            guard power != 0 else { return }
-            curved = true
-            if power > 0 { longestWhole = max(longestWhole, power) } else { anyFractional = true }
-        }
-
-        /// Adds another lane's curves to these.
-        @_noAllocation @_noLocks
-        mutating func add(_ other: Curves) {
-            curved = curved || other.curved
-            longestWhole = max(longestWhole, other.longestWhole)
-            anyFractional = anyFractional || other.anyFractional
-        }
-    }
-
-    /// A lane wrote `envelopeCount` envelopes and `lfoCount` LFOs of `waves` (`waveBit`s), their
-    /// curves `curves`.
-    @_noAllocation @_noLocks
-    mutating func note(envelopeCount: Int, lfoCount: Int, waves: UInt32, curves: Curves) {
+    /// A lane wrote up to `envelopeCount` envelopes and `lfoCount` LFOs.
+    @inline(__always) @_noAllocation @_noLocks
+    mutating func note(envelopeCount: Int, lfoCount: Int) {
         envelopeRows = max(envelopeRows, envelopeCount)
         lfoRows = max(lfoRows, lfoCount)
-        self.waves |= waves
-        self.curves.add(curves)
-    }
-
-    /// The value of source `source` (`SamplerFlex.Route.source`) in `lane`, after `compute`.
-    @_noAllocation @_noLocks
-    func value(source: Int, lane: Int) -> Float {
-        UnsafeRawPointer(rows + Table.values.firstRow + source).load(fromByteOffset: lane * MemoryLayout<Float>.stride, as: Float.self)
     }
 
     /// A wave's bit in `waves`.
@@ -188,35 +179,49 @@ struct LaneFlexMath {
         let wholePower = lanes(.envelopePower, row: row)
         let level = lanes(.values, row: row)
         let laneCount = 8
-        guard curves.curved else {
+        // The row's curves: any curved, the longest whole power, any not whole. Lanes nobody wrote
+        // this block may add work, never change a lane's level: each lane selects its own.
+        // (Reductions over plain lanes, which become vector instructions: SIMD8's masks became
+        // a loop over the lanes each.)
+        var powerBits: UInt32 = 0, longestWhole: Float = 1
+        for lane in 0..<laneCount {
+            powerBits |= wholePower[lane].bitPattern
+            longestWhole = wholePower[lane] > longestWhole ? wholePower[lane] : longestWhole
+        }
+        guard powerBits != 0 else {
             for lane in 0..<laneCount { level[lane] = from[lane] + (to[lane] - from[lane]) * min(max(fraction[lane], 0), 1) }
             return
         }
         // Each lane's base and exponent, then its power by multiplying as often as the longest
         // whole power needs (a lane stops at its own), then through the exponential where its
         // power is not whole (-1).
-        var base = SIMD8<Float>(), exponent = SIMD8<Float>(), power = SIMD8<Float>()
+        let base = lanes(.curveScratch, row: 0), exponent = lanes(.curveScratch, row: 1), power = lanes(.curveScratch, row: 2)
+        let curve = lanes(.curveScratch, row: 3)
         for lane in 0..<laneCount {
-            let curve = min(max(fraction[lane], 0), 1)
-            base[lane] = shape[lane] > 0 ? curve : 1 - curve
+            // (min(max(…)) as selections: Swift's min and max order NaNs, and became branches.)
+            let atLeastZero = fraction[lane] > 0 ? fraction[lane] : 0
+            curve[lane] = atLeastZero < 1 ? atLeastZero : 1
+            base[lane] = shape[lane] > 0 ? curve[lane] : 1 - curve[lane]
             exponent[lane] = 1 + abs(shape[lane])
         }
-        power = base
+        for lane in 0..<laneCount { power[lane] = base[lane] }
         var multiplications: Float = 2
-        while multiplications <= curves.longestWhole {
+        while multiplications <= longestWhole {
             for lane in 0..<laneCount { power[lane] = wholePower[lane] >= multiplications ? power[lane] * base[lane] : power[lane] }
             multiplications += 1
         }
-        if curves.anyFractional {
+        if powerBits & 0x8000_0000 != 0 {
             var logarithm = SIMD8<Float>()
             for lane in 0..<laneCount { logarithm[lane] = log2Approximation(base[lane]) }
-            let exponential = fastExp2(exponent * logarithm)
+            let exponential = fastExp2(UnsafeRawPointer(exponent).load(as: SIMD8<Float>.self) * logarithm)
             for lane in 0..<laneCount { power[lane] = wholePower[lane] < 0 ? exponential[lane] : power[lane] }
         }
+        // The curve where rising (shape above 0) and past 0, 1 − it where falling and short of 1,
+        // else the straight line.
         for lane in 0..<laneCount {
-            let curve = min(max(fraction[lane], 0), 1)
-            let rising = shape[lane] > 0 && curve > 0, falling = shape[lane] < 0 && curve < 1
-            let shaped = rising ? power[lane] : falling ? 1 - power[lane] : curve
+            let rising = curve[lane] > 0 ? power[lane] : curve[lane]
+            let falling = curve[lane] < 1 ? 1 - power[lane] : curve[lane]
+            let shaped = shape[lane] > 0 ? rising : shape[lane] < 0 ? falling : curve[lane]
             level[lane] = from[lane] + (to[lane] - from[lane]) * shaped
         }
     }
@@ -228,12 +233,17 @@ struct LaneFlexMath {
         let phase = lanes(.lfoPhase, row: row), fade = lanes(.lfoFade, row: row)
         let value = lanes(.values, row: Self.capacity + row)
         let laneCount = 8
-        let sineOnly = Self.waveBit(.sine)
-        if waves == sineOnly {
+        let wave = lanes(.lfoWave, row: row), held = lanes(.lfoHeld, row: row)
+        var notSine: UInt32 = 0
+        for lane in 0..<laneCount { notSine |= wave[lane].bitPattern ^ Self.code(.sine).bitPattern }
+        if notSine == 0 {
             for lane in 0..<laneCount { value[lane] = fade[lane] * fastSineOfTurns(phase[lane]) }
             return
         }
-        let wave = lanes(.lfoWave, row: row), held = lanes(.lfoHeld, row: row)
+        // The waves the row's lanes run, a bit each (as with the curves, a lane nobody wrote adds
+        // work, not a value).
+        var waves: UInt32 = 0
+        for lane in 0..<laneCount { waves |= 1 << (UInt32(wave[lane]) & 31) }
         var result = SIMD8<Float>()
         for code in 0...12 where waves & (1 << UInt32(code)) != 0 {
             let number = Float(code)
