@@ -113,11 +113,23 @@ public struct VoiceFilter: Sendable {
         setTwoPole(kind, sine: sine, cosine: cosine, q: q, passbandGain: passbandGain)
     }
 
+    /// The least Q a two-pole filter is set with: below it the coefficients lose their meaning.
+    /// - Thread: any.
+    public static var leastQ: Float { @_noAllocation @_noLocks get { 0.01 } }
+
+    /// A two-pole filter's coefficients as computed elsewhere (eight lanes at once, as
+    /// `setTwoPole` would one at a time).
+    /// - Thread: audio
+    @inlinable @_noAllocation @_noLocks
+    public mutating func setTwoPole(b0: Float, b1: Float, b2: Float, a1: Float, a2: Float) {
+        (self.b0, self.b1, self.b2, self.a1, self.a2) = (b0, b1, b2, a1, a2)
+    }
+
     /// RBJ's two-pole `kind` from the sine and cosine of its cutoff (`twoPoleSines`) and `q`.
     /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
     public mutating func setTwoPole(_ kind: Kind, sine: Float, cosine: Float, q: Float, passbandGain: Float) {
-        let alpha = sine / (2 * max(q, 0.01))
+        let alpha = sine / (2 * max(q, Self.leastQ))
         // One division, then products: a moving filter sets these every block.
         let normalize = 1 / (1 + alpha)
         switch kind {

@@ -168,7 +168,10 @@ struct FlexVoiceState {
     var movesEqualizer = false
     /// A route reaches the resonance: the voice sets its filter's Q from them every block.
     var movesResonance = false
-    private var headerPadding: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0)
+    /// A route reaches the pan, the width or the position: only then does the voice read the
+    /// three (each a division a block).
+    var movesPan = false
+    private var headerPadding: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
     var lfos: (LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState, LFOState)
     var envelopes: (EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState,
                     EnvelopeState, EnvelopeState, EnvelopeState, EnvelopeState)
@@ -234,10 +237,14 @@ struct FlexVoiceState {
         randomState = UInt32(truncatingIfNeeded: seed &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         movesEqualizer = false
         movesResonance = false
+        movesPan = false
         for index in 0..<Int(routeCount) {
             let slot = Int(routes![index].targetSlot)
             if slot >= SamplerFlex.Target.equalizer1Gain.slot { movesEqualizer = true }
             if slot == SamplerFlex.Target.resonance.slot { movesResonance = true }
+            if slot == SamplerFlex.Target.pan.slot || slot == SamplerFlex.Target.width.slot || slot == SamplerFlex.Target.position.slot {
+                movesPan = true
+            }
         }
         amplitudeEnvelopeFinished = false
         var random = randomState

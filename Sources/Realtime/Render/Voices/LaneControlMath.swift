@@ -22,6 +22,14 @@ struct LaneControlMath {
     var filterTurns = SIMD8<Double>()
     var filterSine = SIMD8<Float>()
     var filterCosine = SIMD8<Float>()
+    /// The filters' Q (at least `VoiceFilter.leastQ`) and passband gain, and the coefficients of a
+    /// two-pole low-pass from them (`VoiceFilter.setTwoPole`'s, lane by lane): b2 is b0.
+    var filterQ = SIMD8<Float>()
+    var filterGain = SIMD8<Float>()
+    var lowPassB0 = SIMD8<Float>()
+    var lowPassB1 = SIMD8<Float>()
+    var lowPassA1 = SIMD8<Float>()
+    var lowPassA2 = SIMD8<Float>()
 
     @_noAllocation @_noLocks
     init() {}
@@ -33,6 +41,8 @@ struct LaneControlMath {
         let cutoffCents = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.cutoffCents)!
         let levelCentibels = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.levelCentibels)!
         let filterTurns = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.filterTurns)!
+        let filterQ = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.filterQ)!
+        let filterGain = MemoryLayout<LaneControlMath>.offset(of: \LaneControlMath.filterGain)!
     }
 
     /// Sets `lane`'s inputs from a voice's pending control block.
@@ -45,18 +55,29 @@ struct LaneControlMath {
         raw.storeBytes(of: block.levelCentibels, toByteOffset: offsets.levelCentibels + lane * MemoryLayout<Float>.stride, as: Float.self)
     }
 
-    /// Sets `lane`'s filter cutoff from a voice's control block.
+    /// Sets `lane`'s filter cutoff from a voice's control block, and its Q and passband gain.
     @_noAllocation @_noLocks
     static func setFilterLane(_ lane: Int, of math: UnsafeMutablePointer<LaneControlMath>, from block: SamplerVoice.ControlBlock,
-                              offsets: Offsets) {
-        UnsafeMutableRawPointer(math).storeBytes(of: block.filterTurns, toByteOffset: offsets.filterTurns + lane * MemoryLayout<Double>.stride,
-                                                 as: Double.self)
+                              q: Float, passbandGain: Float, offsets: Offsets) {
+        let raw = UnsafeMutableRawPointer(math)
+        raw.storeBytes(of: block.filterTurns, toByteOffset: offsets.filterTurns &+ lane &* MemoryLayout<Double>.stride, as: Double.self)
+        raw.storeBytes(of: max(q, VoiceFilter.leastQ), toByteOffset: offsets.filterQ &+ lane &* MemoryLayout<Float>.stride, as: Float.self)
+        raw.storeBytes(of: passbandGain, toByteOffset: offsets.filterGain &+ lane &* MemoryLayout<Float>.stride, as: Float.self)
     }
 
-    /// Computes the sine and cosine of every lane's filter cutoff.
+    /// Computes the sine and cosine of every lane's filter cutoff, and the coefficients of a
+    /// two-pole low-pass from them: most moving filters are that, and their two divisions a lane
+    /// are a chain each voice would wait on.
     @_noAllocation @_noLocks
-    mutating func computeFilterSines() {
+    mutating func computeFilters() {
         (filterSine, filterCosine) = VoiceFilter.twoPoleSines(turns: filterTurns)
+        let alpha = filterSine / (2 * filterQ)
+        let normalize = 1 / (1 + alpha)
+        let feedForward = (1 - filterCosine) * filterGain * normalize
+        lowPassB0 = feedForward * 0.5
+        lowPassB1 = feedForward
+        lowPassA1 = -2 * filterCosine * normalize
+        lowPassA2 = (1 - alpha) * normalize
     }
 
     /// Which of a voice's pitch, cutoff and level moved this block, or of a group's voices'.

@@ -35,7 +35,7 @@ extension SamplerVoice {
         var pan: Float = 0
         /// `prepare` left the rest of the update to `complete`.
         var isPending = false
-        /// `complete` left the two-pole filter's coefficients to `setFilter(sine:cosine:)`, at this
+        /// `complete` left the two-pole filter's coefficients to `setFilter(lane:of:)`, at this
         /// cutoff in turns of the rate.
         var setsFilter = false
         var filterTurns: Double = 0
@@ -99,8 +99,10 @@ extension SamplerVoice {
             flexResonance = flexed.output(.resonance)
             flexVolume = flexed.output(.volume)
             flexAmplitude = flexed.output(.amplitude)
-            flexPan = flexed.output(.pan) + SamplerRegion.stereoPan(side: region?.pointee.stereoSide ?? 0, width: flexed.output(.width),
-                                                                    position: flexed.output(.position))
+            if flex.pointee.movesPan {
+                flexPan = flexed.output(.pan) + SamplerRegion.stereoPan(side: region?.pointee.stereoSide ?? 0, width: flexed.output(.width),
+                                                                        position: flexed.output(.position))
+            }
             if runsEqualizer, flex.pointee.movesEqualizer, let filterStages, let region {
                 filterStages.pointee.setEqualizer(region.pointee.equalizer, velocity: playedVelocity, controllers: state.pointee.controllers,
                                                   sampleRate: sampleRate, reset: false, moved: flexed.equalizerMoves)
@@ -230,11 +232,18 @@ extension SamplerVoice {
         gainChorus = targetChorus
     }
 
-    /// Sets the two-pole filter `complete` left pending (`ControlBlock.setsFilter`) from the sine
-    /// and cosine of its cutoff, which the group computes for its lanes together.
+    /// Sets the two-pole filter `complete` left pending (`ControlBlock.setsFilter`) from `lane`
+    /// of the group's `math`: the sine and cosine of its cutoff, and for a low-pass its
+    /// coefficients, which the group computes for its lanes together.
     @_noAllocation @_noLocks
-    mutating func setFilter(sine: Float, cosine: Float) {
-        filter.setTwoPole(filterKind, sine: sine, cosine: cosine, q: filterQ, passbandGain: filterPassbandGain)
+    mutating func setFilter(lane: Int, of math: UnsafePointer<LaneControlMath>) {
+        if filterKind.rawValue == VoiceFilter.Kind.lowPass2.rawValue {
+            let b0 = math.pointee.lowPassB0[lane]
+            filter.setTwoPole(b0: b0, b1: math.pointee.lowPassB1[lane], b2: b0, a1: math.pointee.lowPassA1[lane], a2: math.pointee.lowPassA2[lane])
+        } else {
+            filter.setTwoPole(filterKind, sine: math.pointee.filterSine[lane], cosine: math.pointee.filterCosine[lane], q: filterQ,
+                              passbandGain: filterPassbandGain)
+        }
     }
 
     /// Ends the voice if it ran out of sample, its envelope finished or its fade reached zero.

@@ -271,7 +271,8 @@ struct VoiceLaneWorkspace {
                                                  sampleRate: context.sampleRate, sends: context.sendsEnabled, into: &groupBlocks[lane])
                     if groupBlocks[lane].isStarved { context.starvedVoices.pointee.add(1, ordering: .relaxed) }
                     if groupBlocks[lane].setsFilter {
-                        LaneControlMath.setFilterLane(lane, of: laneMath, from: groupBlocks[lane], offsets: laneMathOffsets)
+                        LaneControlMath.setFilterLane(lane, of: laneMath, from: groupBlocks[lane], q: group[lane].pointee.filterQ,
+                                                      passbandGain: group[lane].pointee.filterPassbandGain, offsets: laneMathOffsets)
                         settingFilters = true
                     }
                 }
@@ -283,9 +284,9 @@ struct VoiceLaneWorkspace {
                 }
             }
             if settingFilters {
-                laneMath.pointee.computeFilterSines()
+                laneMath.pointee.computeFilters()
                 for lane in 0..<count where groupBlocks[lane].setsFilter {
-                    group[lane].pointee.setFilter(sine: laneMath.pointee.filterSine[lane], cosine: laneMath.pointee.filterCosine[lane])
+                    group[lane].pointee.setFilter(lane: lane, of: laneMath)
                 }
             }
             mark = clock.charge(.control, since: mark)
