@@ -158,8 +158,10 @@ enum PolyphonyBenchmark {
         var besideFigures: [Figure] = []
         // With more threads measured, as many one-thread renders at once: the machine's own loss.
         let independentCount = min(moreThreads.max() ?? 1, ProcessInfo.processInfo.activeProcessorCount)
-        // Per run, the renders' mean voices per CPU second: one figure a run, as for the others.
-        var independent: [Double] = []
+        // Per run, the renders' mean voices per CPU second: one figure a run, as for the others;
+        // beside it their mean voices per wall second (never more: a thread runs at most the wall
+        // time) and the voices each render held.
+        var independent: [Double] = [], independentWall: [Double] = [], independentVoices: [Double] = []
         for _ in 0..<runs {
             if let beside {
                 besideFigures.append(try measureStaccato(font: beside, notes: notes, seconds: seconds, cubic: true, kernel: fastest, clock: clock))
@@ -175,6 +177,8 @@ enum PolyphonyBenchmark {
                     let renders = try measureIndependently(font: font, count: independentCount, notes: notes, seconds: seconds,
                                                            kernel: fastest, program: program)
                     independent.append(renders.map { $0.voicesPerCPUSecond ?? 0 }.reduce(0, +) / Double(renders.count))
+                    independentWall.append(renders.map(\.voicesPerCore).reduce(0, +) / Double(renders.count))
+                    independentVoices.append(renders.map(\.meanVoices).reduce(0, +) / Double(renders.count))
                 }
             }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
@@ -226,6 +230,8 @@ enum PolyphonyBenchmark {
                       + " per second of CPU \(String(format: "%.0f", independent.median)) each (\(String(format: "%+.1f", 100 * (independent.median / singlePerCPU - 1))) %"
                       + " against one thread alone: what \(independentCount) cores lose to each other on this machine, sharing nothing)")
                 report["staccato_cubic_independent"] = ["count": independentCount, "voices_per_cpu_second": independent.summary,
+                                                        "voices_per_wall_second": independentWall.summary,
+                                                        "mean_voices": independentVoices.median,
                                                         "against_one_thread": independent.median / singlePerCPU - 1]
             }
         }
