@@ -133,10 +133,6 @@ struct LaneFlexMath {
         lfoRows = max(lfoRows, lfoCount)
     }
 
-    /// A wave's bit in `waves`.
-    @_noAllocation @_noLocks
-    static func waveBit(_ wave: SamplerFlex.Wave) -> UInt32 { 1 << UInt32(code(wave)) }
-
     /// A wave's number (its raw value, read by a pattern match the real-time checker sees into).
     @_noAllocation @_noLocks
     static func code(_ wave: SamplerFlex.Wave) -> Float {
