@@ -57,6 +57,20 @@ let avx2Settings: [SwiftSetting] = {
     #endif
 }()
 
+// A third build for AVX-512 (foundation, vector-length, byte-word and doubleword-quadword sets): the
+// same eight lanes, with thirty-two vector registers instead of sixteen, mask registers for the
+// per-lane selections and the wider conversions. The same operations in the same order with the
+// same fused multiply-adds, so it renders the same bits as the AVX2 build.
+let avx512Settings: [SwiftSetting] = {
+    #if arch(x86_64)
+    return [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma", "-Xcc", "-mavx512f", "-Xcc", "-mavx512vl", "-Xcc", "-mavx512bw",
+                          "-Xcc", "-mavx512dq"]),
+            .define("FUSED_MULTIPLY_ADD"), .define("WIDE_VECTORS")]
+    #else
+    return []
+    #endif
+}()
+
 /// A Swift or C module of `layer`.
 func module(_ name: String, _ layer: Layer, dependencies: [Target.Dependency] = [], exclude: [String] = [],
             swiftSettings: [SwiftSetting] = []) -> Target {
@@ -77,7 +91,7 @@ func front(_ name: String, dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "Staccato",
     products: [
-        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "SFZ", "DrumKitLoader", "ProcessLimits", "Render", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
+        .library(name: "Staccato", targets: ["Engine", "Live", "AudioIO", "DeviceCore", "AudioFile", "MIDI", "MIDIVocabulary", "SoundFont", "SampleSet", "SFZ", "DrumKitLoader", "ProcessLimits", "Render", "SamplerKernels", "SamplerKernelsAVX2", "SamplerKernelsAVX512", "CPUFeatures", "DSP", "VoiceProcessing", "FeedbackSuppression", "Lockfree", "SampleStreaming"]),
         .executable(name: "staccato", targets: ["staccato"]),
         .executable(name: "staccato-bench", targets: ["staccato-bench"]),
     ],
@@ -101,6 +115,7 @@ let package = Package(
         module("DSP", .realtime),
         module("SamplerKernels", .realtime, dependencies: ["DSP"]),
         module("SamplerKernelsAVX2", .realtime, dependencies: ["DSP"], swiftSettings: avx2Settings),
+        module("SamplerKernelsAVX512", .realtime, dependencies: ["DSP"], swiftSettings: avx512Settings),
         // What MIDI says (messages, controller numbers, note names), one vocabulary for the readers
         // that make messages and the renderer that acts on them; both re-export it.
         module("MIDIVocabulary", .realtime),
@@ -110,7 +125,7 @@ let package = Package(
         // The microphone's feedback suppressor: detection, tracking, the notch bank, the last-resort duck.
         module("FeedbackSuppression", .realtime, dependencies: ["DSP"]),
         module("Render", .realtime, dependencies: ["Lockfree", "DSP", "CPUFeatures", "CThreadName", "CStackPrefault", "SamplerKernels",
-                                                   "SamplerKernelsAVX2", "MIDIVocabulary", "VoiceProcessing", "FeedbackSuppression"]),
+                                                   "SamplerKernelsAVX2", "SamplerKernelsAVX512", "MIDIVocabulary", "VoiceProcessing", "FeedbackSuppression"]),
         // The device layer's real-time half: the stream core every backend calls once a period, the
         // drift corrector, and the JACK process cycle.
         module("DeviceCore", .realtime, dependencies: ["CJack", "Render", "MIDIVocabulary"]),
@@ -180,7 +195,7 @@ let package = Package(
         // virtual devices, in-memory banks, the public SFZ libraries with stand-in samples.
         .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis", "AudioFile", "Render", "SFZ", "MIDIVocabulary"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "SamplerKernelsAVX512", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "FeedbackSuppressionTests", dependencies: ["FeedbackSuppression", "DSP", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "VoiceProcessingTests", dependencies: ["VoiceProcessing", "Engine", "Render", "DSP", "AudioFile", "MIDI", "SoundFont", "SampleSet", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "MIDIVocabularyTests", dependencies: ["MIDIVocabulary"]),

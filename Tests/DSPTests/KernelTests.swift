@@ -3,6 +3,7 @@ import DSP
 import Foundation
 import SamplerKernels
 import SamplerKernelsAVX2
+import SamplerKernelsAVX512
 import XCTest
 
 /// Known answers for the real-time kernels, against libm and the cookbook formulas.
@@ -76,7 +77,7 @@ final class KernelTests: XCTestCase {
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>,
                           UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>) -> Void
 
-    /// Both builds of the sampler kernels, or the generic one where the CPU lacks AVX2 and FMA.
+    /// Every build of the sampler kernels this CPU runs.
     var mixingKernels: [(name: String, mix: MixLanes)] {
         var kernels: [(name: String, mix: MixLanes)] = [("generic", {
             SamplerKernels.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
@@ -86,6 +87,12 @@ final class KernelTests: XCTestCase {
             kernels.append(("AVX2+FMA", {
                 SamplerKernelsAVX2.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
                                             busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+            }))
+        }
+        if staccato_cpu_supports_avx512() != 0 {
+            kernels.append(("AVX-512", {
+                SamplerKernelsAVX512.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
+                                              busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
             }))
         }
         return kernels

@@ -78,7 +78,7 @@ final class LoopReadingTests: XCTestCase {
     /// The looped bank against the unrolled one, on each kernel this CPU runs, with both
     /// interpolations and both sample widths.
     func compare(loopFrameCount: Int, readInLanes: Bool) throws {
-        let kernels: [SamplerKernelVariant] = SamplerKernelVariant.avx2FMA.isSupported ? [.generic, .avx2FMA] : [.generic]
+        let kernels = SamplerKernelVariant.supportedVariants
         for floats in [false, true] {
             let looped = Self.bank(loopFrameCount: loopFrameCount, repeats: 1, floats: floats)
             // Enough copies that the highest note, 5.66 frames a frame, never reaches the last.
@@ -129,7 +129,7 @@ final class LoopReadingTests: XCTestCase {
         let plain = Self.bank(region, frames: frames, floats: false)
         region.randomOffsetFrames = Int32(Self.attackFrameCount + loopFrameCount + tail)
         let offset = Self.bank(region, frames: frames, floats: false)
-        let kernels: [SamplerKernelVariant] = SamplerKernelVariant.avx2FMA.isSupported ? [.generic, .avx2FMA] : [.generic]
+        let kernels = SamplerKernelVariant.supportedVariants
         for kernel in kernels {
             for cubic in [true, false] {
                 let reference = render(plain, kernel: kernel, cubic: cubic).samples

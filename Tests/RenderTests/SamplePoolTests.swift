@@ -64,7 +64,7 @@ final class SamplePoolTests: XCTestCase {
         XCTAssertEqual(Self.wordBank.samples.encoding, .int16)
         XCTAssertEqual(Self.wordBank.sampleByteCount, 2 * (Self.frameCount + 2 * SampleBank.guardFrameCount), "two bytes a frame")
         XCTAssertEqual(Self.floatBank.samples.encoding, .float32)
-        let kernels: [SamplerKernelVariant] = SamplerKernelVariant.avx2FMA.isSupported ? [.generic, .avx2FMA] : [.generic]
+        let kernels = SamplerKernelVariant.supportedVariants
         for kernel in kernels {
             for cubic in [true, false] {
                 let words = engine(kernel: kernel, cubic: cubic)

@@ -6,8 +6,9 @@ import SoundFont
 import TestSupport
 import XCTest
 
-/// The two builds of the sampler kernels (generic SSE2, and AVX2 with fused multiply-add) render the
+/// The builds of the sampler kernels (generic SSE2, AVX2 with fused multiply-add, AVX-512) render the
 /// same music: a whole piano piece through the shipped font, filters, loops and releases included.
+/// The AVX2 and AVX-512 builds to the bit, the generic one within a few float ulps.
 final class SamplerKernelTests: XCTestCase {
     static let root = CommandRunner.repositoryRoot
     static let font = root.appendingPathComponent("soundfonts/FluidR3_GM_piano_xylo.sf2").path
@@ -43,6 +44,12 @@ final class SamplerKernelTests: XCTestCase {
         XCTAssertLessThan(worst, 1e-6)
         // Were the two renders bit-identical, the fused build would not have run.
         XCTAssertGreaterThan(worst, 0, "the AVX2+FMA build rendered")
+        guard SamplerKernelVariant.avx512.isSupported else {
+            print("sampler kernels: this CPU (or STACCATO_SAMPLER_KERNELS) rules out the AVX-512 build")
+            return
+        }
+        let wide = try render(song, kernel: .avx512, cubic: cubic)
+        XCTAssertTrue(wide.elementsEqual(fused) { $0.bitPattern == $1.bitPattern }, "the AVX-512 build renders the AVX2 build's bits")
     }
 
     func testBothBuildsRenderTheSamePieceCubic() throws { try compareKernels("bach_bwv772_sankey", cubic: true) }
@@ -57,13 +64,23 @@ final class SamplerKernelTests: XCTestCase {
         }
         let flags = Set(flagsLine.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" }).map(String.init))
         #if arch(x86_64)
-        let expected: SamplerKernelVariant = flags.contains("avx2") && flags.contains("fma") ? .avx2FMA : .generic
+        let onThisCPU: SamplerKernelVariant =
+            !(flags.contains("avx2") && flags.contains("fma")) ? .generic
+            : ["avx512f", "avx512vl", "avx512bw", "avx512dq"].allSatisfy(flags.contains) ? .avx512 : .avx2FMA
         #else
-        let expected = SamplerKernelVariant.generic
+        let onThisCPU = SamplerKernelVariant.generic
         #endif
+        XCTAssertEqual(SamplerKernelVariant.fastestOnThisCPU, onThisCPU)
+        // STACCATO_SAMPLER_KERNELS, when set, holds the choice to that build or a lesser one.
+        let limit = ProcessInfo.processInfo.environment["STACCATO_SAMPLER_KERNELS"]
+            .flatMap { name in SamplerKernelVariant.allCases.first { $0.name == name } }
+        XCTAssertEqual(SamplerKernelVariant.environmentLimit, limit)
+        let expected = min(onThisCPU, limit ?? onThisCPU)
         XCTAssertEqual(SamplerKernelVariant.fastestSupported, expected)
         XCTAssertEqual(RenderConfiguration().samplerKernel, expected, "the default is the fastest supported")
         XCTAssertEqual(RenderConfiguration(samplerKernel: .generic).samplerKernel, .generic)
-        XCTAssertEqual(RenderConfiguration(samplerKernel: .avx2FMA).samplerKernel, expected)
+        XCTAssertEqual(RenderConfiguration(samplerKernel: .avx2FMA).samplerKernel, min(.avx2FMA, expected))
+        XCTAssertEqual(RenderConfiguration(samplerKernel: .avx512).samplerKernel, expected)
+        XCTAssertEqual(SamplerKernelVariant.supportedVariants, SamplerKernelVariant.allCases.filter { $0 <= expected })
     }
 }

@@ -21,7 +21,7 @@ extension Benchmarks {
     static let polyphony = Subcommand(
         program: program, name: "polyphony",
         summary: "Voices per core in real time at 64-frame periods, cubic and linear, beside FluidSynth in the same run.",
-        description: "Cubic runs with both builds of the sampler kernels where the CPU runs AVX2+FMA. Then, for each period, the ramp: the most voices whose p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread (a ramp is paced in real time, about 4 minutes).",
+        description: "Cubic runs with the fastest build of the sampler kernels the CPU runs and the generic one (and the AVX2+FMA one where the fastest is AVX-512; STACCATO_SAMPLER_KERNELS=generic|avx2|avx512 caps the fastest). Then, for each period, the ramp: the most voices whose p99.9 block time stays within 80 % of the period, on a paced SCHED_FIFO thread (a ramp is paced in real time, about 4 minutes).",
         options: [
             OptionSpec(name: "notes", valueName: "N", help: "held notes, two voices each (the font's stereo pairs)", default: .number(1_000), range: 1...100_000),
             BenchOptions.seconds(3, help: "audio rendered each run"),

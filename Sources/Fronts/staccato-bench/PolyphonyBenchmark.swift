@@ -6,8 +6,9 @@ import Synchronization
 /// Voices one core renders in real time at 64-frame periods: hold many notes of a real font, render
 /// 64-frame blocks on one thread, count active voices every block, and divide the voice-frames
 /// rendered per second by the sample rate. FluidSynth is measured the same way in the same run
-/// (bench/fluidsynth_polyphony.py drives libfluidsynth), so the two figures are side by side. Where the
-/// CPU runs the AVX2+FMA build of the sampler kernels, cubic is measured with both builds.
+/// (bench/fluidsynth_polyphony.py drives libfluidsynth), so the two figures are side by side. Cubic is
+/// measured with the fastest build of the sampler kernels the CPU runs and with the generic one, and,
+/// where the fastest is AVX-512, with the AVX2+FMA build too.
 enum PolyphonyBenchmark {
     struct Figure {
         var voicesPerCore: Double
@@ -139,7 +140,7 @@ enum PolyphonyBenchmark {
 
     /// What one run measures, in order; `--engines` picks some of them.
     enum Contender: String, CaseIterable {
-        case cubic, cubicGeneric = "cubic-generic", linear, fluidsynth
+        case cubic, cubicAVX2 = "cubic-avx2", cubicGeneric = "cubic-generic", linear, fluidsynth
     }
 
     /// - Parameter threadCounts: cubic is measured with each; more than one thread is timed by wall
@@ -152,7 +153,7 @@ enum PolyphonyBenchmark {
         print("median of \(runs) runs, each \(seconds) s of audio; the engines alternate run by run; timed by "
               + (clock == .wall ? "wall time" : "each render thread's CPU time"))
         let fastest = SamplerKernelVariant.fastestSupported
-        var cubic: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
+        var cubic: [Figure] = [], cubicAVX2: [Figure] = [], cubicGeneric: [Figure] = [], linear: [Figure] = [], fluid: [Figure] = []
         let moreThreads = Array(threadCounts.drop { $0 == 1 })
         var threaded = [[Figure]](repeating: [], count: moreThreads.count)
         var besideFigures: [Figure] = []
@@ -181,6 +182,10 @@ enum PolyphonyBenchmark {
                     independentVoices.append(renders.map(\.meanVoices).reduce(0, +) / Double(renders.count))
                 }
             }
+            if fastest > .avx2FMA && contenders.contains(.cubicAVX2) {
+                cubicAVX2.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .avx2FMA, clock: clock,
+                                                     program: program))
+            }
             if fastest != .generic && contenders.contains(.cubicGeneric) {
                 cubicGeneric.append(try measureStaccato(font: font, notes: notes, seconds: seconds, cubic: true, kernel: .generic, clock: clock,
                                                         program: program))
@@ -198,7 +203,8 @@ enum PolyphonyBenchmark {
                                      "seconds": seconds, "runs": runs, "block_frames": timedBlockFrameCount, "sample_rate": 48_000,
                                      "sampler_kernel": fastest.description, "clock": clock.rawValue,
                                      "program": "\(program.bank):\(program.program)"]
-        let contenderOf: [String: Contender] = ["staccato_cubic": .cubic, "staccato_cubic_generic": .cubicGeneric,
+        let contenderOf: [String: Contender] = ["staccato_cubic": .cubic, "staccato_cubic_avx2": .cubicAVX2,
+                                                "staccato_cubic_generic": .cubicGeneric,
                                                 "staccato_linear": .linear, "fluidsynth": .fluidsynth]
         func show(_ name: String, key: String, _ figures: [Figure]) {
             guard let contender = contenderOf[key], contenders.contains(contender) else { return }
@@ -235,6 +241,9 @@ enum PolyphonyBenchmark {
                                                         "against_one_thread": independent.median / singlePerCPU - 1]
             }
         }
+        if !cubicAVX2.isEmpty {
+            show("Staccato, cubic (4-point), \(SamplerKernelVariant.avx2FMA) kernels", key: "staccato_cubic_avx2", cubicAVX2)
+        }
         if !cubicGeneric.isEmpty {
             show("Staccato, cubic (4-point), \(SamplerKernelVariant.generic) kernels", key: "staccato_cubic_generic", cubicGeneric)
         }
@@ -265,6 +274,11 @@ enum PolyphonyBenchmark {
             let ratio = cubic.map(\.voicesPerCore).median / cubicGeneric.map(\.voicesPerCore).median
             print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.generic) kernels: \(String(format: "%.2f", ratio))x")
             report["ratio_staccato_cubic_fastest_over_generic_kernels"] = ratio
+        }
+        if !cubicAVX2.isEmpty && !cubic.isEmpty {
+            let ratio = cubic.map(\.voicesPerCore).median / cubicAVX2.map(\.voicesPerCore).median
+            print("  ratio Staccato cubic, \(fastest) / \(SamplerKernelVariant.avx2FMA) kernels: \(String(format: "%.2f", ratio))x")
+            report["ratio_staccato_cubic_fastest_over_avx2_kernels"] = ratio
         }
         report["ramp_runs"] = rampRuns
         guard rampRuns > 0 else { return report }

@@ -27,7 +27,8 @@ public struct RenderConfiguration: Sendable, Equatable {
     /// (`FeedbackSuppressor`). On by default.
     public var feedbackSuppression: Bool = true
     /// The build of the sampler's per-frame loops: the fastest the CPU runs unless one is asked for.
-    /// A variant the CPU cannot run falls back to `.generic`, so no setting can crash the renderer.
+    /// A variant the CPU cannot run (or the environment rules out) falls back to the fastest it
+    /// can, so no setting can crash the renderer.
     public var samplerKernel: SamplerKernelVariant = .fastestSupported
     /// The shortest a note sounds before its note-off releases it, in seconds: a note-off sooner
     /// (a zero-length note, a re-strike written before the last note-off) is held to this length,
@@ -89,7 +90,7 @@ public struct RenderConfiguration: Sendable, Equatable {
         self.cubicInterpolation = cubicInterpolation
         self.outputLimiter = outputLimiter
         self.feedbackSuppression = feedbackSuppression
-        self.samplerKernel = samplerKernel.isSupported ? samplerKernel : .generic
+        self.samplerKernel = min(samplerKernel, .fastestSupported)
         self.minimumNoteSeconds = minimumNoteSeconds.isFinite ? max(0, minimumNoteSeconds) : 0
         self.basicChannel = min(basicChannel, 15)
         self.effects = effects

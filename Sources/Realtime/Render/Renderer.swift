@@ -173,7 +173,7 @@ public final class Renderer: @unchecked Sendable {
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, interpolation: configuration.cubicInterpolation ? .cubic : .linear,
-                          kernel: configuration.samplerKernel.isSupported ? configuration.samplerKernel : .generic,
+                          kernel: min(configuration.samplerKernel, .fastestSupported),
                           sendsEnabled: configuration.effects, workerCount: configuration.threadCount - 1,
                           stageClock: stageClock)
         voiceThreadCount = (sampler.workers?.workerCount ?? 0) + 1

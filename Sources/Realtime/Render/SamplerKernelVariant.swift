@@ -1,35 +1,71 @@
 import CPUFeatures
 import DSP
+import Glibc
 import SamplerKernels
 import SamplerKernelsAVX2
+import SamplerKernelsAVX512
 
-/// Which build of the sampler's per-frame loops (`SamplerKernels`, one source compiled twice) renders
-/// voices. Chosen once when the renderer is built, on the control thread, from what the CPU supports;
-/// the audio thread only switches on it, once per group of eight voices per block.
-public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
+/// Which build of the sampler's per-frame loops (`SamplerKernels`, one source compiled three times)
+/// renders voices. Chosen once when the renderer is built, on the control thread, from what the CPU
+/// supports; the audio thread only switches on it, once per group of eight voices per block.
+///
+/// The AVX2 and AVX-512 builds run the same operations with the same fused multiply-adds and render
+/// the same bits; the generic build rounds each product before its sum, a few float ulps apart.
+public enum SamplerKernelVariant: Int, Sendable, Equatable, Comparable, CaseIterable, CustomStringConvertible {
     /// Baseline x86-64 (SSE2): runs on every CPU the toolchain targets.
     case generic
     /// Compiled for AVX2 with fused multiply-add: 256-bit vectors and one rounding per product-and-sum.
     case avx2FMA
+    /// Compiled for AVX-512 (F, VL, BW, DQ) as well: the same eight lanes, with thirty-two vector
+    /// registers and mask registers.
+    case avx512
 
-    /// The fastest variant this CPU runs.
-    /// - Thread: control
-    public static let fastestSupported: SamplerKernelVariant = staccato_cpu_supports_avx2_fma() != 0 ? .avx2FMA : .generic
-
-    /// Whether this CPU can run the variant.
-    /// - Thread: control
-    public var isSupported: Bool {
+    /// The name `STACCATO_SAMPLER_KERNELS` takes for the variant.
+    /// - Thread: any
+    public var name: String {
         switch self {
-        case .generic: true
-        case .avx2FMA: Self.fastestSupported == .avx2FMA
+        case .generic: "generic"
+        case .avx2FMA: "avx2"
+        case .avx512: "avx512"
         }
     }
 
-    /// - Thread: control
+    /// The fastest variant this CPU runs, before any limit.
+    public static let fastestOnThisCPU: SamplerKernelVariant =
+        staccato_cpu_supports_avx512() != 0 ? .avx512 : staccato_cpu_supports_avx2_fma() != 0 ? .avx2FMA : .generic
+
+    /// The most the environment allows: `STACCATO_SAMPLER_KERNELS=generic|avx2|avx512` holds every
+    /// renderer of the process to that build or a lesser one (to compare builds, or to rule one out).
+    /// Unset, no limit; a value it does not know is named on standard error once and ignored.
+    public static let environmentLimit: SamplerKernelVariant? = {
+        guard let value = getenv("STACCATO_SAMPLER_KERNELS").map({ String(cString: $0) }), !value.isEmpty else { return nil }
+        if let variant = allCases.first(where: { $0.name == value }) { return variant }
+        let names = allCases.map(\.name).joined(separator: ", ")
+        let line = "staccato: STACCATO_SAMPLER_KERNELS=\(value) is not one of \(names); ignored\n"
+        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        return nil
+    }()
+
+    /// The fastest variant this CPU runs within the environment's limit: what renderers take by default.
+    public static let fastestSupported: SamplerKernelVariant = min(fastestOnThisCPU, environmentLimit ?? fastestOnThisCPU)
+
+    /// Whether this CPU can run the variant, within the environment's limit.
+    /// - Thread: any
+    public var isSupported: Bool { self <= Self.fastestSupported }
+
+    /// Every variant this CPU runs within the environment's limit, slowest first.
+    /// - Thread: any
+    public static var supportedVariants: [SamplerKernelVariant] { allCases.filter(\.isSupported) }
+
+    /// - Thread: any
+    public static func < (lhs: SamplerKernelVariant, rhs: SamplerKernelVariant) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// - Thread: any
     public var description: String {
         switch self {
         case .generic: "generic (SSE2)"
         case .avx2FMA: "AVX2+FMA"
+        case .avx512: "AVX-512"
         }
     }
 
@@ -39,10 +75,14 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
     func readLanes(cubic: Bool, encoding: SampleEncoding, anyLaneLoops: Bool, bases: UnsafePointer<UnsafeRawPointer>,
                    crossingBases: UnsafePointer<UnsafeRawPointer>, positions: UnsafePointer<LanePositions>,
                    into output: UnsafeMutablePointer<SIMD8<Float>>, frameCount: Int) {
-        if case .avx2FMA = self {
+        switch self {
+        case .avx512:
+            SamplerKernelsAVX512.readLanes(cubic: cubic, encoding: encoding, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases,
+                                           positions: positions, into: output, frameCount: frameCount)
+        case .avx2FMA:
             SamplerKernelsAVX2.readLanes(cubic: cubic, encoding: encoding, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases,
                                          positions: positions, into: output, frameCount: frameCount)
-        } else {
+        case .generic:
             SamplerKernels.readLanes(cubic: cubic, encoding: encoding, anyLaneLoops: anyLaneLoops, bases: bases, crossingBases: crossingBases,
                                      positions: positions, into: output, frameCount: frameCount)
         }
@@ -55,11 +95,16 @@ public enum SamplerKernelVariant: Sendable, Equatable, CustomStringConvertible {
                   filtering: Bool, filter: inout VoiceFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
                   busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
                   busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
-        if case .avx2FMA = self {
+        switch self {
+        case .avx512:
+            SamplerKernelsAVX512.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
+                                          sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
+                                          busReverb: busReverb, busChorus: busChorus)
+        case .avx2FMA:
             SamplerKernelsAVX2.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
                                         sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
                                         busReverb: busReverb, busChorus: busChorus)
-        } else {
+        case .generic:
             SamplerKernels.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
                                     sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
                                     busReverb: busReverb, busChorus: busChorus)

@@ -1,8 +1,9 @@
 // The sampler's per-frame loops: reading eight voices' samples and filtering and mixing them. This
-// one file is compiled twice, as module `SamplerKernels` for baseline x86-64 (SSE2) and, through a
-// symbolic link, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and FUSED_MULTIPLY_ADD and
-// WIDE_VECTORS (256-bit registers) defined; `SamplerKernelVariant` (module Render) picks one at start
-// from what the CPU supports. Nothing here may call code outside this file that is not inlined into
+// one file is compiled three times: as module `SamplerKernels` for baseline x86-64 (SSE2) and,
+// through symbolic links, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and as
+// `SamplerKernelsAVX512` with AVX-512 too, both with FUSED_MULTIPLY_ADD and WIDE_VECTORS (256-bit
+// registers) defined; `SamplerKernelVariant` (module Render) picks one at start from what the CPU
+// supports. Nothing here may call code outside this file that is not inlined into
 // it: a shared out-of-line helper would be compiled for one target and could run on a CPU without
 // its instructions.
 import DSP

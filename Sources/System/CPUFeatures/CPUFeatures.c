@@ -9,3 +9,14 @@ int staccato_cpu_supports_avx2_fma(void) {
     return 0;
 #endif
 }
+
+int staccato_cpu_supports_avx512(void) {
+#if defined(__x86_64__)
+    // As above, the runtime also checks that the OS saves the mask and upper vector registers.
+    __builtin_cpu_init();
+    return staccato_cpu_supports_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+        && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}

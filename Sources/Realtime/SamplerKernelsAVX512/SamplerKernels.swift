@@ -1,0 +1,1 @@
+../SamplerKernels/SamplerKernels.swift
