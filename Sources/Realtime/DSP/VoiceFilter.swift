@@ -129,9 +129,9 @@ public struct VoiceFilter: Sendable {
     /// - Thread: audio
     @inlinable @_noAllocation @_noLocks
     public mutating func setTwoPole(_ kind: Kind, sine: Float, cosine: Float, q: Float, passbandGain: Float) {
-        let alpha = sine / (2 * max(q, Self.leastQ))
-        // One division, then products: a moving filter sets these every block.
-        let normalize = 1 / (1 + alpha)
+        let terms = Self.twoPoleTerms(sine: SIMD2(repeating: sine), cosine: SIMD2(repeating: cosine), q: SIMD2(repeating: q),
+                                      passbandGain: SIMD2(repeating: passbandGain))
+        let alpha = terms.alpha[0], normalize = terms.normalize[0]
         switch kind {
         case .highPass2:
             let feedForward = (1 + cosine) * passbandGain * normalize
@@ -147,13 +147,30 @@ public struct VoiceFilter: Sendable {
             b1 = -2 * cosine * b0
             b2 = b0
         case .lowPass2, .lowPass1, .highPass1:  // the one-poles never come here
-            let feedForward = (1 - cosine) * passbandGain * normalize
-            b0 = feedForward * 0.5
-            b1 = feedForward
+            b0 = terms.lowPassB0[0]
+            b1 = terms.lowPassB1[0]
             b2 = b0
         }
-        a1 = -2 * cosine * normalize
-        a2 = (1 - alpha) * normalize
+        a1 = terms.a1[0]
+        a2 = terms.a2[0]
+    }
+
+    /// What every kind of RBJ two-pole shares (`alpha`, the normalising `1 / (1 + alpha)`, the
+    /// feedback coefficients), and the low-pass's feed-forward ones (`b2` is `b0`), lane by lane,
+    /// `q` taken as at least `leastQ`. One voice runs it as two lanes (`setTwoPole`), a group of
+    /// voices as eight (the renderer's lane control): the same operations in the same order, so a
+    /// lane's coefficients are the bits the voice alone would set. (Generic, so it cannot carry the
+    /// real-time attributes itself; every caller does, and is checked with it inlined.)
+    /// - Thread: any
+    @inlinable @inline(__always)
+    public static func twoPoleTerms<Lanes: SIMD>(sine: Lanes, cosine: Lanes, q: Lanes, passbandGain: Lanes)
+        -> (alpha: Lanes, normalize: Lanes, a1: Lanes, a2: Lanes, lowPassB0: Lanes, lowPassB1: Lanes) where Lanes.Scalar == Float {
+        let least = Lanes(repeating: leastQ)
+        let alpha = sine / (2 * q.replacing(with: least, where: q .< least))
+        // One division, then products: a moving filter sets these every block.
+        let normalize = 1 / (1 + alpha)
+        let lowPassFeedForward = (1 - cosine) * passbandGain * normalize
+        return (alpha, normalize, -2 * cosine * normalize, (1 - alpha) * normalize, lowPassFeedForward * 0.5, lowPassFeedForward)
     }
 
     /// RBJ's peaking equalizer: `gainDecibels` at `frequency` (Hz), over a band `octaves` wide

@@ -22,8 +22,8 @@ struct LaneControlMath {
     var filterTurns = SIMD8<Double>()
     var filterSine = SIMD8<Float>()
     var filterCosine = SIMD8<Float>()
-    /// The filters' Q (at least `VoiceFilter.leastQ`) and passband gain, and the coefficients of a
-    /// two-pole low-pass from them (`VoiceFilter.setTwoPole`'s, lane by lane): b2 is b0.
+    /// The filters' Q and passband gain, and the coefficients of a two-pole low-pass from them
+    /// (`VoiceFilter.twoPoleTerms`, as `VoiceFilter.setTwoPole` computes them): b2 is b0.
     var filterQ = SIMD8<Float>()
     var filterGain = SIMD8<Float>()
     var lowPassB0 = SIMD8<Float>()
@@ -61,7 +61,7 @@ struct LaneControlMath {
                               q: Float, passbandGain: Float, offsets: Offsets) {
         let raw = UnsafeMutableRawPointer(math)
         raw.storeBytes(of: block.filterTurns, toByteOffset: offsets.filterTurns &+ lane &* MemoryLayout<Double>.stride, as: Double.self)
-        raw.storeBytes(of: max(q, VoiceFilter.leastQ), toByteOffset: offsets.filterQ &+ lane &* MemoryLayout<Float>.stride, as: Float.self)
+        raw.storeBytes(of: q, toByteOffset: offsets.filterQ &+ lane &* MemoryLayout<Float>.stride, as: Float.self)
         raw.storeBytes(of: passbandGain, toByteOffset: offsets.filterGain &+ lane &* MemoryLayout<Float>.stride, as: Float.self)
     }
 
@@ -71,13 +71,8 @@ struct LaneControlMath {
     @_noAllocation @_noLocks
     mutating func computeFilters() {
         (filterSine, filterCosine) = VoiceFilter.twoPoleSines(turns: filterTurns)
-        let alpha = filterSine / (2 * filterQ)
-        let normalize = 1 / (1 + alpha)
-        let feedForward = (1 - filterCosine) * filterGain * normalize
-        lowPassB0 = feedForward * 0.5
-        lowPassB1 = feedForward
-        lowPassA1 = -2 * filterCosine * normalize
-        lowPassA2 = (1 - alpha) * normalize
+        let terms = VoiceFilter.twoPoleTerms(sine: filterSine, cosine: filterCosine, q: filterQ, passbandGain: filterGain)
+        (lowPassB0, lowPassB1, lowPassA1, lowPassA2) = (terms.lowPassB0, terms.lowPassB1, terms.a1, terms.a2)
     }
 
     /// Which of a voice's pitch, cutoff and level moved this block, or of a group's voices'.
