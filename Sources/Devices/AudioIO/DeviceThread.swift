@@ -1,5 +1,6 @@
 import DeviceCore
 import Glibc
+import Render
 import Synchronization
 
 /// The device thread of a backend that drives its own clock (ALSA, null): a pthread that asks for

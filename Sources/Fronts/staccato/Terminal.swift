@@ -1,6 +1,7 @@
 import AudioIO
 import Foundation
 import Glibc
+import Render
 
 /// The controlling terminal in raw, non-echoing mode for key-by-key play, restored on every exit
 /// path (normal return, Ctrl-C, SIGTERM, SIGHUP), so the shell is never left broken.

@@ -57,8 +57,8 @@ public struct RenderStageTimes: Sendable, Equatable {
 /// The audio thread's and the voice workers' side of `RenderStageTimes`: reads the clock between
 /// stages and charges the stage just run, only where the configuration asks for it
 /// (`RenderConfiguration.profilesStages`); otherwise every call is a test of one pointer and nothing
-/// else, so that a render that does not profile runs as before (`monotonicNanoseconds`). The totals
-/// are atomic, because voice workers charge them beside the audio thread.
+/// else, so that a render that does not profile runs as before. The clock is `MonotonicClock`'s.
+/// The totals are atomic, because voice workers charge them beside the audio thread.
 struct RenderStageClock {
     /// One total a stage; nil: not profiling.
     let totals: UnsafeMutablePointer<Atomic<UInt64>>?
@@ -85,14 +85,14 @@ struct RenderStageClock {
     @inline(__always) @_noAllocation @_noLocks
     func now() -> UInt64 {
         guard totals != nil else { return 0 }
-        return UInt64(monotonicNanoseconds())
+        return MonotonicClock.nanoseconds()
     }
 
     /// Charges `stage` with the time since `start` (a `now()`), and returns now.
     @inline(__always) @_noAllocation @_noLocks
     func charge(_ stage: RenderStage, since start: UInt64) -> UInt64 {
         guard let totals else { return 0 }
-        let now = UInt64(monotonicNanoseconds())
+        let now = MonotonicClock.nanoseconds()
         totals[stage.rawValue].add(now &- start, ordering: .relaxed)
         return now
     }

@@ -209,6 +209,10 @@ struct VoiceWorkers {
 
     // MARK: A worker
 
+    /// Now on the monotonic clock in nanoseconds, signed: the worker's waits subtract them.
+    @inline(__always) @_noAllocation @_noLocks
+    static func now() -> Int { Int(truncatingIfNeeded: MonotonicClock.nanoseconds()) }
+
     /// A worker's loop: claim and render while items are left; spin a while after the last one,
     /// then nap, or, paced, sleep to just before the next period's work and watch for it. Proved
     /// allocation- and lock-free as the audio thread's code is; only the waiting between segments
@@ -216,7 +220,7 @@ struct VoiceWorkers {
     @_noAllocation @_noLocks
     static func run(_ workers: VoiceWorkers, index: Int) {
         var priority: Int32 = 0
-        var lastWork = monotonicNanoseconds()
+        var lastWork = Self.now()
         // Watch its claim word until then: after an item, or after a paced sleep.
         var watchUntil = lastWork + spinNanoseconds
         // When this worker found the first item after a sleep: a period's work begins there; and
@@ -234,20 +238,20 @@ struct VoiceWorkers {
             }
             if let item = workers.claims.claim(as: index + 1, in: workers.work) {
                 if sleptSinceWork {
-                    burstStart = monotonicNanoseconds()
+                    burstStart = Self.now()
                     burstBlock = workers.blockSequence.pointee.load(ordering: .relaxed)
                     sleptSinceWork = false
                 }
                 workers.work.pointee.render(item: item, with: &workers.workspaces[index])
                 workers.finishedCount.pointee.wrappingAdd(1, ordering: .releasing)
                 workers.workerItemCount.pointee.wrappingAdd(1, ordering: .relaxed)
-                lastWork = monotonicNanoseconds()
+                lastWork = Self.now()
                 // Paced, a period's segments follow each other within tens of microseconds; a
                 // later one (a burst of note-ons between them) comes from the next nap.
                 watchUntil = lastWork + (workers.isOnSchedule(since: burstBlock) ? pacedSpinNanoseconds : spinNanoseconds)
                 continue
             }
-            let now = monotonicNanoseconds()
+            let now = Self.now()
             if now < watchUntil {
                 // Watch its claim word for a while (a load from its own cache until the audio
                 // thread writes it), then give the core up once: sharing one with the audio thread
@@ -276,7 +280,7 @@ struct VoiceWorkers {
                     _ = _unsafePerformance { nanosleep(&rest, nil) }
                     // Then watch for the period's first segment as after an item; when the
                     // guess was wrong, naps follow until a segment comes.
-                    watchUntil = monotonicNanoseconds() + 2 * margin
+                    watchUntil = Self.now() + 2 * margin
                     continue
                 }
             }

@@ -1,6 +1,7 @@
 import Glibc
 
-/// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`), for measuring durations.
+/// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`), for measuring durations: the
+/// one clock of the audio thread, the voice workers, the device layer and the fronts.
 public enum MonotonicClock {
     /// - Thread: any. Real-time safe (a vDSO call, no allocation).
     @_noAllocation @_noLocks
