@@ -193,7 +193,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         // What several test targets share: signals and their analysis, command runners, the
         // virtual devices, in-memory banks, the public SFZ libraries with stand-in samples.
-        .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis", "AudioFile", "Render", "SFZ", "MIDIVocabulary"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DSP", "AudioAnalysis", "AudioFile", "Render", "SFZ", "MIDI", "MIDIVocabulary"], path: "Tests/TestSupport"),
         .testTarget(name: "LockfreeTests", dependencies: ["Lockfree"]),
         .testTarget(name: "DSPTests", dependencies: ["DSP", "SamplerKernels", "SamplerKernelsAVX2", "SamplerKernelsAVX512", "CPUFeatures", "AudioAnalysis", "TestSupport"]),
         .testTarget(name: "FeedbackSuppressionTests", dependencies: ["FeedbackSuppression", "DSP", "AudioAnalysis", "TestSupport"]),

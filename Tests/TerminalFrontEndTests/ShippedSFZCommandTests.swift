@@ -58,19 +58,13 @@ final class ShippedSFZCommandTests: XCTestCase {
     /// A Standard MIDI File (format 0, 480 ticks a quarter at 120 bpm: 960 ticks a second) of
     /// `notes` on `channel`, one every 0.3 s, each released 50 ms later.
     func drumSong(_ notes: [(key: UInt8, velocity: UInt8)], channel: UInt8) -> Data {
-        func variableLength(_ value: Int) -> [UInt8] {
-            var bytes = [UInt8(value & 0x7F)], rest = value >> 7
-            while rest > 0 { bytes.insert(UInt8(rest & 0x7F) | 0x80, at: 0); rest >>= 7 }
-            return bytes
-        }
         var track: [UInt8] = []
         for (index, note) in notes.enumerated() {
-            track += variableLength(index == 0 ? 0 : 288 - 48) + [0x90 | channel, note.key, note.velocity]
-            track += variableLength(48) + [0x80 | channel, note.key, 0]
+            track += SMF.noteOn(delta: index == 0 ? 0 : 288 - 48, channel: channel, key: note.key, velocity: note.velocity)
+            track += SMF.vlq(48) + [0x80 | channel, note.key, 0]
         }
-        track += variableLength(960) + [0xFF, 0x2F, 0x00]
-        func word(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        return Data(Array("MThd".utf8) + word(6, 4) + word(0, 2) + word(1, 2) + word(480, 2) + Array("MTrk".utf8) + word(track.count, 4) + track)
+        track += SMF.vlq(960) + [0xFF, 0x2F, 0x00]
+        return Data(SMF.file(format: 0, division: 480, tracks: [track]))
     }
 
     func testTheDrumKitAsSFZSoundsAsTheJSONKit() throws {

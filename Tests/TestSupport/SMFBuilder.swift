@@ -1,3 +1,5 @@
+import MIDI
+
 /// Builds Standard MIDI Files byte by byte, so tests can say exactly what a file holds and where
 /// each byte lands.
 public enum SMF {
@@ -5,19 +7,10 @@ public enum SMF {
     /// 14 header bytes, then 8 bytes of track chunk header.
     public static let firstEventOffset = 22
 
-    public static func vlq(_ value: Int) -> [UInt8] {
-        var bytes = [UInt8(value & 0x7F)]
-        var rest = value >> 7
-        while rest > 0 {
-            bytes.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
-            rest >>= 7
-        }
-        return bytes
-    }
+    /// The writer's own encodings (`MIDIFile`), so that a test file and a written one agree.
+    public static func vlq(_ value: Int) -> [UInt8] { MIDIFile.variableLengthQuantity(value) }
 
-    public static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {
-        (0..<byteCount).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-    }
+    public static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] { MIDIFile.bigEndian(value, byteCount: byteCount) }
 
     public static func header(format: Int = 1, trackCount: Int, division: Int = 480) -> [UInt8] {
         Array("MThd".utf8) + bigEndian(6, byteCount: 4) + bigEndian(format, byteCount: 2)

@@ -105,12 +105,17 @@ extension MIDIFile {
         return [0xF0] + variableLengthQuantity(body.count) + body
     }
 
-    private static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {
+    /// `value`'s low `byteCount` bytes, most significant first, as a Standard MIDI File's header
+    /// and chunk lengths and its tempo are written.
+    /// - Thread: any.
+    public static func bigEndian(_ value: Int, byteCount: Int) -> [UInt8] {
         (0 ..< byteCount).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    /// 7 bits a byte, most significant first, the top bit set on all but the last.
-    private static func variableLengthQuantity(_ value: Int) -> [UInt8] {
+    /// A Standard MIDI File's variable-length quantity (delta times, meta and SysEx lengths): 7 bits
+    /// a byte, most significant first, the top bit set on all but the last.
+    /// - Thread: any.
+    public static func variableLengthQuantity(_ value: Int) -> [UInt8] {
         var bytes = [UInt8(value & 0x7F)]
         var rest = value >> 7
         while rest > 0 {
