@@ -217,7 +217,7 @@ public struct VoiceFilter: Sendable {
 
 /// Eight `VoiceFilter`s side by side in SIMD lanes, one voice per lane: their coefficients and
 /// state, gathered for a block and stored back after it. The sampler kernels run them, in the mixing
-/// loop (`SamplerKernels.mixLanes`), where both builds of the kernels fuse what the CPU can.
+/// loop (`SamplerKernels.mixLanes`), where each build of the kernels fuses what the CPU can.
 /// A biquad's cost is the latency of its feedback chain, not its arithmetic; eight independent
 /// chains fill the time one chain spends waiting, so eight voices filter for about the price of one.
 public struct VoiceFilterLanes: Sendable {

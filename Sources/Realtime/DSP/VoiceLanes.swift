@@ -1,5 +1,5 @@
-// Per-block parameters of the sampler kernels (modules SamplerKernels / SamplerKernelsAVX2), defined
-// here so that both builds of the kernels take the same types.
+// Per-block parameters of the sampler kernels (modules SamplerKernels, SamplerKernelsAVX2,
+// SamplerKernelsAVX512), defined here so that every build of the kernels takes the same types.
 
 /// Where eight lanes of the SIMD reader are in their samples, how far they step each frame, and
 /// where their loops end: a whole frame count from the lane's base and a Float fraction, cheap to
