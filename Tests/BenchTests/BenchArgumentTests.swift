@@ -110,8 +110,8 @@ final class BenchArgumentTests: XCTestCase {
         }
     }
 
-    /// `profile` prints every stage's share of a song's render, timed inside the engine, and a
-    /// song that is not there is one line naming it.
+    /// `profile` prints every stage's share of a song's render, timed inside the engine, and the
+    /// voices' census; a song that is not there is one line naming it.
     func testProfilePrintsEveryStageOfASong() throws {
         let song = CommandRunner.repositoryRoot.appendingPathComponent("Tests/Fixtures/midi/mozart_turkish_march.mid").path
         let result = try CommandRunner.bench(["profile", song, "--runs", "1"], timeout: 120)
@@ -120,6 +120,7 @@ final class BenchArgumentTests: XCTestCase {
             XCTAssertTrue(result.standardOutput.contains("\n  \(stage) "), "\(stage): \(result.standardOutput)")
         }
         XCTAssertTrue(result.standardOutput.contains("without the stage clock"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("released and below -120 dBFS"), result.standardOutput)
         let missing = try CommandRunner.bench(["profile", "/nonexistent/song.mid"], timeout: 60)
         XCTAssertEqual(missing.exitCode, 1, missing.standardError)
         XCTAssertEqual(missing.errorLines.count, 1, missing.standardError)

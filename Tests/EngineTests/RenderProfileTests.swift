@@ -57,4 +57,42 @@ final class RenderProfileTests: XCTestCase {
         engine.render(song) { _ in }
         XCTAssertEqual(engine.renderer.stageTimes.total, 0, "nothing timed unless asked")
     }
+
+    /// The voice census counts each voice's control blocks, the released ones among them, and
+    /// those released ones below hearing: a soft note released into a two-second release (100 dB
+    /// over it) falls below -120 dBFS before its envelope ends; a held note is never released; and
+    /// no count depends on how many threads render.
+    func testTheVoiceCensusCountsReleasedAndInaudibleBlocks() throws {
+        func census(release: Bool, threads: Int = 1) -> RenderVoiceCensus {
+            var configuration = RenderConfiguration(sampleRate: rate)
+            configuration.profilesStages = true
+            configuration.threadCount = threads
+            let engine = Engine(configuration: EngineConfiguration(render: configuration))
+            XCTAssertTrue(engine.install(SyntheticBank.sine { $0.volumeEnvelope.release = 2 }))
+            XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 20)))
+            _ = engine.renderOffline(frameCount: 24_000)
+            if release { XCTAssertTrue(engine.send(midi: .noteOff(channel: 0, key: 69, velocity: 0))) }
+            _ = engine.renderOffline(frameCount: 144_000)
+            return engine.renderer.voiceCensus
+        }
+        let released = census(release: true)
+        print("voice census: \(released)")
+        // Half a second held, then two seconds of release: 375 and 1,500 blocks of 64 frames.
+        XCTAssertEqual(Double(released.voiceBlocks), 1_875, accuracy: 4)
+        XCTAssertEqual(Double(released.releasedVoiceBlocks), 1_500, accuracy: 4)
+        XCTAssertGreaterThan(released.inaudibleReleasedVoiceBlocks, 0, "the release's quiet end")
+        XCTAssertLessThan(released.inaudibleReleasedVoiceBlocks, released.releasedVoiceBlocks / 2, "its audible start")
+        let held = census(release: false)
+        XCTAssertEqual(Double(held.voiceBlocks), 2_625, accuracy: 4)
+        XCTAssertEqual(held.releasedVoiceBlocks, 0)
+        XCTAssertEqual(census(release: true, threads: 2), released)
+
+        var plain = RenderConfiguration(sampleRate: rate)
+        plain.profilesStages = false
+        let engine = Engine(configuration: EngineConfiguration(render: plain))
+        XCTAssertTrue(engine.install(SyntheticBank.sine()))
+        XCTAssertTrue(engine.send(midi: .noteOn(channel: 0, key: 69, velocity: 100)))
+        _ = engine.renderOffline(frameCount: 4_800)
+        XCTAssertEqual(engine.renderer.voiceCensus, RenderVoiceCensus(), "nothing counted unless asked")
+    }
 }

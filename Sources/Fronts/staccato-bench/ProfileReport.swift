@@ -4,7 +4,7 @@ import Render
 
 /// `staccato-bench profile`: renders a song `runs` times with the engine timing its stages
 /// (`RenderProfile`), beside as many renders that time nothing, alternating, and prints each stage's
-/// share of the median run and what the timing itself cost.
+/// share of the median run, what the timing itself cost, and the voices' census.
 enum ProfileReport {
     static func run(song path: String, font: String, runs: Int, threads: Int, effects: Bool) throws -> [String: Any] {
         let song = try SongPreparation.readSong(path: path, warning: { print("warning: \($0)") })
@@ -34,8 +34,15 @@ enum ProfileReport {
         print("  \("other".padding(toLength: 15, withPad: " ", startingAt: 0)) \(String(format: "%5.1f", 100 * median.otherShare)) %"
               + "   \(String(format: "%8.1f", Double(median.otherNanoseconds) / 1e6)) ms   (events, drums, output effects and limiter, handing frames over)")
         stages["other"] = ["share": median.otherShare, "milliseconds": Double(median.otherNanoseconds) / 1e6]
+        let census = median.census
+        print("  voice blocks \(census.voiceBlocks): released \(String(format: "%.1f", 100 * census.share(of: census.releasedVoiceBlocks))) %, "
+              + "released and below \(Int(RenderVoiceCensus.inaudibleDecibels)) dBFS \(String(format: "%.2f", 100 * census.share(of: census.inaudibleReleasedVoiceBlocks))) %"
+              + " (what ending voices there would save)")
+        let voices: [String: Any] = ["voice_blocks": census.voiceBlocks, "released_voice_blocks": census.releasedVoiceBlocks,
+                                     "inaudible_released_voice_blocks": census.inaudibleReleasedVoiceBlocks,
+                                     "inaudible_decibels": RenderVoiceCensus.inaudibleDecibels]
         return ["song": path, "font": font, "threads": threads, "effects": effects, "runs": runs, "cpu_model": FontsBenchmark.cpuModel,
                 "audio_seconds": audio, "render_seconds": profiles.map(\.renderSeconds).summary,
-                "render_seconds_without_clock": plainSeconds.summary, "stages": stages]
+                "render_seconds_without_clock": plainSeconds.summary, "stages": stages, "voices": voices]
     }
 }

@@ -5,7 +5,8 @@ import Render
 /// Where a song's offline render spends its time, stage by stage (`RenderStage`), timed inside the
 /// engine (`RenderConfiguration.profilesStages`): read (by the lanes, and at loop and sample ends
 /// one lane at a time), control, filter and mix, sends and sum, and the rest (events, drums, the
-/// output's effects and limiter, and handing the frames over).
+/// output's effects and limiter, and handing the frames over); and the voices' census
+/// (`RenderVoiceCensus`).
 /// What `staccato-bench profile` prints, so that a change's effect on each stage shows without an
 /// external profiler.
 /// - Thread: any. A plain value.
@@ -18,6 +19,8 @@ public struct RenderProfile: Sendable {
     public let stages: RenderStageTimes
     /// Threads that rendered the voices.
     public let threadCount: Int
+    /// How the voices spent their control blocks: released, and below hearing.
+    public let census: RenderVoiceCensus
 
     /// The threads' time not charged to a stage: the wall time on every thread that rendered, less
     /// the stages' total, never below zero. On one thread, exactly the wall time the stages did not
@@ -49,7 +52,7 @@ public struct RenderProfile: Sendable {
                                options: MIDIRenderOptions = MIDIRenderOptions()) -> RenderProfile {
         let render = timedRender(song, bank: bank, configuration: configuration, timingStages: true, options: options)
         return RenderProfile(renderSeconds: render.seconds, audioSeconds: render.audioSeconds, stages: render.stages,
-                             threadCount: configuration.threadCount)
+                             threadCount: configuration.threadCount, census: render.census)
     }
 
     /// The same render's wall time with no stage timed: what `measure` costs beside it.
@@ -61,13 +64,15 @@ public struct RenderProfile: Sendable {
 
     /// One render on an engine of its own, timed from its first block to its last.
     private static func timedRender(_ song: MIDIFile, bank: SampleBank, configuration: RenderConfiguration, timingStages: Bool,
-                                    options: MIDIRenderOptions) -> (seconds: Double, audioSeconds: Double, stages: RenderStageTimes) {
+                                    options: MIDIRenderOptions)
+        -> (seconds: Double, audioSeconds: Double, stages: RenderStageTimes, census: RenderVoiceCensus) {
         var configuration = configuration
         configuration.profilesStages = timingStages
         let engine = Engine(configuration: EngineConfiguration(render: configuration))
         engine.install(bank)
         let start = DispatchTime.now().uptimeNanoseconds
         let summary = engine.render(song, options: options) { _ in }
-        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds, engine.renderer.stageTimes)
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, summary.seconds, engine.renderer.stageTimes,
+                engine.renderer.voiceCensus)
     }
 }

@@ -1,3 +1,4 @@
+import DSP
 import Synchronization
 
 /// The parts of a render that `RenderStageTimes` splits its time into.
@@ -62,24 +63,45 @@ public struct RenderStageTimes: Sendable, Equatable {
 struct RenderStageClock {
     /// One total a stage; nil: not profiling.
     let totals: UnsafeMutablePointer<Atomic<UInt64>>?
+    /// The voice census's three counts (`RenderVoiceCensus`), in its order; nil: not profiling.
+    let censusCounts: UnsafeMutablePointer<Atomic<UInt64>>?
+    /// The block gain below which a voice's dry output stays under
+    /// `RenderVoiceCensus.inaudibleDecibels` at the song's gain.
+    let inaudibleGain: Float
 
     /// A clock that charges nothing.
     @_noAllocation @_noLocks
-    init() { totals = nil }
+    init() { (totals, censusCounts, inaudibleGain) = (nil, nil, 0) }
 
     /// A clock that charges totals of its own, all zero to begin with; `deallocate` frees them.
+    /// The voice census takes the song's gain (`RenderConfiguration.songGainDecibels`) into its
+    /// levels.
     /// - Thread: control.
-    static func counting() -> RenderStageClock {
-        let totals = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: RenderStage.allCases.count)
-        for stage in RenderStage.allCases { (totals + stage.rawValue).initialize(to: Atomic(0)) }
-        return RenderStageClock(totals: totals)
+    static func counting(songGainDecibels: Float) -> RenderStageClock {
+        func counters(_ count: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+            let counters = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
+            for index in 0..<count { (counters + index).initialize(to: Atomic(0)) }
+            return counters
+        }
+        return RenderStageClock(totals: counters(RenderStage.allCases.count), censusCounts: counters(3),
+                                inaudibleGain: decibelsToAmplitude(RenderVoiceCensus.inaudibleDecibels - songGainDecibels))
     }
 
-    private init(totals: UnsafeMutablePointer<Atomic<UInt64>>) { self.totals = totals }
+    private init(totals: UnsafeMutablePointer<Atomic<UInt64>>, censusCounts: UnsafeMutablePointer<Atomic<UInt64>>, inaudibleGain: Float) {
+        (self.totals, self.censusCounts, self.inaudibleGain) = (totals, censusCounts, inaudibleGain)
+    }
 
-    /// Frees the totals of a `counting()` clock.
+    /// Frees the totals and counts of a `counting()` clock.
     /// - Thread: stopped.
-    func deallocate() { totals?.deallocate() }
+    func deallocate() {
+        totals?.deallocate()
+        censusCounts?.deallocate()
+    }
+
+    /// Whether this clock counts: a profile asked for it.
+    var counts: Bool {
+        @inline(__always) @_noAllocation @_noLocks get { totals != nil }
+    }
 
     /// Now, in nanoseconds; 0 when not profiling.
     @inline(__always) @_noAllocation @_noLocks
@@ -97,10 +119,29 @@ struct RenderStageClock {
         return now
     }
 
+    /// Counts one voice's control block into the census: whether its note was released, and the
+    /// loudest of its gains over the block.
+    @_noAllocation @_noLocks
+    func countVoiceBlock(released: Bool, peakGain: Float) {
+        guard let census = censusCounts else { return }
+        census[0].add(1, ordering: .relaxed)
+        guard released else { return }
+        census[1].add(1, ordering: .relaxed)
+        if peakGain < inaudibleGain { census[2].add(1, ordering: .relaxed) }
+    }
+
     /// The totals so far.
     /// - Thread: control. Once the threads that charge them are idle.
     func times() -> RenderStageTimes {
         guard let totals else { return RenderStageTimes() }
         return RenderStageTimes(nanoseconds: RenderStage.allCases.map { totals[$0.rawValue].load(ordering: .relaxed) })
+    }
+
+    /// The voice census so far.
+    /// - Thread: control. Once the threads that count are idle.
+    func census() -> RenderVoiceCensus {
+        guard let census = censusCounts else { return RenderVoiceCensus() }
+        return RenderVoiceCensus(voiceBlocks: census[0].load(ordering: .relaxed), releasedVoiceBlocks: census[1].load(ordering: .relaxed),
+                                 inaudibleReleasedVoiceBlocks: census[2].load(ordering: .relaxed))
     }
 }

@@ -169,7 +169,7 @@ public final class Renderer: @unchecked Sendable {
         recordsMicrophone = self.microphoneTap.isEnabled
         precondition(self.microphoneTap.channelCount == 2, "the microphone tap is stereo")
         tones = ToneBank(sampleRate: configuration.sampleRate)
-        stageClock = configuration.profilesStages ? RenderStageClock.counting() : RenderStageClock()
+        stageClock = configuration.profilesStages ? RenderStageClock.counting(songGainDecibels: configuration.songGainDecibels) : RenderStageClock()
         let quantum = RenderQuantum.frameCount
         sampler = Sampler(sampleRate: configuration.sampleRate, voiceCount: configuration.voiceCount,
                           fadeSlotCount: configuration.fadeSlotCount, interpolation: configuration.cubicInterpolation ? .cubic : .linear,

@@ -21,6 +21,11 @@ extension Renderer {
     /// - Thread: stopped. Or the thread that renders offline, between blocks.
     public var stageTimes: RenderStageTimes { stageClock.times() }
 
+    /// How the voices spent their control blocks so far (`RenderVoiceCensus`); all zero unless the
+    /// configuration profiles the render (`RenderConfiguration.profilesStages`).
+    /// - Thread: stopped. Or the thread that renders offline, between blocks.
+    public var voiceCensus: RenderVoiceCensus { stageClock.census() }
+
     /// Sampler counters as last published by the audio thread.
     /// - Thread: any.
     public var statistics: RenderStatistics {

@@ -289,6 +289,7 @@ struct VoiceLaneWorkspace {
                     group[lane].pointee.setFilter(lane: lane, of: laneMath)
                 }
             }
+            if clock.counts { countVoiceBlocks(count: count, frameCount: blockFrames, clock: clock) }
             mark = clock.charge(.control, since: mark)
             readLanes(count: count, frameCount: blockFrames, context: context, mark: &mark)
             var staged = false
@@ -316,6 +317,19 @@ struct VoiceLaneWorkspace {
             offset += blockFrames
         }
         _ = clock.charge(.control, since: mark)
+    }
+
+    /// Counts the block of each voice that reads into the profile's voice census
+    /// (`RenderVoiceCensus`): the loudest of its gains at the block's two ends (they ramp between).
+    @_noAllocation @_noLocks
+    func countVoiceBlocks(count: Int, frameCount: Int, clock: RenderStageClock) {
+        let frames = Float(frameCount)
+        for lane in 0..<count where groupBlocks[lane].isReading {
+            let block = groupBlocks[lane]
+            let left = max(abs(block.leftStart), abs(block.leftStart + block.leftStep * frames))
+            let right = max(abs(block.rightStart), abs(block.rightStart + block.rightStep * frames))
+            clock.countVoiceBlock(released: group[lane].pointee.isReleased, peakGain: max(left, right))
+        }
     }
 
     /// Runs the second filter and the equalizer of every lane whose voice has them over the block
