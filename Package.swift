@@ -63,9 +63,7 @@ let avx2Settings: [SwiftSetting] = {
 // same fused multiply-adds, so it renders the same bits as the AVX2 build.
 let avx512Settings: [SwiftSetting] = {
     #if arch(x86_64)
-    return [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma", "-Xcc", "-mavx512f", "-Xcc", "-mavx512vl", "-Xcc", "-mavx512bw",
-                          "-Xcc", "-mavx512dq"]),
-            .define("FUSED_MULTIPLY_ADD"), .define("WIDE_VECTORS")]
+    return avx2Settings + [.unsafeFlags(["-Xcc", "-mavx512f", "-Xcc", "-mavx512vl", "-Xcc", "-mavx512bw", "-Xcc", "-mavx512dq"])]
     #else
     return []
     #endif

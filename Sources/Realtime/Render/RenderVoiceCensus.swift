@@ -14,7 +14,8 @@ public struct RenderVoiceCensus: Sendable, Equatable {
 
     /// Control blocks the voices rendered, one per voice and block.
     public var voiceBlocks: UInt64 = 0
-    /// Those of voices whose notes were released (key and pedal up): their release stages.
+    /// Those of voices whose notes were released (key and pedal up: their release stages) or that
+    /// fade out (stolen, all sound off, cut by an SFZ `off_by` group).
     public var releasedVoiceBlocks: UInt64 = 0
     /// Those of released voices whose level stayed below `inaudibleDecibels` all block.
     public var inaudibleReleasedVoiceBlocks: UInt64 = 0

@@ -12,8 +12,8 @@ int staccato_cpu_supports_avx2_fma(void) {
 
 int staccato_cpu_supports_avx512(void) {
 #if defined(__x86_64__)
-    // As above, the runtime also checks that the OS saves the mask and upper vector registers.
-    __builtin_cpu_init();
+    // The AVX2 check initialises the CPU model first; as there, the runtime also checks that the
+    // OS saves the mask and upper vector registers.
     return staccato_cpu_supports_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
         && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
 #else
