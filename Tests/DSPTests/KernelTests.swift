@@ -81,18 +81,21 @@ final class KernelTests: XCTestCase {
     var mixingKernels: [(name: String, mix: MixLanes)] {
         var kernels: [(name: String, mix: MixLanes)] = [("generic", {
             SamplerKernels.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
-                                    busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+                                    busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10,
+                                    leftFrom: $7, rightFrom: $8, reverbFrom: $9, chorusFrom: $10)
         })]
         if staccato_cpu_supports_avx2_fma() != 0 {
             kernels.append(("AVX2+FMA", {
                 SamplerKernelsAVX2.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
-                                            busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+                                            busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10,
+                                            leftFrom: $7, rightFrom: $8, reverbFrom: $9, chorusFrom: $10)
             }))
         }
         if staccato_cpu_supports_avx512() != 0 {
             kernels.append(("AVX-512", {
                 SamplerKernelsAVX512.mixLanes($0, frameCount: $1, gains: $2, filtering: $3, filter: &$4, sendsReverb: $5, sendsChorus: $6,
-                                              busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10)
+                                              busLeft: $7, busRight: $8, busReverb: $9, busChorus: $10,
+                                              leftFrom: $7, rightFrom: $8, reverbFrom: $9, chorusFrom: $10)
             }))
         }
         return kernels

@@ -94,20 +94,25 @@ public enum SamplerKernelVariant: Int, Sendable, Equatable, Comparable, CaseIter
     func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
                   filtering: Bool, filter: inout VoiceFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
                   busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
-                  busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
+                  busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>,
+                  leftFrom: UnsafePointer<SIMD8<Float>>, rightFrom: UnsafePointer<SIMD8<Float>>,
+                  reverbFrom: UnsafePointer<SIMD8<Float>>, chorusFrom: UnsafePointer<SIMD8<Float>>) {
         switch self {
         case .avx512:
             SamplerKernelsAVX512.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
                                           sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
-                                          busReverb: busReverb, busChorus: busChorus)
+                                          busReverb: busReverb, busChorus: busChorus, leftFrom: leftFrom, rightFrom: rightFrom,
+                                          reverbFrom: reverbFrom, chorusFrom: chorusFrom)
         case .avx2FMA:
             SamplerKernelsAVX2.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
                                         sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
-                                        busReverb: busReverb, busChorus: busChorus)
+                                        busReverb: busReverb, busChorus: busChorus, leftFrom: leftFrom, rightFrom: rightFrom,
+                                        reverbFrom: reverbFrom, chorusFrom: chorusFrom)
         case .generic:
             SamplerKernels.mixLanes(frames, frameCount: frameCount, gains: gains, filtering: filtering, filter: &filter,
                                     sendsReverb: sendsReverb, sendsChorus: sendsChorus, busLeft: busLeft, busRight: busRight,
-                                    busReverb: busReverb, busChorus: busChorus)
+                                    busReverb: busReverb, busChorus: busChorus, leftFrom: leftFrom, rightFrom: rightFrom,
+                                    reverbFrom: reverbFrom, chorusFrom: chorusFrom)
         }
     }
 }

@@ -318,30 +318,42 @@ func readEightLanes(words: Bool, cubic: Bool, anyLaneLoops: Bool, bases: UnsafeP
 /// and with `filtering` through `filter` first (a lane's filter may pass its input through):
 /// filtering in the mixing pass saves storing the block and loading it again. With `sendsReverb`
 /// or `sendsChorus` the filtered lanes also go, through their send gains, into `busReverb` or
-/// `busChorus`: a group whose lanes send nothing pays nothing for the sends. The caller gathers and
-/// stores the filter lanes: built here from scattered scalars, the optimiser splits the vectors.
+/// `busChorus`: a group whose lanes send nothing pays nothing for the sends. Each bus's frames are
+/// the sum of the group's and those of its source (`leftFrom` for `busLeft`, ...): the bus itself,
+/// or zeros for the first group mixed into it, which saves clearing it first (the same bits: a sum
+/// with +0). The caller gathers and stores the filter lanes: built here from scattered scalars, the
+/// optimiser splits the vectors.
 /// - Thread: audio
 @_noAllocation @_noLocks
 public func mixLanes(_ frames: UnsafePointer<SIMD8<Float>>, frameCount: Int, gains: UnsafePointer<LaneGains>,
                      filtering: Bool, filter: inout VoiceFilterLanes, sendsReverb: Bool, sendsChorus: Bool,
                      busLeft: UnsafeMutablePointer<SIMD8<Float>>, busRight: UnsafeMutablePointer<SIMD8<Float>>,
-                     busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
+                     busReverb: UnsafeMutablePointer<SIMD8<Float>>, busChorus: UnsafeMutablePointer<SIMD8<Float>>,
+                     leftFrom: UnsafePointer<SIMD8<Float>>, rightFrom: UnsafePointer<SIMD8<Float>>,
+                     reverbFrom: UnsafePointer<SIMD8<Float>>, chorusFrom: UnsafePointer<SIMD8<Float>>) {
+    let buses = (busLeft, busRight, busReverb, busChorus), sources = (leftFrom, rightFrom, reverbFrom, chorusFrom)
     // One specialised loop per combination, so that none tests a flag per frame.
     switch (filtering, sendsReverb, sendsChorus) {
-    case (false, false, false): mixLanes(filtering: false, reverb: false, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
-    case (true, false, false): mixLanes(filtering: true, reverb: false, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
-    case (false, true, false): mixLanes(filtering: false, reverb: true, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
-    case (true, true, false): mixLanes(filtering: true, reverb: true, chorus: false, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
-    case (false, _, true): mixLanes(filtering: false, reverb: true, chorus: true, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
-    case (true, _, true): mixLanes(filtering: true, reverb: true, chorus: true, frames, frameCount, gains, &filter, busLeft, busRight, busReverb, busChorus)
+    case (false, false, false): mixLanes(filtering: false, reverb: false, chorus: false, frames, frameCount, gains, &filter, buses, sources)
+    case (true, false, false): mixLanes(filtering: true, reverb: false, chorus: false, frames, frameCount, gains, &filter, buses, sources)
+    case (false, true, false): mixLanes(filtering: false, reverb: true, chorus: false, frames, frameCount, gains, &filter, buses, sources)
+    case (true, true, false): mixLanes(filtering: true, reverb: true, chorus: false, frames, frameCount, gains, &filter, buses, sources)
+    case (false, _, true): mixLanes(filtering: false, reverb: true, chorus: true, frames, frameCount, gains, &filter, buses, sources)
+    case (true, _, true): mixLanes(filtering: true, reverb: true, chorus: true, frames, frameCount, gains, &filter, buses, sources)
     }
 }
 
+/// The four lane buses: left, right, reverb and chorus.
+typealias LaneBusPointers = (UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>,
+                             UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>)
+/// What each of the four buses' sums starts from, in the same order.
+typealias LaneBusSources = (UnsafePointer<SIMD8<Float>>, UnsafePointer<SIMD8<Float>>, UnsafePointer<SIMD8<Float>>, UnsafePointer<SIMD8<Float>>)
+
 @inline(__always) @_noAllocation @_noLocks
 func mixLanes(filtering: Bool, reverb: Bool, chorus: Bool, _ frames: UnsafePointer<SIMD8<Float>>, _ frameCount: Int,
-              _ gains: UnsafePointer<LaneGains>, _ filter: inout VoiceFilterLanes,
-              _ busLeft: UnsafeMutablePointer<SIMD8<Float>>, _ busRight: UnsafeMutablePointer<SIMD8<Float>>,
-              _ busReverb: UnsafeMutablePointer<SIMD8<Float>>, _ busChorus: UnsafeMutablePointer<SIMD8<Float>>) {
+              _ gains: UnsafePointer<LaneGains>, _ filter: inout VoiceFilterLanes, _ buses: LaneBusPointers, _ sources: LaneBusSources) {
+    let (busLeft, busRight, busReverb, busChorus) = buses
+    let (leftFrom, rightFrom, reverbFrom, chorusFrom) = sources
     var leftGain = gains.pointee.leftStart, rightGain = gains.pointee.rightStart
     let leftStep = gains.pointee.leftStep, rightStep = gains.pointee.rightStep
     var reverbGain = gains.pointee.reverbStart, chorusGain = gains.pointee.chorusStart
@@ -360,15 +372,15 @@ func mixLanes(filtering: Bool, reverb: Bool, chorus: Bool, _ frames: UnsafePoint
             z2 = multiplyAdd(negativeA2, output, b2 * values)
             values = output
         }
-        busLeft[frame] = multiplyAdd(values, leftGain, busLeft[frame])
-        busRight[frame] = multiplyAdd(values, rightGain, busRight[frame])
+        busLeft[frame] = multiplyAdd(values, leftGain, leftFrom[frame])
+        busRight[frame] = multiplyAdd(values, rightGain, rightFrom[frame])
         if reverb {
             reverbGain += reverbStep
-            busReverb[frame] = multiplyAdd(values, reverbGain, busReverb[frame])
+            busReverb[frame] = multiplyAdd(values, reverbGain, reverbFrom[frame])
         }
         if chorus {
             chorusGain += chorusStep
-            busChorus[frame] = multiplyAdd(values, chorusGain, busChorus[frame])
+            busChorus[frame] = multiplyAdd(values, chorusGain, chorusFrom[frame])
         }
     }
     filter.z1 = z1

@@ -32,13 +32,19 @@ struct VoiceLaneWorkspace {
     /// cache; only the item's sums (`VoiceItemMix`) go to the audio thread.
     let busLeft: UnsafeMutablePointer<Lanes>
     let busRight: UnsafeMutablePointer<Lanes>
-    /// Per-lane send buses, likewise; cleared only in an item where some voice sends to them.
+    /// Per-lane send buses, likewise; written only in an item where some voice sends to them.
     let busReverb: UnsafeMutablePointer<Lanes>
     let busChorus: UnsafeMutablePointer<Lanes>
-    /// Whether a group of the item being rendered has sent to the reverb or chorus bus yet.
+    /// Whether a group of the item being rendered has mixed into the dry buses, or sent to the reverb
+    /// or chorus bus, yet. The first mix into a bus starts from `zeroLanes` when it covers the
+    /// item's whole block (a group mixes one control block, a quantum, so it always does), rather
+    /// than the bus being cleared first.
+    var dryBusesInUse = false
     var reverbBusInUse = false
     var chorusBusInUse = false
-    /// Frames of the item being rendered (what a send bus is cleared for on its first use).
+    /// A quantum of zero frames, never written: where a bus's first mix starts from.
+    let zeroLanes: UnsafeMutablePointer<Lanes>
+    /// Frames of the item being rendered: what a bus's first mix covers to start from zeros.
     var blockFrameCount = 0
     /// Eight zero frames (of either encoding): what an empty lane of the SIMD reader reads.
     let silence: UnsafeMutablePointer<Float>
@@ -99,6 +105,8 @@ struct VoiceLaneWorkspace {
         busReverb.initialize(repeating: Lanes(), count: frameCount)
         busChorus = .allocate(capacity: frameCount)
         busChorus.initialize(repeating: Lanes(), count: frameCount)
+        zeroLanes = .allocate(capacity: frameCount)
+        zeroLanes.initialize(repeating: Lanes(), count: frameCount)
         scratch = .allocate(capacity: SamplerVoice.controlBlockFrameCount)
         scratch.initialize(repeating: Lanes(), count: SamplerVoice.controlBlockFrameCount)
         silence = .allocate(capacity: 8)
@@ -146,6 +154,7 @@ struct VoiceLaneWorkspace {
         busRight.deallocate()
         busReverb.deallocate()
         busChorus.deallocate()
+        zeroLanes.deallocate()
         scratch.deallocate()
         silence.deallocate()
         otherEncodingScratch.deallocate()
@@ -170,8 +179,7 @@ struct VoiceLaneWorkspace {
     @_noAllocation @_noLocks
     mutating func renderItem(voices: UnsafeMutablePointer<UnsafeMutablePointer<SamplerVoice>>, voiceCount: Int,
                              frameCount: Int, context: VoiceRenderContext, into mix: VoiceItemMix) {
-        busLeft.update(repeating: Lanes(), count: frameCount)
-        busRight.update(repeating: Lanes(), count: frameCount)
+        dryBusesInUse = false
         reverbBusInUse = false
         chorusBusInUse = false
         blockFrameCount = frameCount
@@ -497,7 +505,7 @@ struct VoiceLaneWorkspace {
 
     /// Adds the lanes into the lane buses at `offset` in the block, each through its own ramped
     /// gains and, with `filtering`, its lane of `filter`; into the send buses too when some lane
-    /// sends (a send bus is cleared on its first use in a block). Lanes past a voice's end hold
+    /// sends (a bus's first mix of the block starts from zeros). Lanes past a voice's end hold
     /// zeros, and empty lanes have zero gains, so all of them mix in one pass.
     @_noAllocation @_noLocks
     mutating func mixGroup(frameCount: Int, filtering: Bool, filter: inout VoiceFilterLanes, offset: Int, context: VoiceRenderContext) {
@@ -531,18 +539,27 @@ struct VoiceLaneWorkspace {
             if b[lane].sendsReverb { sendsReverb = true }
             if b[lane].sendsChorus { sendsChorus = true }
         }
-        // The kernel's chorus loop also adds to the reverb bus (a chorus-only loop is not worth having).
-        if (sendsReverb || sendsChorus) && !reverbBusInUse {
-            reverbBusInUse = true
-            busReverb.update(repeating: Lanes(), count: blockFrameCount)
+        // Each bus's first mix of the item starts from zeros (or, were it to cover part of the block,
+        // clears the bus first); later ones add to it. The kernel's chorus loop also adds to the
+        // reverb bus (a chorus-only loop is not worth having).
+        let wholeBlock = offset == 0 && frameCount == blockFrameCount
+        func source(_ bus: UnsafeMutablePointer<Lanes>, firstUse: Bool) -> UnsafePointer<Lanes> {
+            guard firstUse else { return UnsafePointer(bus + offset) }
+            if wholeBlock { return UnsafePointer(zeroLanes) }
+            bus.update(repeating: Lanes(), count: blockFrameCount)
+            return UnsafePointer(bus + offset)
         }
-        if sendsChorus && !chorusBusInUse {
-            chorusBusInUse = true
-            busChorus.update(repeating: Lanes(), count: blockFrameCount)
-        }
+        let sendsToReverb = sendsReverb || sendsChorus
+        let leftFrom = source(busLeft, firstUse: !dryBusesInUse), rightFrom = source(busRight, firstUse: !dryBusesInUse)
+        let reverbFrom = source(busReverb, firstUse: sendsToReverb && !reverbBusInUse)
+        let chorusFrom = source(busChorus, firstUse: sendsChorus && !chorusBusInUse)
+        dryBusesInUse = true
+        if sendsToReverb { reverbBusInUse = true }
+        if sendsChorus { chorusBusInUse = true }
         context.kernel.mixLanes(scratch, frameCount: frameCount, gains: laneGains, filtering: filtering, filter: &filter,
-                        sendsReverb: sendsReverb, sendsChorus: sendsChorus,
-                        busLeft: busLeft + offset, busRight: busRight + offset,
-                        busReverb: busReverb + offset, busChorus: busChorus + offset)
+                                sendsReverb: sendsReverb, sendsChorus: sendsChorus,
+                                busLeft: busLeft + offset, busRight: busRight + offset,
+                                busReverb: busReverb + offset, busChorus: busChorus + offset,
+                                leftFrom: leftFrom, rightFrom: rightFrom, reverbFrom: reverbFrom, chorusFrom: chorusFrom)
     }
 }
