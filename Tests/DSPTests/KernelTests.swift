@@ -206,6 +206,30 @@ final class KernelTests: XCTestCase {
         for frame in 0..<64 { XCTAssertEqual(frames[frame][3], Float(sin(Double(frame))), "\(kernel): passthrough lane, frame \(frame)") }
     }
 
+    /// Storing the lanes back flushes each lane's state as one filter's `flushDenormals` does
+    /// (within ±`denormalThreshold` to +0, anything else kept), each lane into its own filter.
+    func testStoringTheLanesFlushesEachLanesTinyStateAsOneFilterDoes() {
+        let states: [Float] = [1e-21, -1e-21, 2e-20, -0.5, 0, -0, 1e-20, .leastNonzeroMagnitude]
+        let filters = UnsafeMutablePointer<VoiceFilter>.allocate(capacity: 8)
+        let lanes = UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>.allocate(capacity: 8)
+        defer { filters.deallocate(); lanes.deallocate() }
+        filters.initialize(repeating: VoiceFilter(), count: 8)
+        for lane in 0..<8 { lanes[lane] = filters + lane }
+        var filtering = VoiceFilterLanes(lanes)
+        filtering.z1 = SIMD8(states)
+        filtering.z2 = SIMD8(states.reversed())
+        filtering.store(into: lanes)
+        let stored = VoiceFilterLanes(lanes)
+        func flushed(_ state: Float) -> Float { abs(state) < VoiceFilter.denormalThreshold ? 0 : state }
+        for lane in 0..<8 {
+            XCTAssertEqual(stored.z1[lane].bitPattern, flushed(states[lane]).bitPattern, "lane \(lane)")
+            XCTAssertEqual(stored.z2[lane].bitPattern, flushed(states[7 - lane]).bitPattern, "lane \(lane)")
+        }
+        XCTAssertEqual(stored.z1[3], -0.5)
+        XCTAssertEqual(stored.z1[2], 2e-20)
+        XCTAssertEqual(stored.z1[5].bitPattern, Float(0).bitPattern, "-0 is stored as +0")
+    }
+
     func testEnvelopeStagesAndShapes() {
         var envelope = EnvelopeGenerator(linear: false)
         envelope.start(delay: 0.01, attack: 0.02, hold: 0.01, decay: 1, sustainLevel: 0.1, release: 0.5, sampleRate: 1_000)

@@ -210,9 +210,14 @@ public struct VoiceFilter: Sendable {
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public mutating func flushDenormals() {
-        if abs(z1) < 1e-20 { z1 = 0 }
-        if abs(z2) < 1e-20 { z2 = 0 }
+        if abs(z1) < Self.denormalThreshold { z1 = 0 }
+        if abs(z2) < Self.denormalThreshold { z2 = 0 }
     }
+
+    /// The state below which `flushDenormals` sets it to zero: far below hearing, and far above the
+    /// denormal range (which would slow every later step), so a decaying state reaches zero first.
+    /// - Thread: any.
+    @inlinable public static var denormalThreshold: Float { @_noAllocation @_noLocks get { 1e-20 } }
 }
 
 /// Eight `VoiceFilter`s side by side in SIMD lanes, one voice per lane: their coefficients and
@@ -254,14 +259,18 @@ public struct VoiceFilterLanes: Sendable {
         z2 = Lanes(f0.pointee.z2, f1.pointee.z2, f2.pointee.z2, f3.pointee.z2, f4.pointee.z2, f5.pointee.z2, f6.pointee.z2, f7.pointee.z2)
     }
 
-    /// Writes every lane's state back to the filter it came from, flushing denormals.
+    /// Writes every lane's state back to the filter it came from, flushing denormals: all lanes at
+    /// once, as `VoiceFilter.flushDenormals` flushes one (a filter written and read back lane by
+    /// lane waited on every store).
     /// - Thread: audio.
     @inlinable @_noAllocation @_noLocks
     public func store(into lanes: UnsafePointer<UnsafeMutablePointer<VoiceFilter>>) {
+        let tiny = Lanes(repeating: VoiceFilter.denormalThreshold)
+        let z1 = self.z1.replacing(with: 0, where: self.z1 .< tiny .& self.z1 .> -tiny)
+        let z2 = self.z2.replacing(with: 0, where: self.z2 .< tiny .& self.z2 .> -tiny)
         for lane in 0..<Lanes.scalarCount {
             lanes[lane].pointee.z1 = z1[lane]
             lanes[lane].pointee.z2 = z2[lane]
-            lanes[lane].pointee.flushDenormals()
         }
     }
 }
