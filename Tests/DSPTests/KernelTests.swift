@@ -206,6 +206,38 @@ final class KernelTests: XCTestCase {
         for frame in 0..<64 { XCTAssertEqual(frames[frame][3], Float(sin(Double(frame))), "\(kernel): passthrough lane, frame \(frame)") }
     }
 
+    /// Every build sums each frame's lanes in the one pairwise order, `((l0 + l4) + (l1 + l5)) +
+    /// ((l2 + l6) + (l3 + l7))`, bit for bit, in the eight-frame steps and the frames left over, and
+    /// writes no frame past the count. (Values whose sums round differently in any other order.)
+    func testLaneSumsAddInTheOnePairwiseOrderInEveryBuild() {
+        typealias SumLanes = (UnsafePointer<SIMD8<Float>>, UnsafeMutablePointer<Float>, Int) -> Void
+        var builds: [(name: String, sum: SumLanes)] = [("generic", { SamplerKernels.sumLanes($0, into: $1, frameCount: $2) })]
+        if staccato_cpu_supports_avx2_fma() != 0 { builds.append(("AVX2+FMA", { SamplerKernelsAVX2.sumLanes($0, into: $1, frameCount: $2) })) }
+        if staccato_cpu_supports_avx512() != 0 { builds.append(("AVX-512", { SamplerKernelsAVX512.sumLanes($0, into: $1, frameCount: $2) })) }
+        let frameCount = 64
+        let bus = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: frameCount)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: frameCount + 1)
+        defer { bus.deallocate(); output.deallocate() }
+        var generator = SystemRandomNumberGenerator()
+        for frame in 0..<frameCount {
+            // Magnitudes from 1e-4 to 1e4 and both signs: every order of adding them rounds apart.
+            for lane in 0..<8 { bus[frame][lane] = Float.random(in: -1...1, using: &generator) * powf(10, Float(Int.random(in: -4...4, using: &generator))) }
+        }
+        func pairwise(_ l: SIMD8<Float>) -> Float { ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7])) }
+        let inOrder = (0..<frameCount).map { frame in (0..<8).reduce(Float(0)) { $0 + bus[frame][$1] } }
+        XCTAssertNotEqual(inOrder, (0..<frameCount).map { pairwise(bus[$0]) }, "the values tell the orders apart")
+        for build in builds {
+            for count in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64] {
+                for frame in 0...count { output[frame] = .nan }
+                build.sum(bus, output, count)
+                for frame in 0..<count {
+                    XCTAssertEqual(output[frame].bitPattern, pairwise(bus[frame]).bitPattern, "\(build.name), \(count) frames: frame \(frame)")
+                }
+                XCTAssertTrue(output[count].isNaN, "\(build.name), \(count) frames: the frame after the last is untouched")
+            }
+        }
+    }
+
     /// Storing the lanes back flushes each lane's state as one filter's `flushDenormals` does
     /// (within ±`denormalThreshold` to +0, anything else kept), each lane into its own filter.
     func testStoringTheLanesFlushesEachLanesTinyStateAsOneFilterDoes() {

@@ -115,4 +115,15 @@ public enum SamplerKernelVariant: Int, Sendable, Equatable, Comparable, CaseIter
                                     reverbFrom: reverbFrom, chorusFrom: chorusFrom)
         }
     }
+
+    /// `SamplerKernels.sumLanes` of this variant.
+    /// - Thread: audio
+    @inline(__always) @_noAllocation @_noLocks
+    func sumLanes(_ bus: UnsafePointer<SIMD8<Float>>, into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        switch self {
+        case .avx512: SamplerKernelsAVX512.sumLanes(bus, into: output, frameCount: frameCount)
+        case .avx2FMA: SamplerKernelsAVX2.sumLanes(bus, into: output, frameCount: frameCount)
+        case .generic: SamplerKernels.sumLanes(bus, into: output, frameCount: frameCount)
+        }
+    }
 }

@@ -7,6 +7,9 @@
 // it: a shared out-of-line helper would be compiled for one target and could run on a CPU without
 // its instructions.
 import DSP
+#if WIDE_VECTORS
+import _Builtin_intrinsics.intel
+#endif
 
 /// `a × b + c`, lane by lane: one fused multiply-add (rounded once, one instruction) where this file
 /// is compiled for FMA, else a multiply and an add. Decided here at compile time: a flag passed in
@@ -311,6 +314,57 @@ func readEightLanes(words: Bool, cubic: Bool, anyLaneLoops: Bool, bases: UnsafeP
         guard frame < end else { break }
         (r0, r1, r2, r3) = load(&whole)
     }
+}
+#endif
+
+/// Each frame of `bus` summed across its lanes into `output`, pairwise: lane `i` with lane `i + 4`,
+/// then those sums in adjacent pairs, `((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7))`. Only
+/// adds, in that order in every build, so every build sums to the same bits.
+/// - Thread: audio
+@_noAllocation @_noLocks
+public func sumLanes(_ bus: UnsafePointer<SIMD8<Float>>, into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+    var frame = 0
+    while frame + 8 <= frameCount {
+        UnsafeMutableRawPointer(output + frame).storeBytes(of: eightLaneSums(bus + frame), as: SIMD8<Float>.self)
+        frame += 8
+    }
+    while frame < frameCount {
+        let l = bus[frame]
+        output[frame] = ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))
+        frame += 1
+    }
+}
+
+#if WIDE_VECTORS
+/// The lane sums of eight frames from `frames`: each frame's halves added as they load (frame f's
+/// in the low half of a register, frame f + 4's in its high half), then two rounds of horizontal
+/// pair adds, which leave frames 0 … 3 in the low half and 4 … 7 in the high, in order. Through
+/// the horizontal-add intrinsic: written as shuffles and adds, the optimiser moved the shuffles
+/// through the adds and emitted four times the instructions.
+@inline(__always)
+func eightLaneSums(_ frames: UnsafePointer<SIMD8<Float>>) -> SIMD8<Float> {
+    let halves = UnsafeRawPointer(frames).assumingMemoryBound(to: SIMD4<Float>.self)
+    @inline(__always) func folded(_ frame: Int) -> SIMD8<Float> {
+        SIMD8(lowHalf: halves[2 &* frame] + halves[2 &* frame &+ 1], highHalf: halves[2 &* frame &+ 8] + halves[2 &* frame &+ 9])
+    }
+    // The intrinsic is one instruction, inlined; the performance check cannot see into C.
+    return _unsafePerformance { _mm256_hadd_ps(_mm256_hadd_ps(folded(0), folded(1)), _mm256_hadd_ps(folded(2), folded(3))) }
+}
+#else
+/// The lane sums of eight frames from `frames`: two frames' halves folded at once (frame a's four
+/// sums, then frame b's), then adjacent pairs, twice. (Written lane by lane: the vector halves'
+/// generic code is not proved allocation-free in a debug build.)
+@inline(__always)
+func eightLaneSums(_ frames: UnsafePointer<SIMD8<Float>>) -> SIMD8<Float> {
+    @inline(__always) func fold(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        SIMD8(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]) + SIMD8(a[4], a[5], a[6], a[7], b[4], b[5], b[6], b[7])
+    }
+    @inline(__always) func pairs(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        SIMD8(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6]) + SIMD8(a[1], a[3], a[5], a[7], b[1], b[3], b[5], b[7])
+    }
+    let first = pairs(fold(frames[0], frames[1]), fold(frames[2], frames[3]))
+    let second = pairs(fold(frames[4], frames[5]), fold(frames[6], frames[7]))
+    return pairs(first, second)
 }
 #endif
 

@@ -190,43 +190,14 @@ struct VoiceLaneWorkspace {
             first += Sampler.laneCount
         }
         let mark = context.stageClock.now()
-        Self.sumLanes(busLeft, into: mix.left, frameCount: frameCount)
-        Self.sumLanes(busRight, into: mix.right, frameCount: frameCount)
-        if reverbBusInUse { Self.sumLanes(busReverb, into: mix.reverb, frameCount: frameCount) }
-        if chorusBusInUse { Self.sumLanes(busChorus, into: mix.chorus, frameCount: frameCount) }
+        // Summed across in the kernels' builds: in module Render's baseline build the pairwise sums
+        // took a tenth of a dense song's render.
+        context.kernel.sumLanes(busLeft, into: mix.left, frameCount: frameCount)
+        context.kernel.sumLanes(busRight, into: mix.right, frameCount: frameCount)
+        if reverbBusInUse { context.kernel.sumLanes(busReverb, into: mix.reverb, frameCount: frameCount) }
+        if chorusBusInUse { context.kernel.sumLanes(busChorus, into: mix.chorus, frameCount: frameCount) }
         _ = context.stageClock.charge(.sum, since: mark)
         mix.sends.pointee = (reverbBusInUse ? VoiceItemMix.reverbSent : 0) | (chorusBusInUse ? VoiceItemMix.chorusSent : 0)
-    }
-
-    /// Each frame of `bus` summed across its lanes, pairwise: lane `i` with lane `i + 4`, then those
-    /// sums in pairs, `((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7))`, eight frames at a time
-    /// with the vector halves, and the same order for frames left over. One frame at a time, as a
-    /// chain of scalar adds, the sums were a tenth of a dense song's render.
-    @_noAllocation @_noLocks
-    static func sumLanes(_ bus: UnsafePointer<Lanes>, into output: UnsafeMutablePointer<Float>, frameCount: Int) {
-        // Two frames' lanes folded once: frame a's four pair sums, then frame b's. (Written lane by
-        // lane: the compiler makes the same shuffles of it, and the vector halves' generic code is
-        // not proved allocation-free in a debug build.)
-        func fold(_ a: Lanes, _ b: Lanes) -> Lanes {
-            Lanes(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]) + Lanes(a[4], a[5], a[6], a[7], b[4], b[5], b[6], b[7])
-        }
-        // Adjacent pairs of `a`, then of `b`.
-        func pairs(_ a: Lanes, _ b: Lanes) -> Lanes {
-            Lanes(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6]) + Lanes(a[1], a[3], a[5], a[7], b[1], b[3], b[5], b[7])
-        }
-        var frame = 0
-        while frame + 8 <= frameCount {
-            let frames = bus + frame
-            let first = pairs(fold(frames[0], frames[1]), fold(frames[2], frames[3]))
-            let second = pairs(fold(frames[4], frames[5]), fold(frames[6], frames[7]))
-            UnsafeMutableRawPointer(output + frame).storeBytes(of: pairs(first, second), as: Lanes.self)
-            frame += 8
-        }
-        while frame < frameCount {
-            let l = bus[frame]
-            output[frame] = ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))
-            frame += 1
-        }
     }
 
     /// Renders the `count` voices in `group` for `frameCount` frames into the lane buses, a control
