@@ -238,6 +238,57 @@ final class KernelTests: XCTestCase {
         }
     }
 
+    /// Every build's eight-lane low-pass terms are, lane by lane and bit for bit, what one
+    /// filter's `setTwoPole` sets from the same cutoff, Q (below `leastQ` too) and passband gain,
+    /// and the sine and cosine are the scalar functions'.
+    func testLaneLowPassTermsEqualOneFiltersInEveryBuild() {
+        typealias Terms = (sine: SIMD8<Float>, cosine: SIMD8<Float>, b0: SIMD8<Float>, b1: SIMD8<Float>, a1: SIMD8<Float>, a2: SIMD8<Float>)
+        var builds: [(name: String, terms: (SIMD8<Double>, SIMD8<Float>, SIMD8<Float>) -> Terms)] = [
+            ("generic", { SamplerKernels.twoPoleLowPassLanes(turns: $0, q: $1, passbandGain: $2) })]
+        if staccato_cpu_supports_avx2_fma() != 0 {
+            builds.append(("AVX2+FMA", { SamplerKernelsAVX2.twoPoleLowPassLanes(turns: $0, q: $1, passbandGain: $2) }))
+        }
+        if staccato_cpu_supports_avx512() != 0 {
+            builds.append(("AVX-512", { SamplerKernelsAVX512.twoPoleLowPassLanes(turns: $0, q: $1, passbandGain: $2) }))
+        }
+        let qs: [Float] = [0.707, 0, 0.004, 1, 12.5, -3, 0.01, 96]
+        let filters = UnsafeMutablePointer<VoiceFilter>.allocate(capacity: 8)
+        let lanes = UnsafeMutablePointer<UnsafeMutablePointer<VoiceFilter>>.allocate(capacity: 8)
+        defer { filters.deallocate(); lanes.deallocate() }
+        filters.initialize(repeating: VoiceFilter(), count: 8)
+        for lane in 0..<8 { lanes[lane] = filters + lane }
+        var mismatches = 0, compared = 0
+        for start in stride(from: 0, to: 45_000, by: 40) {
+            var turns = SIMD8<Double>(), gains = SIMD8<Float>()
+            for lane in 0..<8 {
+                turns[lane] = Double(start + 5 * lane) / 100_000 + 1e-7 * Double(lane)
+                gains[lane] = 0.25 + Float((lane + start) % 5) * 0.3
+            }
+            let q = SIMD8<Float>(qs)
+            var sines = SIMD8<Float>(), cosines = SIMD8<Float>()
+            for lane in 0..<8 {
+                sines[lane] = Float(sineOfTurns(turns[lane]))
+                cosines[lane] = Float(cosineOfTurns(turns[lane]))
+                filters[lane].setTwoPole(.lowPass2, sine: sines[lane], cosine: cosines[lane], q: q[lane], passbandGain: gains[lane])
+            }
+            // One filter each, as the mixing kernel reads them.
+            let one = VoiceFilterLanes(lanes)
+            XCTAssertEqual(one.b2, one.b0, "a two-pole low-pass's b2 is its b0")
+            let expected: [SIMD8<Float>] = [sines, cosines, one.b0, one.b1, one.a1, one.a2]
+            for build in builds {
+                let terms = build.terms(turns, q, gains)
+                let got: [SIMD8<Float>] = [terms.sine, terms.cosine, terms.b0, terms.b1, terms.a1, terms.a2]
+                for lane in 0..<8 {
+                    compared += 1
+                    guard expected.map({ $0[lane].bitPattern }) != got.map({ $0[lane].bitPattern }) else { continue }
+                    mismatches += 1
+                    if mismatches < 4 { XCTFail("\(build.name): turns \(turns[lane]), q \(q[lane]): lane \(lane) differs") }
+                }
+            }
+        }
+        XCTAssertEqual(mismatches, 0, "of \(compared) lanes")
+    }
+
     /// Storing the lanes back flushes each lane's state as one filter's `flushDenormals` does
     /// (within ±`denormalThreshold` to +0, anything else kept), each lane into its own filter.
     func testStoringTheLanesFlushesEachLanesTinyStateAsOneFilterDoes() {

@@ -88,7 +88,7 @@ public struct VoiceFilter: Sendable {
     /// The sine and cosine a two-pole filter at `turns` of the rate is set from, for eight filters
     /// at once; each lane bit for bit what `setTwoPole(_:turns:q:passbandGain:)` computes.
     /// - Thread: any.
-    @inlinable @_noAllocation @_noLocks
+    @inlinable @inline(__always) @_noAllocation @_noLocks
     public static func twoPoleSines(turns: SIMD8<Double>) -> (sine: SIMD8<Float>, cosine: SIMD8<Float>) {
         (SIMD8<Float>(sineOfTurns(turns)), SIMD8<Float>(cosineOfTurns(turns)))
     }

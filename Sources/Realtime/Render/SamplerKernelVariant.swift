@@ -126,4 +126,16 @@ public enum SamplerKernelVariant: Int, Sendable, Equatable, Comparable, CaseIter
         case .generic: SamplerKernels.sumLanes(bus, into: output, frameCount: frameCount)
         }
     }
+
+    /// `SamplerKernels.twoPoleLowPassLanes` of this variant.
+    /// - Thread: audio
+    @inline(__always) @_noAllocation @_noLocks
+    func twoPoleLowPassLanes(turns: SIMD8<Double>, q: SIMD8<Float>, passbandGain: SIMD8<Float>)
+        -> (sine: SIMD8<Float>, cosine: SIMD8<Float>, b0: SIMD8<Float>, b1: SIMD8<Float>, a1: SIMD8<Float>, a2: SIMD8<Float>) {
+        switch self {
+        case .avx512: SamplerKernelsAVX512.twoPoleLowPassLanes(turns: turns, q: q, passbandGain: passbandGain)
+        case .avx2FMA: SamplerKernelsAVX2.twoPoleLowPassLanes(turns: turns, q: q, passbandGain: passbandGain)
+        case .generic: SamplerKernels.twoPoleLowPassLanes(turns: turns, q: q, passbandGain: passbandGain)
+        }
+    }
 }

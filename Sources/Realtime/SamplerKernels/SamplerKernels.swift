@@ -368,6 +368,21 @@ func eightLaneSums(_ frames: UnsafePointer<SIMD8<Float>>) -> SIMD8<Float> {
 }
 #endif
 
+/// The sine and cosine of eight lanes' filter cutoffs (`turns` of the rate, as
+/// `VoiceFilter.twoPoleSines` computes them) and a two-pole low-pass's coefficients from them and
+/// `q` and `passbandGain` (`VoiceFilter.twoPoleTerms`; b2 is b0): each lane bit for bit what
+/// `VoiceFilter.setTwoPole` computes for one filter, in every build (plain operations, none fused).
+/// Here rather than in module Render, which builds for baseline x86-64 and ran the eight Double
+/// lanes as four SSE pairs.
+/// - Thread: audio
+@_noAllocation @_noLocks
+public func twoPoleLowPassLanes(turns: SIMD8<Double>, q: SIMD8<Float>, passbandGain: SIMD8<Float>)
+    -> (sine: SIMD8<Float>, cosine: SIMD8<Float>, b0: SIMD8<Float>, b1: SIMD8<Float>, a1: SIMD8<Float>, a2: SIMD8<Float>) {
+    let (sine, cosine) = VoiceFilter.twoPoleSines(turns: turns)
+    let terms = VoiceFilter.twoPoleTerms(sine: sine, cosine: cosine, q: q, passbandGain: passbandGain)
+    return (sine, cosine, terms.lowPassB0, terms.lowPassB1, terms.a1, terms.a2)
+}
+
 /// Adds `frameCount` frames of eight lanes into the lane buses, each through its own ramped gains,
 /// and with `filtering` through `filter` first (a lane's filter may pass its input through):
 /// filtering in the mixing pass saves storing the block and loading it again. With `sendsReverb`

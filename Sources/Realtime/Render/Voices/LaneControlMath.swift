@@ -66,13 +66,13 @@ struct LaneControlMath {
     }
 
     /// Computes the sine and cosine of every lane's filter cutoff, and the coefficients of a
-    /// two-pole low-pass from them: most moving filters are that, and their two divisions a lane
-    /// are a chain each voice would wait on.
+    /// two-pole low-pass from them, in `kernel`'s build: most moving filters are that, and their
+    /// two divisions a lane are a chain each voice would wait on.
     @_noAllocation @_noLocks
-    mutating func computeFilters() {
-        (filterSine, filterCosine) = VoiceFilter.twoPoleSines(turns: filterTurns)
-        let terms = VoiceFilter.twoPoleTerms(sine: filterSine, cosine: filterCosine, q: filterQ, passbandGain: filterGain)
-        (lowPassB0, lowPassB1, lowPassA1, lowPassA2) = (terms.lowPassB0, terms.lowPassB1, terms.a1, terms.a2)
+    mutating func computeFilters(_ kernel: SamplerKernelVariant) {
+        let lowPass = kernel.twoPoleLowPassLanes(turns: filterTurns, q: filterQ, passbandGain: filterGain)
+        (filterSine, filterCosine) = (lowPass.sine, lowPass.cosine)
+        (lowPassB0, lowPassB1, lowPassA1, lowPassA2) = (lowPass.b0, lowPass.b1, lowPass.a1, lowPass.a2)
     }
 
     /// Which of a voice's pitch, cutoff and level moved this block, or of a group's voices'.

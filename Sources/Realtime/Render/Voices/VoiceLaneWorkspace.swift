@@ -263,7 +263,7 @@ struct VoiceLaneWorkspace {
                 }
             }
             if settingFilters {
-                laneMath.pointee.computeFilters()
+                laneMath.pointee.computeFilters(context.kernel)
                 for lane in 0..<count where groupBlocks[lane].setsFilter {
                     group[lane].pointee.setFilter(lane: lane, of: laneMath)
                 }
