@@ -1,11 +1,12 @@
-// The sampler's per-frame loops: reading eight voices' samples and filtering and mixing them. This
+// The sampler's per-frame loops: reading eight voices' samples, filtering and mixing them and
+// summing a bus's lanes; and the group's vector math that runs per block (the low-pass terms). This
 // one file is compiled three times: as module `SamplerKernels` for baseline x86-64 (SSE2) and,
 // through symbolic links, as `SamplerKernelsAVX2` with AVX2 and FMA enabled and as
 // `SamplerKernelsAVX512` with AVX-512 too, both with FUSED_MULTIPLY_ADD and WIDE_VECTORS (256-bit
 // registers) defined; `SamplerKernelVariant` (module Render) picks one at start from what the CPU
 // supports. Nothing here may call code outside this file that is not inlined into
 // it: a shared out-of-line helper would be compiled for one target and could run on a CPU without
-// its instructions.
+// its instructions. (The wide builds' intrinsics are inlined C, one instruction each.)
 import DSP
 #if WIDE_VECTORS
 import _Builtin_intrinsics.intel
