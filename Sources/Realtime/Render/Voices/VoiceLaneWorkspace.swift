@@ -191,7 +191,7 @@ struct VoiceLaneWorkspace {
         }
         let mark = context.stageClock.now()
         // Summed across in the kernels' builds: in module Render's baseline build the pairwise sums
-        // took a tenth of a dense song's render.
+        // took 8 % of a dense song's render.
         context.kernel.sumLanes(busLeft, into: mix.left, frameCount: frameCount)
         context.kernel.sumLanes(busRight, into: mix.right, frameCount: frameCount)
         if reverbBusInUse { context.kernel.sumLanes(busReverb, into: mix.reverb, frameCount: frameCount) }
