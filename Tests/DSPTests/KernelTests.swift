@@ -208,7 +208,7 @@ final class KernelTests: XCTestCase {
 
     /// Every build sums each frame's lanes in the one pairwise order, `((l0 + l4) + (l1 + l5)) +
     /// ((l2 + l6) + (l3 + l7))`, bit for bit, in the eight-frame steps and the frames left over, and
-    /// writes no frame past the count. (Values whose sums round differently in any other order.)
+    /// writes no frame past the count, on values whose sums round apart in other orders.
     func testLaneSumsAddInTheOnePairwiseOrderInEveryBuild() {
         typealias SumLanes = (UnsafePointer<SIMD8<Float>>, UnsafeMutablePointer<Float>, Int) -> Void
         var builds: [(name: String, sum: SumLanes)] = [("generic", { SamplerKernels.sumLanes($0, into: $1, frameCount: $2) })]
@@ -220,7 +220,8 @@ final class KernelTests: XCTestCase {
         defer { bus.deallocate(); output.deallocate() }
         var generator = SystemRandomNumberGenerator()
         for frame in 0..<frameCount {
-            // Magnitudes from 1e-4 to 1e4 and both signs: every order of adding them rounds apart.
+            // Magnitudes from 1e-4 to 1e4 and both signs, so that most orders of adding them round
+            // apart (checked below for the plain left-to-right one).
             for lane in 0..<8 { bus[frame][lane] = Float.random(in: -1...1, using: &generator) * powf(10, Float(Int.random(in: -4...4, using: &generator))) }
         }
         func pairwise(_ l: SIMD8<Float>) -> Float { ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7])) }
